@@ -1,0 +1,192 @@
+//! Fixed-length bitsets stored as `u64` words, plus slice-level kernels the solvers use
+//! on borrowed words without allocating.
+
+/// Number of `u64` words needed for `len` bits.
+#[inline]
+pub fn words_for(len: usize) -> usize {
+    len.div_ceil(64)
+}
+
+/// `out = a & b`, word by word.
+#[inline]
+pub fn and_into(out: &mut [u64], a: &[u64], b: &[u64]) {
+    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+        *o = x & y;
+    }
+}
+
+/// `out = a & !b`, word by word.
+#[inline]
+pub fn and_not_into(out: &mut [u64], a: &[u64], b: &[u64]) {
+    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+        *o = x & !y;
+    }
+}
+
+/// Number of set bits in `words`.
+#[inline]
+pub fn popcount(words: &[u64]) -> usize {
+    words.iter().map(|w| w.count_ones() as usize).sum()
+}
+
+/// True when no bit is set.
+#[inline]
+pub fn is_empty(words: &[u64]) -> bool {
+    words.iter().all(|&w| w == 0)
+}
+
+/// Calls `f` with the index of every set bit, in increasing order.
+#[inline]
+pub fn for_each_one(words: &[u64], mut f: impl FnMut(usize)) {
+    for (i, &word) in words.iter().enumerate() {
+        let mut w = word;
+        while w != 0 {
+            let bit = w.trailing_zeros() as usize;
+            f(i * 64 + bit);
+            w &= w - 1;
+        }
+    }
+}
+
+/// An owned bitset of a fixed number of bits.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Bitset {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl Bitset {
+    /// All bits clear.
+    pub fn new(len: usize) -> Self {
+        Bitset { words: vec![0; words_for(len)], len }
+    }
+
+    /// All `len` bits set.
+    pub fn full(len: usize) -> Self {
+        let mut b = Bitset { words: vec![!0u64; words_for(len)], len };
+        b.clear_tail();
+        b
+    }
+
+    /// Builds a bitset from its words; bits at or past `len` must be clear.
+    pub fn from_words(words: Vec<u64>, len: usize) -> Self {
+        assert_eq!(words.len(), words_for(len), "word count does not match length");
+        let mut b = Bitset { words, len };
+        b.clear_tail();
+        b
+    }
+
+    fn clear_tail(&mut self) {
+        let rem = self.len % 64;
+        if rem != 0 {
+            if let Some(last) = self.words.last_mut() {
+                *last &= (1u64 << rem) - 1;
+            }
+        }
+    }
+
+    /// Number of bits.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True for a zero-length bitset.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The underlying words.
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
+    /// Bit `i`.
+    pub fn get(&self, i: usize) -> bool {
+        assert!(i < self.len, "bit index out of range");
+        self.words[i / 64] >> (i % 64) & 1 == 1
+    }
+
+    /// Sets bit `i` to `value`.
+    pub fn set(&mut self, i: usize, value: bool) {
+        assert!(i < self.len, "bit index out of range");
+        let mask = 1u64 << (i % 64);
+        if value {
+            self.words[i / 64] |= mask;
+        } else {
+            self.words[i / 64] &= !mask;
+        }
+    }
+
+    /// Number of set bits.
+    pub fn count(&self) -> usize {
+        popcount(&self.words)
+    }
+
+    /// True when no bit is set.
+    pub fn none(&self) -> bool {
+        is_empty(&self.words)
+    }
+
+    /// `self & other`.
+    pub fn and(&self, other: &Bitset) -> Bitset {
+        assert_eq!(self.len, other.len);
+        let mut out = Bitset::new(self.len);
+        and_into(&mut out.words, &self.words, &other.words);
+        out
+    }
+
+    /// `self & !other`.
+    pub fn and_not(&self, other: &Bitset) -> Bitset {
+        assert_eq!(self.len, other.len);
+        let mut out = Bitset::new(self.len);
+        and_not_into(&mut out.words, &self.words, &other.words);
+        out
+    }
+
+    /// Indices of the set bits, increasing.
+    pub fn ones(&self) -> Vec<usize> {
+        let mut v = Vec::with_capacity(self.count());
+        for_each_one(&self.words, |i| v.push(i));
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn from_bools(bits: &[bool]) -> Bitset {
+        let mut b = Bitset::new(bits.len());
+        for (i, &x) in bits.iter().enumerate() {
+            b.set(i, x);
+        }
+        b
+    }
+
+    #[test]
+    fn full_clears_the_tail() {
+        let b = Bitset::full(70);
+        assert_eq!(b.count(), 70);
+        assert_eq!(b.words()[1], (1u64 << 6) - 1);
+    }
+
+    proptest! {
+        #[test]
+        fn word_ops_match_bool_ops(pairs in proptest::collection::vec((any::<bool>(), any::<bool>()), 0..300)) {
+            let a: Vec<bool> = pairs.iter().map(|p| p.0).collect();
+            let b: Vec<bool> = pairs.iter().map(|p| p.1).collect();
+            let (ba, bb) = (from_bools(&a), from_bools(&b));
+            let and = ba.and(&bb);
+            let and_not = ba.and_not(&bb);
+            for i in 0..a.len() {
+                prop_assert_eq!(and.get(i), a[i] && b[i]);
+                prop_assert_eq!(and_not.get(i), a[i] && !b[i]);
+            }
+            prop_assert_eq!(ba.count(), a.iter().filter(|&&x| x).count());
+            let ones: Vec<usize> = (0..a.len()).filter(|&i| a[i]).collect();
+            prop_assert_eq!(ba.ones(), ones);
+            prop_assert_eq!(ba.none(), !a.iter().any(|&x| x));
+        }
+    }
+}

@@ -1,0 +1,283 @@
+//! The packed binary dataset: rows with identical 0/1 feature vectors are merged into
+//! equivalence classes ("groups") carrying per-class weights, and every feature becomes
+//! one bitset over the groups. Solvers work on sets of groups only.
+
+use crate::bitset::{words_for, Bitset};
+use crate::error::{Error, Result};
+use std::collections::HashMap;
+
+/// A 0/1 feature matrix with labels and weights, packed for the solvers.
+#[derive(Clone, Debug)]
+pub struct BinaryDataset {
+    n_rows: usize,
+    n_features: usize,
+    n_classes: usize,
+    n_groups: usize,
+    words: usize,
+    /// `n_groups * n_classes` weights, group-major.
+    class_weights: Vec<f64>,
+    /// Total weight of each group.
+    group_weight: Vec<f64>,
+    /// Weight of each group that no tree can classify correctly (all but its top class).
+    group_minority: Vec<f64>,
+    /// `n_features * words` words: bit g of feature j is set when group g has feature j = 1.
+    feature_bits: Vec<u64>,
+    /// CSR lists of the features equal to 1 in each group.
+    ones_start: Vec<u32>,
+    ones: Vec<u32>,
+    /// The feature vector of each group, `n_groups * n_features`.
+    group_features: Vec<u8>,
+    total_weight: f64,
+}
+
+impl BinaryDataset {
+    /// Packs a row-major 0/1 matrix (`n_rows * n_features` bytes), class indices in
+    /// `0..n_classes` and optional non-negative weights. Rows of zero weight are dropped.
+    pub fn new(
+        features: &[u8],
+        n_rows: usize,
+        n_features: usize,
+        labels: &[u32],
+        n_classes: usize,
+        weights: Option<&[f64]>,
+    ) -> Result<Self> {
+        if n_rows == 0 {
+            return Err(Error::new("the dataset has no rows; pass at least one sample"));
+        }
+        if features.len() != n_rows * n_features {
+            return Err(Error::new(format!(
+                "feature buffer holds {} values but {} rows x {} features were announced",
+                features.len(),
+                n_rows,
+                n_features
+            )));
+        }
+        if labels.len() != n_rows {
+            return Err(Error::new(format!(
+                "{} labels for {} rows; pass one label per row",
+                labels.len(),
+                n_rows
+            )));
+        }
+        if n_classes == 0 {
+            return Err(Error::new("at least one class is needed"));
+        }
+        if let Some(w) = weights {
+            if w.len() != n_rows {
+                return Err(Error::new(format!(
+                    "{} sample weights for {} rows; pass one weight per row",
+                    w.len(),
+                    n_rows
+                )));
+            }
+        }
+        if let Some(pos) = features.iter().position(|&v| v > 1) {
+            return Err(Error::new(format!(
+                "row {}, feature {} has value {}; features must be 0 or 1 (binarize them first)",
+                pos / n_features.max(1),
+                pos % n_features.max(1),
+                features[pos]
+            )));
+        }
+        if let Some(pos) = labels.iter().position(|&c| c as usize >= n_classes) {
+            return Err(Error::new(format!(
+                "label {} of row {} is not below the number of classes {}",
+                labels[pos], pos, n_classes
+            )));
+        }
+        let weight_of = |i: usize| weights.map_or(1.0, |w| w[i]);
+        let mut total_weight = 0.0;
+        for i in 0..n_rows {
+            let w = weight_of(i);
+            if !w.is_finite() || w < 0.0 {
+                return Err(Error::new(format!(
+                    "sample weight {w} of row {i} is negative or not finite; weights must be finite and >= 0"
+                )));
+            }
+            total_weight += w;
+        }
+        if !(total_weight > 0.0) || !total_weight.is_finite() {
+            return Err(Error::new(
+                "the sample weights sum to zero (or overflow); give some rows a positive weight",
+            ));
+        }
+
+        // Merge identical rows, numbering groups by first occurrence (deterministic).
+        let mut index: HashMap<&[u8], u32> = HashMap::new();
+        let mut group_features = Vec::new();
+        let mut class_weights: Vec<f64> = Vec::new();
+        for i in 0..n_rows {
+            let w = weight_of(i);
+            if w == 0.0 {
+                continue;
+            }
+            let row = &features[i * n_features..(i + 1) * n_features];
+            let next = index.len() as u32;
+            let g = *index.entry(row).or_insert_with(|| {
+                group_features.extend_from_slice(row);
+                class_weights.extend(std::iter::repeat(0.0).take(n_classes));
+                next
+            }) as usize;
+            class_weights[g * n_classes + labels[i] as usize] += w;
+        }
+        let n_groups = index.len();
+        let words = words_for(n_groups);
+        let mut group_weight = Vec::with_capacity(n_groups);
+        let mut group_minority = Vec::with_capacity(n_groups);
+        for g in 0..n_groups {
+            let cw = &class_weights[g * n_classes..(g + 1) * n_classes];
+            let total: f64 = cw.iter().sum();
+            let top = cw.iter().cloned().fold(0.0, f64::max);
+            group_weight.push(total);
+            group_minority.push(total - top);
+        }
+        let mut feature_bits = vec![0u64; n_features * words];
+        let mut ones_start = Vec::with_capacity(n_groups + 1);
+        let mut ones = Vec::new();
+        ones_start.push(0);
+        for g in 0..n_groups {
+            for j in 0..n_features {
+                if group_features[g * n_features + j] == 1 {
+                    feature_bits[j * words + g / 64] |= 1u64 << (g % 64);
+                    ones.push(j as u32);
+                }
+            }
+            ones_start.push(ones.len() as u32);
+        }
+        Ok(BinaryDataset {
+            n_rows,
+            n_features,
+            n_classes,
+            n_groups,
+            words,
+            class_weights,
+            group_weight,
+            group_minority,
+            feature_bits,
+            ones_start,
+            ones,
+            group_features,
+            total_weight,
+        })
+    }
+
+    /// Number of rows given (including zero-weight rows).
+    pub fn n_rows(&self) -> usize {
+        self.n_rows
+    }
+    /// Number of 0/1 features.
+    pub fn n_features(&self) -> usize {
+        self.n_features
+    }
+    /// Number of classes.
+    pub fn n_classes(&self) -> usize {
+        self.n_classes
+    }
+    /// Number of equivalence classes (distinct feature vectors of positive weight).
+    pub fn n_groups(&self) -> usize {
+        self.n_groups
+    }
+    /// Words per bitset over the groups.
+    pub fn words(&self) -> usize {
+        self.words
+    }
+    /// Sum of all sample weights.
+    pub fn total_weight(&self) -> f64 {
+        self.total_weight
+    }
+    /// Per-class weights of group `g`.
+    #[inline]
+    pub fn class_weights(&self, g: usize) -> &[f64] {
+        &self.class_weights[g * self.n_classes..(g + 1) * self.n_classes]
+    }
+    /// Total weight of group `g`.
+    #[inline]
+    pub fn group_weight(&self, g: usize) -> f64 {
+        self.group_weight[g]
+    }
+    /// Weight of group `g` outside its majority class: misclassified by any tree.
+    #[inline]
+    pub fn group_minority(&self, g: usize) -> f64 {
+        self.group_minority[g]
+    }
+    /// The groups whose feature `j` is 1, as words.
+    #[inline]
+    pub fn feature_words(&self, j: usize) -> &[u64] {
+        &self.feature_bits[j * self.words..(j + 1) * self.words]
+    }
+    /// The features equal to 1 in group `g`.
+    #[inline]
+    pub fn ones_of(&self, g: usize) -> &[u32] {
+        &self.ones[self.ones_start[g] as usize..self.ones_start[g + 1] as usize]
+    }
+    /// Value of feature `j` in group `g`.
+    #[inline]
+    pub fn feature_of(&self, g: usize, j: usize) -> u8 {
+        self.group_features[g * self.n_features + j]
+    }
+    /// The set of all groups.
+    pub fn all_groups(&self) -> Bitset {
+        Bitset::full(self.n_groups)
+    }
+
+    /// Sums the per-class weights of the groups in `set` into `out` (length `n_classes`).
+    pub fn class_totals(&self, set: &[u64], out: &mut [f64]) {
+        out.iter_mut().for_each(|x| *x = 0.0);
+        crate::bitset::for_each_one(set, |g| {
+            for (o, w) in out.iter_mut().zip(self.class_weights(g)) {
+                *o += w;
+            }
+        });
+    }
+}
+
+/// Misclassified weight of a leaf with these class totals, and the class it predicts
+/// (the heaviest; ties go to the lowest class index).
+#[inline]
+pub fn leaf_loss(class_totals: &[f64]) -> (f64, usize) {
+    let mut best = 0;
+    let mut total = 0.0;
+    for (c, &w) in class_totals.iter().enumerate() {
+        total += w;
+        if w > class_totals[best] {
+            best = c;
+        }
+    }
+    (total - class_totals[best], best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identical_rows_merge_with_weights() {
+        let x = [0, 1, 0, 1, 1, 1, 0, 1];
+        let y = [0, 1, 1, 0];
+        let w = [1.0, 2.0, 0.5, 0.0];
+        let d = BinaryDataset::new(&x, 4, 2, &y, 2, Some(&w)).unwrap();
+        assert_eq!(d.n_groups(), 2);
+        assert_eq!(d.class_weights(0), &[1.0, 2.0]);
+        assert_eq!(d.class_weights(1), &[0.0, 0.5]);
+        assert_eq!(d.group_minority(0), 1.0);
+        assert_eq!(d.total_weight(), 3.5);
+        assert_eq!(d.feature_words(0), &[0b10]);
+        assert_eq!(d.feature_words(1), &[0b11]);
+        assert_eq!(d.ones_of(1), &[0, 1]);
+    }
+
+    #[test]
+    fn bad_input_is_an_error() {
+        assert!(BinaryDataset::new(&[2], 1, 1, &[0], 2, None).is_err());
+        assert!(BinaryDataset::new(&[1], 1, 1, &[2], 2, None).is_err());
+        assert!(BinaryDataset::new(&[1], 1, 1, &[0], 2, Some(&[-1.0])).is_err());
+        assert!(BinaryDataset::new(&[1], 1, 1, &[0], 2, Some(&[0.0])).is_err());
+        assert!(BinaryDataset::new(&[], 0, 1, &[], 2, None).is_err());
+    }
+
+    #[test]
+    fn leaf_loss_ties_go_to_the_lowest_class() {
+        assert_eq!(leaf_loss(&[2.0, 2.0, 1.0]), (3.0, 0));
+        assert_eq!(leaf_loss(&[1.0, 3.0]), (1.0, 1));
+    }
+}

@@ -1,0 +1,31 @@
+//! Reading the benchmark CSV files (header row, 0/1 features, label in the last column)
+//! for Rust tests and benchmarks.
+
+use crate::dataset::BinaryDataset;
+use crate::error::{Error, Result};
+use std::path::Path;
+
+/// Reads a CSV of 0/1 features whose last column is the integer class label.
+pub fn read_binary_csv(path: &Path) -> Result<BinaryDataset> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::new(format!("cannot read {}: {e}", path.display())))?;
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let header = lines.next().ok_or_else(|| Error::new("empty CSV file"))?;
+    let n_features = header.split(',').count() - 1;
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    for (i, line) in lines.enumerate() {
+        let cells: Vec<&str> = line.split(',').map(str::trim).collect();
+        if cells.len() != n_features + 1 {
+            return Err(Error::new(format!("line {} has {} cells", i + 2, cells.len())));
+        }
+        for c in &cells[..n_features] {
+            x.push(c.parse::<u8>().map_err(|_| Error::new(format!("non 0/1 cell {c:?}")))?);
+        }
+        let label: f64 = cells[n_features]
+            .parse()
+            .map_err(|_| Error::new(format!("bad label {:?}", cells[n_features])))?;
+        y.push(label as u32);
+    }
+    let n_classes = y.iter().max().map_or(1, |&m| m as usize + 1);
+    BinaryDataset::new(&x, y.len(), n_features, &y, n_classes, None)
+}

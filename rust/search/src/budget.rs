@@ -1,0 +1,90 @@
+//! Time, memory and cancellation limits shared by the solvers, and the progress channel
+//! through which a caller sees the bounds and may stop the search.
+
+use crate::Status;
+use std::time::{Duration, Instant};
+
+/// Limits on a search. `None` means unlimited.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    /// Wall-clock limit.
+    pub time_limit: Option<Duration>,
+    /// Bytes the subproblem store may hold.
+    pub memory_limit: Option<usize>,
+}
+
+/// A snapshot of a running search, in objective units.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Seconds since the search started.
+    pub elapsed: f64,
+    /// Proven lower bound on the optimal objective.
+    pub lower_bound: f64,
+    /// Objective of the best tree found so far.
+    pub objective: f64,
+    /// Subproblems stored so far.
+    pub subproblems: u64,
+}
+
+/// Receives progress about every [`Monitor::INTERVAL`]; returning `false` stops the
+/// search with [`Status::Interrupted`].
+pub trait Monitor {
+    /// How often `report` is called while the search runs.
+    const INTERVAL: Duration = Duration::from_millis(100);
+    /// Called with the current state; `false` asks the search to stop.
+    fn report(&mut self, progress: &Progress) -> bool;
+}
+
+/// A monitor that never stops the search and shows nothing.
+pub struct NoMonitor;
+
+impl Monitor for NoMonitor {
+    fn report(&mut self, _: &Progress) -> bool {
+        true
+    }
+}
+
+/// Clock and limits of one running search.
+pub(crate) struct Budget<'m, M: Monitor> {
+    start: Instant,
+    deadline: Option<Instant>,
+    next_report: Instant,
+    monitor: &'m mut M,
+}
+
+impl<'m, M: Monitor> Budget<'m, M> {
+    pub fn new(limits: &Limits, monitor: &'m mut M) -> Self {
+        let start = Instant::now();
+        Budget {
+            start,
+            deadline: limits.time_limit.map(|t| start + t),
+            next_report: start + M::INTERVAL,
+            monitor,
+        }
+    }
+
+    /// Seconds since the start.
+    pub fn elapsed(&self) -> f64 {
+        self.start.elapsed().as_secs_f64()
+    }
+
+    /// Checks the clock and reports progress when due; `Some(status)` means stop.
+    /// `progress` is only evaluated when a report is due.
+    #[inline]
+    pub fn poll(&mut self, progress: impl FnOnce(f64) -> Progress) -> Option<Status> {
+        let now = Instant::now();
+        if let Some(d) = self.deadline {
+            if now >= d {
+                return Some(Status::TimeLimit);
+            }
+        }
+        if now >= self.next_report {
+            self.next_report = now + M::INTERVAL;
+            let p = progress((now - self.start).as_secs_f64());
+            if !self.monitor.report(&p) {
+                return Some(Status::Interrupted);
+            }
+        }
+        None
+    }
+}

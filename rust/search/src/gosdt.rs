@@ -1,0 +1,439 @@
+//! GOSDT: provably optimal sparse decision trees by a dependency-graph search over
+//! capture bit-vectors (Lin et al. 2020; McTavish et al. 2022, Algorithm 1).
+//!
+//! Objective, in weight units: misclassified weight + `regularization x total weight`
+//! per leaf, optionally under a depth limit. Every subproblem (capture set, remaining
+//! depth) is one record of the dependency graph holding a proven lower bound and the
+//! cost of the best tree known; bounds flow from children to parents until the root's
+//! bounds meet. The graph is explored depth first with the parent's remaining budget
+//! passed down (branch and bound), which makes every expansion prune against the best
+//! tree already known. Bounds used:
+//!
+//! * equivalent points (OSDT Thm B.2): rows sharing a feature vector cannot be
+//!   separated, so their minority weight is lost by every tree;
+//! * one-step look-ahead (Lemma 3.2): a split costs at least its children's lower bounds,
+//!   and a subproblem that can still split needs at least two leaves;
+//! * leaf support and incremental accuracy (Thms 3.3 and 3.4): a subproblem whose leaf
+//!   misclassifies at most `penalty` more than its equivalent-points bound can never
+//!   gain from a split (for two classes this covers every node of support below 2λ),
+//!   so it is closed as a leaf without being expanded.
+//!
+//! Ties between equally good splits go to the split met first in a fixed order (lowest
+//! stump cost, then lowest feature index), so results are reproducible bit for bit.
+
+use crate::budget::{Budget, Limits, Monitor, Progress};
+use crate::store::{Store, LEAF};
+use crate::{SearchResult, Stats, Status};
+use treeopt_core::bitset::{and_into, and_not_into, for_each_one};
+use treeopt_core::dataset::leaf_loss;
+use treeopt_core::{BinaryDataset, Error, Node, Result, Tree};
+
+/// Remaining depth of subproblems when no depth limit applies.
+const UNLIMITED: u32 = u32::MAX;
+
+/// Parameters of a GOSDT search.
+#[derive(Clone, Debug, Default)]
+pub struct GosdtConfig {
+    /// Penalty per leaf, as a fraction of the total weight (λ of the paper).
+    pub regularization: f64,
+    /// Maximum depth in scikit-learn's sense (a single leaf has depth 0).
+    pub max_depth: Option<usize>,
+    /// Time and memory limits.
+    pub limits: Limits,
+}
+
+/// Bounds of one side of a candidate split, known right after the parent's pass.
+#[derive(Clone, Copy, Debug)]
+struct Side {
+    leaf_cost: f64,
+    lb: f64,
+    /// Closed as a leaf without search (no depth left, or no split can pay off).
+    terminal: bool,
+}
+
+/// A non-trivial split of the subproblem being expanded.
+#[derive(Clone, Copy, Debug)]
+struct Candidate {
+    feature: u32,
+    /// Exploration order: cost of the split into two leaves.
+    order: f64,
+    left: Side,
+    right: Side,
+    /// Lower bound on the cost of the best tree rooted at this split.
+    lb: f64,
+}
+
+impl Candidate {
+    fn exact(&self) -> bool {
+        self.left.terminal && self.right.terminal
+    }
+}
+
+/// Scratch space for one level of the recursion, reused across expansions.
+struct Level {
+    set: Vec<u64>,
+    child: Vec<u64>,
+    totals: Vec<f64>,
+    left_totals: Vec<f64>,
+    right_weights: Vec<f64>,
+    right_minority: Vec<f64>,
+    right_groups: Vec<u32>,
+    candidates: Vec<Candidate>,
+}
+
+impl Level {
+    fn new(data: &BinaryDataset) -> Self {
+        let (m, c) = (data.n_features(), data.n_classes());
+        Level {
+            set: vec![0; data.words()],
+            child: vec![0; data.words()],
+            totals: vec![0.0; c],
+            left_totals: vec![0.0; c],
+            right_weights: vec![0.0; m * c],
+            right_minority: vec![0.0; m],
+            right_groups: vec![0; m],
+            candidates: Vec::with_capacity(m),
+        }
+    }
+}
+
+/// A child of a candidate split: closed as a leaf, or a record of the store.
+#[derive(Clone, Copy)]
+enum Child {
+    Leaf(f64),
+    Record(u32),
+}
+
+struct Solver<'a, 'm, M: Monitor> {
+    data: &'a BinaryDataset,
+    penalty: f64,
+    store: Store,
+    levels: Vec<Level>,
+    budget: Budget<'m, M>,
+    stopped: Option<Status>,
+    expansions: u64,
+    root: u32,
+}
+
+/// Bounds of a node with these class totals and minority (equivalent-points) weight.
+#[inline]
+fn side(totals: &[f64], minority: f64, depth: u32, penalty: f64) -> Side {
+    let loss = leaf_loss(totals).0;
+    let leaf_cost = loss + penalty;
+    let terminal = depth == 0 || loss - minority <= penalty;
+    let lb = if terminal { leaf_cost } else { minority + 2.0 * penalty };
+    Side { leaf_cost, lb, terminal }
+}
+
+#[inline]
+fn child_depth(depth: u32) -> u32 {
+    if depth == UNLIMITED {
+        UNLIMITED
+    } else {
+        depth - 1
+    }
+}
+
+impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
+    fn level(&mut self, level: usize) {
+        while self.levels.len() <= level {
+            self.levels.push(Level::new(self.data));
+        }
+    }
+
+    /// One pass over the groups of `levels[level].set`: class totals of both sides of
+    /// every feature, and the candidate splits sorted in exploration order.
+    fn bound_splits(&mut self, level: usize, depth: u32) {
+        let data = self.data;
+        let penalty = self.penalty;
+        let c = data.n_classes();
+        let lv = &mut self.levels[level];
+        lv.totals.fill(0.0);
+        lv.right_weights.fill(0.0);
+        lv.right_minority.fill(0.0);
+        lv.right_groups.fill(0);
+        let mut minority = 0.0;
+        let mut n_groups = 0u32;
+        for_each_one(&lv.set, |g| {
+            let cw = data.class_weights(g);
+            let mn = data.group_minority(g);
+            n_groups += 1;
+            minority += mn;
+            for (t, w) in lv.totals.iter_mut().zip(cw) {
+                *t += w;
+            }
+            for &f in data.ones_of(g) {
+                let f = f as usize;
+                for (t, w) in lv.right_weights[f * c..(f + 1) * c].iter_mut().zip(cw) {
+                    *t += w;
+                }
+                lv.right_minority[f] += mn;
+                lv.right_groups[f] += 1;
+            }
+        });
+        lv.candidates.clear();
+        let d = child_depth(depth);
+        for f in 0..data.n_features() {
+            let ng = lv.right_groups[f];
+            if ng == 0 || ng == n_groups {
+                continue;
+            }
+            let rw = &lv.right_weights[f * c..(f + 1) * c];
+            for k in 0..c {
+                lv.left_totals[k] = lv.totals[k] - rw[k];
+            }
+            let rm = lv.right_minority[f];
+            let right = side(rw, rm, d, penalty);
+            let left = side(&lv.left_totals, minority - rm, d, penalty);
+            lv.candidates.push(Candidate {
+                feature: f as u32,
+                order: left.leaf_cost + right.leaf_cost,
+                left,
+                right,
+                lb: left.lb + right.lb,
+            });
+        }
+        lv.candidates
+            .sort_unstable_by(|a, b| a.order.total_cmp(&b.order).then(a.feature.cmp(&b.feature)));
+    }
+
+    /// The child of split `feature` on one side, created in the store when it is new.
+    /// `None` when the memory limit refused it (the search then stops).
+    fn child(&mut self, level: usize, feature: u32, right: bool, side: Side, depth: u32) -> Option<Child> {
+        if side.terminal {
+            return Some(Child::Leaf(side.leaf_cost));
+        }
+        let lv = &mut self.levels[level];
+        let fw = self.data.feature_words(feature as usize);
+        if right {
+            and_into(&mut lv.child, &lv.set, fw);
+        } else {
+            and_not_into(&mut lv.child, &lv.set, fw);
+        }
+        if let Some(id) = self.store.find(&lv.child, depth) {
+            return Some(Child::Record(id));
+        }
+        match self.store.insert(&lv.child, depth, side.lb, side.leaf_cost) {
+            Some(id) => Some(Child::Record(id)),
+            None => {
+                self.stopped = Some(Status::MemoryLimit);
+                None
+            }
+        }
+    }
+
+    #[inline]
+    fn bounds(&self, child: Child) -> (f64, f64) {
+        match child {
+            Child::Leaf(cost) => (cost, cost),
+            Child::Record(id) => {
+                let r = self.store.get(id);
+                (r.lb, r.ub)
+            }
+        }
+    }
+
+    /// Stops the search when a limit is reached or the monitor asks to.
+    fn poll(&mut self) -> bool {
+        if self.stopped.is_some() {
+            return true;
+        }
+        let (store, root, w) = (&self.store, self.root, self.data.total_weight());
+        let subproblems = store.len() as u64;
+        let stop = self.budget.poll(|elapsed| {
+            let r = store.get(root);
+            Progress { elapsed, lower_bound: r.lb / w, objective: r.ub / w, subproblems }
+        });
+        if stop.is_some() {
+            self.stopped = stop;
+        }
+        self.stopped.is_some()
+    }
+
+    /// A quick first tree for record `id`: always split on the best stump while a split
+    /// can pay off, keep the split where it beats a leaf. Gives the search a good
+    /// initial budget and the anytime result a good tree from the start.
+    fn greedy(&mut self, id: u32, level: usize) -> f64 {
+        self.level(level);
+        let depth = self.store.get(id).depth;
+        self.levels[level].set.copy_from_slice(self.store.key(id));
+        self.bound_splits(level, depth);
+        let Some(&cand) = self.levels[level].candidates.first() else {
+            return self.store.get(id).ub;
+        };
+        let d = child_depth(depth);
+        let mut cost = 0.0;
+        for (right, side) in [(false, cand.left), (true, cand.right)] {
+            cost += match self.child(level, cand.feature, right, side, d) {
+                Some(Child::Leaf(c)) => c,
+                Some(Child::Record(cid)) => self.greedy(cid, level + 1),
+                None => return self.store.get(id).ub,
+            };
+        }
+        let rec = self.store.get_mut(id);
+        if cost < rec.ub {
+            rec.ub = cost;
+            rec.best = cand.feature;
+        }
+        rec.ub
+    }
+
+    /// Tightens record `id` until it is solved or its lower bound reaches `budget`
+    /// (or the search stops). Children get the budget left by their sibling's bound.
+    fn search(&mut self, id: u32, level: usize, budget: f64) {
+        let rec = *self.store.get(id);
+        if rec.solved() || rec.lb >= budget || self.poll() {
+            return;
+        }
+        self.expansions += 1;
+        self.level(level);
+        self.levels[level].set.copy_from_slice(self.store.key(id));
+        self.bound_splits(level, rec.depth);
+        let d = child_depth(rec.depth);
+
+        // Splits into two closed leaves are exact; the others give the look-ahead bound.
+        let (mut ub, mut best, mut min_lb) = (rec.ub, rec.best, f64::INFINITY);
+        for c in &self.levels[level].candidates {
+            if c.exact() && c.lb < ub {
+                ub = c.lb;
+                best = c.feature;
+            }
+            min_lb = min_lb.min(c.lb);
+        }
+        {
+            let r = self.store.get_mut(id);
+            r.ub = ub;
+            r.best = best;
+            r.lb = r.lb.max(ub.min(min_lb));
+            if r.lb >= ub.min(budget) {
+                return;
+            }
+        }
+
+        for k in 0..self.levels[level].candidates.len() {
+            let cand = self.levels[level].candidates[k];
+            let bound = self.store.get(id).ub.min(budget);
+            if cand.exact() || cand.lb >= bound {
+                continue;
+            }
+            let Some(left) = self.child(level, cand.feature, false, cand.left, d) else { break };
+            let Some(right) = self.child(level, cand.feature, true, cand.right, d) else { break };
+            let (mut lbl, mut ubl) = self.bounds(left);
+            let (mut lbr, mut ubr) = self.bounds(right);
+            if lbl + lbr < bound {
+                if let Child::Record(lid) = left {
+                    self.search(lid, level + 1, bound - lbr);
+                    (lbl, ubl) = self.bounds(left);
+                }
+                if lbl + lbr < bound && lbl >= ubl && self.stopped.is_none() {
+                    if let Child::Record(rid) = right {
+                        self.search(rid, level + 1, bound - ubl);
+                        (lbr, ubr) = self.bounds(right);
+                    }
+                }
+            }
+            // A split whose children did not both close was pruned against `bound`: that
+            // is what it proved, even where rounding left lbl + lbr a hair below it.
+            let pruned = self.stopped.is_none() && (lbl < ubl || lbr < ubr);
+            let lb = lbl + lbr;
+            self.levels[level].candidates[k].lb = if pruned { lb.max(bound) } else { lb };
+            let r = self.store.get_mut(id);
+            if ubl + ubr < r.ub {
+                r.ub = ubl + ubr;
+                r.best = cand.feature;
+            }
+            if self.stopped.is_some() {
+                break;
+            }
+        }
+        let min_lb = self.levels[level].candidates.iter().fold(f64::INFINITY, |m, c| m.min(c.lb));
+        let r = self.store.get_mut(id);
+        r.lb = r.lb.max(r.ub.min(min_lb));
+    }
+
+    /// Rebuilds the best known tree of a subproblem from the `best` splits.
+    fn extract(&self, set: &[u64], depth: u32, tree: &mut Tree) -> usize {
+        let idx = tree.nodes.len();
+        let mut class_weights = vec![0.0; self.data.n_classes()];
+        self.data.class_totals(set, &mut class_weights);
+        tree.nodes.push(Node { feature: None, left: 0, right: 0, class_weights });
+        let best = self.store.find(set, depth).map_or(LEAF, |id| self.store.get(id).best);
+        if best != LEAF {
+            let fw = self.data.feature_words(best as usize);
+            let mut half = vec![0u64; set.len()];
+            and_not_into(&mut half, set, fw);
+            let left = self.extract(&half, child_depth(depth), tree);
+            and_into(&mut half, set, fw);
+            let right = self.extract(&half, child_depth(depth), tree);
+            let node = &mut tree.nodes[idx];
+            node.feature = Some(best as usize);
+            node.left = left;
+            node.right = right;
+        }
+        idx
+    }
+}
+
+/// Finds a tree minimising misclassified weight / total weight + λ x leaves, optionally
+/// under a depth limit. On a limit or a stop request the best tree found is returned
+/// with its status and a proven lower bound.
+pub fn solve<M: Monitor>(data: &BinaryDataset, config: &GosdtConfig, monitor: &mut M) -> Result<SearchResult> {
+    let reg = config.regularization;
+    if !reg.is_finite() || reg < 0.0 {
+        return Err(Error::new(format!(
+            "regularization must be a finite number >= 0, got {reg}"
+        )));
+    }
+    let depth = match config.max_depth {
+        Some(d) if d < data.n_features() => d as u32,
+        _ => UNLIMITED,
+    };
+    let w = data.total_weight();
+    let mut solver = Solver {
+        data,
+        penalty: reg * w,
+        store: Store::new(data.words(), config.limits.memory_limit),
+        levels: Vec::new(),
+        budget: Budget::new(&config.limits, monitor),
+        stopped: None,
+        expansions: 0,
+        root: 0,
+    };
+    let all = data.all_groups();
+    let mut totals = vec![0.0; data.n_classes()];
+    data.class_totals(all.words(), &mut totals);
+    let minority: f64 = (0..data.n_groups()).map(|g| data.group_minority(g)).sum();
+    let root_side = side(&totals, minority, depth, solver.penalty);
+    if !root_side.terminal {
+        match solver.store.insert(all.words(), depth, root_side.lb, root_side.leaf_cost) {
+            Some(root) => {
+                solver.root = root;
+                solver.greedy(root, 0);
+                solver.search(root, 0, f64::INFINITY);
+            }
+            None => solver.stopped = Some(Status::MemoryLimit),
+        }
+    }
+    let mut tree = Tree::default();
+    solver.extract(all.words(), depth, &mut tree);
+    let objective = tree.objective(data, reg);
+    let solved = root_side.terminal || solver.store.get(solver.root).solved();
+    let (status, lower_bound) = if solved {
+        (Status::Optimal, objective)
+    } else {
+        let lb = solver.store.get(solver.root).lb / w;
+        (solver.stopped.unwrap_or(Status::Interrupted), lb.min(objective))
+    };
+    Ok(SearchResult {
+        tree,
+        objective,
+        lower_bound,
+        status,
+        stats: Stats {
+            subproblems: solver.store.len() as u64,
+            expansions: solver.expansions,
+            seconds: solver.budget.elapsed(),
+            memory_bytes: solver.store.bytes() as u64,
+        },
+    })
+}

@@ -1,0 +1,66 @@
+//! treeopt's optimal decision tree solvers over the shared core. One module per solver;
+//! each takes a [`treeopt_core::BinaryDataset`] and a config and returns a
+//! [`SearchResult`]. No Python here.
+
+pub mod budget;
+pub mod gosdt;
+mod store;
+
+pub use budget::{Limits, Monitor, NoMonitor, Progress};
+pub use gosdt::{GosdtConfig, solve as solve_gosdt};
+
+use treeopt_core::Tree;
+
+/// How a search ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// The lower bound met the objective: the tree is provably optimal.
+    Optimal,
+    /// The time limit stopped the search; the tree is the best found.
+    TimeLimit,
+    /// The memory limit stopped the search; the tree is the best found.
+    MemoryLimit,
+    /// The caller (Ctrl-C) stopped the search; the tree is the best found.
+    Interrupted,
+}
+
+impl Status {
+    /// The status name used by the Python API.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Optimal => "optimal",
+            Status::TimeLimit => "time_limit",
+            Status::MemoryLimit => "memory_limit",
+            Status::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// Counters describing the work a search did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Stats {
+    /// Subproblems stored in the dependency graph.
+    pub subproblems: u64,
+    /// Subproblem expansions (a pass over the captured data to bound every split).
+    pub expansions: u64,
+    /// Wall-clock seconds of the search.
+    pub seconds: f64,
+    /// Bytes held by the subproblem store at the end.
+    pub memory_bytes: u64,
+}
+
+/// What a solver returns: the best tree, its objective, a certified lower bound on the
+/// optimal objective, how the search ended and its statistics.
+#[derive(Clone, Debug)]
+pub struct SearchResult {
+    /// The best tree found.
+    pub tree: Tree,
+    /// Objective of `tree`, recomputed from the data.
+    pub objective: f64,
+    /// Proven lower bound on the optimal objective (equal to `objective` when optimal).
+    pub lower_bound: f64,
+    /// How the search ended.
+    pub status: Status,
+    /// Work counters.
+    pub stats: Stats,
+}

@@ -1,0 +1,77 @@
+//! GOSDT against an exhaustive oracle: a memoised recursion over row subsets that tries
+//! every split at every node with no bound at all.
+
+use proptest::prelude::*;
+use std::collections::HashMap;
+use treeopt_core::BinaryDataset;
+use treeopt_search::{solve_gosdt, GosdtConfig, NoMonitor, Status};
+
+#[derive(Debug)]
+struct Instance {
+    x: Vec<u8>,
+    y: Vec<u32>,
+    w: Vec<f64>,
+    rows: usize,
+    features: usize,
+    classes: usize,
+}
+
+fn oracle(inst: &Instance, penalty: f64, rows: Vec<usize>, depth: Option<usize>, memo: &mut HashMap<(Vec<usize>, Option<usize>), f64>) -> f64 {
+    if let Some(v) = memo.get(&(rows.clone(), depth)) {
+        return *v;
+    }
+    let mut totals = vec![0.0; inst.classes];
+    for &r in &rows {
+        totals[inst.y[r] as usize] += inst.w[r];
+    }
+    let sum: f64 = totals.iter().sum();
+    let top = totals.iter().cloned().fold(0.0, f64::max);
+    let mut best = sum - top + penalty;
+    if depth != Some(0) {
+        for j in 0..inst.features {
+            let (l, r): (Vec<usize>, Vec<usize>) = rows.iter().partition(|&&i| inst.x[i * inst.features + j] == 0);
+            if l.is_empty() || r.is_empty() {
+                continue;
+            }
+            let d = depth.map(|d| d - 1);
+            let cost = oracle(inst, penalty, l, d, memo) + oracle(inst, penalty, r, d, memo);
+            best = best.min(cost);
+        }
+    }
+    memo.insert((rows, depth), best);
+    best
+}
+
+fn instance() -> impl Strategy<Value = Instance> {
+    (1usize..=24, 1usize..=6, 2usize..=3).prop_flat_map(|(rows, features, classes)| {
+        (
+            proptest::collection::vec(0u8..=1, rows * features),
+            proptest::collection::vec(0u32..classes as u32, rows),
+            proptest::collection::vec(prop_oneof![Just(1.0), 0.1f64..5.0], rows),
+        )
+            .prop_map(move |(x, y, w)| Instance { x, y, w, rows, features, classes })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+    #[test]
+    fn gosdt_matches_the_oracle(
+        inst in instance(),
+        reg in prop_oneof![Just(0.0), Just(0.01), Just(0.05), 0.0f64..0.2],
+        depth in prop_oneof![Just(None), (0usize..4).prop_map(Some)],
+    ) {
+        let data = BinaryDataset::new(&inst.x, inst.rows, inst.features, &inst.y, inst.classes, Some(&inst.w)).unwrap();
+        let total: f64 = inst.w.iter().sum();
+        let config = GosdtConfig { regularization: reg, max_depth: depth, ..Default::default() };
+        let res = solve_gosdt(&data, &config, &mut NoMonitor).unwrap();
+        let mut memo = HashMap::new();
+        let want = oracle(&inst, reg * total, (0..inst.rows).collect(), depth, &mut memo) / total;
+        prop_assert_eq!(res.status, Status::Optimal);
+        prop_assert!((res.objective - want).abs() < 1e-9, "objective {} oracle {}", res.objective, want);
+        prop_assert!(res.lower_bound <= res.objective);
+        if let Some(d) = depth {
+            prop_assert!(res.tree.depth() <= d);
+        }
+    }
+}
