@@ -1,0 +1,260 @@
+"""Provably optimal sparse decision trees: scikit-learn estimators over the Rust solvers.
+
+The estimators here validate input with scikit-learn's own helpers, pack the 0/1 matrix
+once, run the solver in Rust without the GIL and expose the result as a
+:class:`treeopt.Tree` with a certificate (``objective_``, ``lower_bound_``, ``status_``).
+"""
+
+from numbers import Integral, Real
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from . import _core
+from ._tree import Tree
+
+__all__ = ["GOSDTClassifier"]
+
+_BINARIZER_HINT = (
+    "treeopt's optimal tree solvers need 0/1 features; binarize numeric columns first, "
+    "e.g. with treeopt.NumericBinarizer (in a Pipeline)"
+)
+
+
+def _as_binary_matrix(X):
+    """Returns X as a C-contiguous uint8 matrix, or raises if a value is not 0 or 1."""
+    if X.dtype == np.bool_:
+        return np.ascontiguousarray(X, dtype=np.uint8)
+    if not np.issubdtype(X.dtype, np.number):
+        raise ValueError(f"X has dtype {X.dtype}; {_BINARIZER_HINT}.")
+    bad = (X != 0) & (X != 1)
+    if bad.any():
+        row, col = np.argwhere(bad)[0]
+        raise ValueError(
+            f"X[{row}, {col}] = {X[row, col]!r} is not 0 or 1; {_BINARIZER_HINT}."
+        )
+    return np.ascontiguousarray(X, dtype=np.uint8)
+
+
+def _encode_targets(y):
+    """Classes and class indices of y, with clear errors for unusable targets."""
+    check_classification_targets(y)
+    if y.dtype == object:
+        kinds = {isinstance(v, str) for v in y}
+        if len(kinds) > 1:
+            raise ValueError(
+                "y mixes strings and numbers; use labels of one type "
+                "(e.g. convert them all with y.astype(str))."
+            )
+    classes, encoded = np.unique(y, return_inverse=True)
+    if len(classes) < 2:
+        raise ValueError(
+            f"y has a single class ({classes[0]!r}); a classifier needs at least 2 classes."
+        )
+    return classes, np.ascontiguousarray(encoded, dtype=np.uint32)
+
+
+def _fit_weights(est, X, y, sample_weight):
+    """Sample weights combined with class weights, validated, as float64 (or None)."""
+    if sample_weight is None and est.class_weight is None:
+        return None
+    weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    if est.class_weight is not None:
+        weight = weight * compute_sample_weight(est.class_weight, y)
+    if not weight.sum() > 0:
+        raise ValueError("sample_weight sums to zero; give some samples a positive weight.")
+    return np.ascontiguousarray(weight, dtype=np.float64)
+
+
+def _tree_from_result(res, classes, feature_names, n_features):
+    """The shared Tree model from the arrays a Rust solver returned."""
+    feature = res["feature"]
+    value = res["value"]
+    return Tree(
+        res["children_left"],
+        res["children_right"],
+        feature,
+        np.where(feature >= 0, 0.5, -2.0),
+        value,
+        value.sum(axis=1),
+        classes=classes,
+        feature_names=None if feature_names is None else list(feature_names),
+        n_features=n_features,
+    )
+
+
+class _OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
+    """Shared fit/predict plumbing of the optimal tree classifiers over 0/1 features."""
+
+    def _validate_fit_input(self, X, y, sample_weight):
+        X, y = validate_data(self, X, y, dtype=None, ensure_all_finite=True, y_numeric=False)
+        Xb = _as_binary_matrix(X)
+        self.classes_, y_encoded = _encode_targets(y)
+        weight = _fit_weights(self, X, y, sample_weight)
+        return Xb, y_encoded, weight
+
+    def _set_result(self, res):
+        self.tree_ = _tree_from_result(
+            res, self.classes_, getattr(self, "feature_names_in_", None), self.n_features_in_
+        )
+        self.objective_ = float(res["objective"])
+        self.lower_bound_ = float(res["lower_bound"])
+        self.status_ = str(res["status"])
+        self.n_leaves_ = int(self.tree_.n_leaves)
+        self.search_stats_ = {
+            k: res[k] for k in ("subproblems", "expansions", "seconds", "memory_bytes")
+        }
+        if self.status_ == "interrupted":
+            warnings.warn(
+                "search interrupted; returning the best tree found so far "
+                f"(objective {self.objective_:.6g}, lower bound {self.lower_bound_:.6g})",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+        if self.verbose:
+            print(
+                f"[treeopt] {self.status_}: objective {self.objective_:.6f}, lower bound "
+                f"{self.lower_bound_:.6f}, {self.n_leaves_} leaves, "
+                f"{res['subproblems']} subproblems, {res['seconds']:.3f}s"
+            )
+
+    def _binary_input(self, X):
+        check_is_fitted(self, "tree_")
+        X = validate_data(self, X, reset=False, dtype=None, ensure_all_finite=True)
+        return _as_binary_matrix(X)
+
+    def predict(self, X):
+        """Predicted class of each row of the 0/1 matrix X."""
+        return self.tree_.predict(self._binary_input(X))
+
+    def predict_proba(self, X):
+        """Class proportions (training weights) of the leaf each row of X reaches."""
+        return self.tree_.predict_proba(self._binary_input(X))
+
+    def apply(self, X):
+        """Index of the leaf of ``tree_`` each row of X reaches."""
+        return self.tree_.apply(self._binary_input(X))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+
+class GOSDTClassifier(_OptimalTreeClassifier):
+    """Provably optimal sparse decision tree (GOSDT) over 0/1 features.
+
+    Minimises ``weighted misclassification / total weight + regularization * leaves``,
+    optionally under ``max_depth``, by a dependency-graph branch-and-bound search in
+    Rust. The result comes with a certificate: ``lower_bound_`` is a proven lower bound
+    on the optimal objective and ``status_ == "optimal"`` means it meets ``objective_``.
+
+    Parameters
+    ----------
+    regularization : float, default=0.01
+        Penalty per leaf (λ), as a fraction of the training weight: a split must
+        correct at least this fraction of the data to pay for itself.
+    max_depth : int or None, default=None
+        Maximum depth (a single leaf has depth 0). None: no limit.
+    time_limit : float or None, default=None
+        Seconds after which the search stops and returns the best tree so far
+        (``status_ == "time_limit"``).
+    memory_limit : int or None, default=None
+        Bytes the subproblem store may use; reaching it stops the search the same way
+        (``status_ == "memory_limit"``).
+    class_weight : dict, "balanced" or None, default=None
+        Weights multiplying the sample weights of each class.
+    verbose : bool, default=False
+        Print the search progress (elapsed, lower bound, objective, gap, subproblems).
+
+    Attributes
+    ----------
+    tree_ : treeopt.Tree
+        The fitted tree.
+    classes_ : ndarray
+        Class labels.
+    objective_ : float
+        Objective of ``tree_`` on the training data.
+    lower_bound_ : float
+        Proven lower bound on the optimal objective.
+    status_ : str
+        ``"optimal"``, ``"time_limit"``, ``"memory_limit"`` or ``"interrupted"``.
+    n_leaves_ : int
+        Leaves of ``tree_``.
+    search_stats_ : dict
+        ``subproblems``, ``expansions``, ``seconds`` and ``memory_bytes`` of the search.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from treeopt import GOSDTClassifier
+    >>> X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 5)
+    >>> y = X[:, 0] ^ X[:, 1]
+    >>> clf = GOSDTClassifier(regularization=0.01).fit(X, y)
+    >>> clf.status_, clf.n_leaves_, clf.score(X, y)
+    ('optimal', 4, 1.0)
+    """
+
+    _parameter_constraints = {
+        "regularization": [Interval(Real, 0, None, closed="left")],
+        "max_depth": [Interval(Integral, 0, None, closed="left"), None],
+        "time_limit": [Interval(Real, 0, None, closed="neither"), None],
+        "memory_limit": [Interval(Integral, 1, None, closed="left"), None],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        regularization=0.01,
+        max_depth=None,
+        time_limit=None,
+        memory_limit=None,
+        class_weight=None,
+        verbose=False,
+    ):
+        self.regularization = regularization
+        self.max_depth = max_depth
+        self.time_limit = time_limit
+        self.memory_limit = memory_limit
+        self.class_weight = class_weight
+        self.verbose = verbose
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Finds the optimal tree for the 0/1 matrix X and labels y.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            0/1 (or boolean) features.
+        y : array-like of shape (n_samples,)
+            Class labels (at least two classes).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; the objective uses weighted misclassification.
+
+        Returns
+        -------
+        self
+        """
+        if np.isnan(self.regularization):
+            raise ValueError("regularization is NaN; pass a number >= 0 such as 0.01.")
+        Xb, y_encoded, weight = self._validate_fit_input(X, y, sample_weight)
+        res = _core.gosdt_fit(
+            Xb,
+            y_encoded,
+            len(self.classes_),
+            weight,
+            float(self.regularization),
+            max_depth=self.max_depth,
+            time_limit=None if self.time_limit is None else float(self.time_limit),
+            memory_limit=self.memory_limit,
+            verbose=bool(self.verbose),
+        )
+        self._set_result(res)
+        return self

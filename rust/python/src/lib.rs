@@ -1,0 +1,154 @@
+//! `treeopt._core`: the thin PyO3 binding of treeopt's Rust solvers. It converts numpy
+//! arrays (no copy for C-contiguous input), maps errors to `ValueError`, releases the GIL
+//! for every search and checks for Ctrl-C while it runs. No algorithm lives here.
+
+use numpy::ndarray::Array2;
+use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::{Duration, Instant};
+use treeopt_core::{BinaryDataset, Tree};
+use treeopt_search::{solve_gosdt, GosdtConfig, Limits, Monitor, Progress, SearchResult};
+
+/// Checks Ctrl-C with the GIL held for a moment, and prints progress when verbose.
+struct PyMonitor {
+    verbose: bool,
+    next_print: Instant,
+}
+
+impl Monitor for PyMonitor {
+    fn report(&mut self, p: &Progress) -> bool {
+        Python::with_gil(|py| {
+            if py.check_signals().is_err() {
+                // Ctrl-C (or a signal handler that raised): stop and return the best tree.
+                return false;
+            }
+            if self.verbose && Instant::now() >= self.next_print {
+                self.next_print = Instant::now() + Duration::from_millis(500);
+                let gap = (p.objective - p.lower_bound).max(0.0);
+                let line = format!(
+                    "[treeopt] {:8.2}s  lower bound {:.6}  objective {:.6}  gap {:.6}  subproblems {}",
+                    p.elapsed, p.lower_bound, p.objective, gap, p.subproblems
+                );
+                let _ = py.import("builtins").and_then(|b| b.getattr("print")?.call1((line,)));
+            }
+            true
+        })
+    }
+}
+
+fn value_error(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// Packs a C-contiguous uint8 matrix, class indices and optional weights.
+fn dataset(
+    x: &PyReadonlyArray2<'_, u8>,
+    y: &PyReadonlyArray1<'_, u32>,
+    n_classes: usize,
+    sample_weight: &Option<PyReadonlyArray1<'_, f64>>,
+) -> PyResult<BinaryDataset> {
+    let shape = x.shape();
+    let features = x.as_slice().map_err(|_| value_error("X must be C-contiguous"))?;
+    let labels = y.as_slice().map_err(|_| value_error("y must be contiguous"))?;
+    let weights = match sample_weight {
+        Some(w) => Some(w.as_slice().map_err(|_| value_error("sample_weight must be contiguous"))?),
+        None => None,
+    };
+    BinaryDataset::new(features, shape[0], shape[1], labels, n_classes, weights).map_err(value_error)
+}
+
+/// Node arrays of a tree, in the layout of `treeopt.Tree` (threshold 0.5 on 0/1 tests).
+fn tree_arrays<'py>(py: Python<'py>, tree: &Tree, n_classes: usize, out: &Bound<'py, PyDict>) -> PyResult<()> {
+    let n = tree.nodes.len();
+    let mut left = Vec::with_capacity(n);
+    let mut right = Vec::with_capacity(n);
+    let mut feature = Vec::with_capacity(n);
+    let mut value = Vec::with_capacity(n * n_classes);
+    for node in &tree.nodes {
+        match node.feature {
+            Some(f) => {
+                left.push(node.left as i64);
+                right.push(node.right as i64);
+                feature.push(f as i64);
+            }
+            None => {
+                left.push(-1);
+                right.push(-1);
+                feature.push(-2);
+            }
+        }
+        value.extend_from_slice(&node.class_weights);
+    }
+    let value = Array2::from_shape_vec((n, n_classes), value).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    out.set_item("children_left", left.into_pyarray(py))?;
+    out.set_item("children_right", right.into_pyarray(py))?;
+    out.set_item("feature", feature.into_pyarray(py))?;
+    out.set_item("value", value.into_pyarray(py))?;
+    Ok(())
+}
+
+/// Everything a Python estimator needs from a search, as a dict.
+fn result_dict<'py>(py: Python<'py>, res: &SearchResult, n_classes: usize) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    tree_arrays(py, &res.tree, n_classes, &out)?;
+    out.set_item("objective", res.objective)?;
+    out.set_item("lower_bound", res.lower_bound)?;
+    out.set_item("status", res.status.as_str())?;
+    out.set_item("subproblems", res.stats.subproblems)?;
+    out.set_item("expansions", res.stats.expansions)?;
+    out.set_item("seconds", res.stats.seconds)?;
+    out.set_item("memory_bytes", res.stats.memory_bytes)?;
+    Ok(out)
+}
+
+fn limits(time_limit: Option<f64>, memory_limit: Option<usize>) -> PyResult<Limits> {
+    let time_limit = match time_limit {
+        Some(t) if !(t.is_finite() && t > 0.0) => {
+            return Err(value_error(format!("time_limit must be a positive number of seconds, got {t}")))
+        }
+        Some(t) => Some(Duration::from_secs_f64(t)),
+        None => None,
+    };
+    Ok(Limits { time_limit, memory_limit })
+}
+
+/// Runs a search without the GIL; a panic becomes a RuntimeError instead of a crash.
+fn run_released<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
+    py.allow_threads(|| catch_unwind(AssertUnwindSafe(f)))
+        .map_err(|_| PyRuntimeError::new_err("internal error in the treeopt solver; please report it with the data that triggered it"))
+}
+
+/// GOSDT on a 0/1 matrix: returns the tree's node arrays, objective, lower bound,
+/// status and search statistics.
+#[pyfunction]
+#[pyo3(signature = (x, y, n_classes, sample_weight, regularization, max_depth=None, time_limit=None, memory_limit=None, verbose=false))]
+#[allow(clippy::too_many_arguments)]
+fn gosdt_fit<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, u8>,
+    y: PyReadonlyArray1<'py, u32>,
+    n_classes: usize,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    regularization: f64,
+    max_depth: Option<usize>,
+    time_limit: Option<f64>,
+    memory_limit: Option<usize>,
+    verbose: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let data = dataset(&x, &y, n_classes, &sample_weight)?;
+    let config = GosdtConfig { regularization, max_depth, limits: limits(time_limit, memory_limit)? };
+    let mut monitor = PyMonitor { verbose, next_print: Instant::now() };
+    let res = run_released(py, || solve_gosdt(&data, &config, &mut monitor))?.map_err(value_error)?;
+    result_dict(py, &res, n_classes)
+}
+
+/// The compiled core of treeopt.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(gosdt_fit, m)?)?;
+    Ok(())
+}
