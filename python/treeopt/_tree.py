@@ -1,0 +1,1008 @@
+"""The decision-tree model shared by every estimator in :mod:`treeopt`.
+
+A :class:`Tree` stores a binary decision tree as parallel node arrays, in the
+spirit of :class:`sklearn.tree._tree.Tree`. Node ``0`` is the root. An internal
+node ``i`` sends a row ``x`` to ``children_left[i]`` when
+``x[feature[i]] <= threshold[i]`` and to ``children_right[i]`` otherwise.
+
+The optimal solvers of :mod:`treeopt` work on 0/1 features and use the
+threshold ``0.5``: the *left* branch is "feature is 0 / false", the *right*
+branch is "feature is 1 / true".
+
+This module deliberately depends only on numpy and scikit-learn (and, lazily,
+on matplotlib inside :meth:`Tree.plot`).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from collections.abc import Mapping
+
+import numpy as np
+
+__all__ = ["Tree", "TREE_LEAF", "TREE_UNDEFINED"]
+
+#: Child index of a leaf (same value as :mod:`sklearn.tree`).
+TREE_LEAF = -1
+#: ``feature`` / ``threshold`` value stored at a leaf (same as :mod:`sklearn.tree`).
+TREE_UNDEFINED = -2
+
+_SCHEMA = "treeopt.tree/1"
+
+# Comparison operators recognised in feature names such as ``"age <= 23.5"``,
+# longest first so that ``<=`` is not read as ``<`` followed by ``=``.
+_OPERATOR_RE = re.compile(r"<=|>=|==|!=|<|>|=")
+_NEGATED_OPERATOR = {
+    "<=": ">",
+    ">": "<=",
+    "<": ">=",
+    ">=": "<",
+    "==": "!=",
+    "=": "!=",
+    "!=": "==",
+}
+_SIMPLE_NAME_RE = re.compile(r"^[\w.\[\]]+$")
+
+# Light fill colours for leaves in :meth:`Tree.to_dot` / :meth:`Tree.plot`,
+# indexed by the position of the predicted class.
+_LEAF_COLOURS = (
+    "#cfe2f3",
+    "#f4cccc",
+    "#d9ead3",
+    "#fff2cc",
+    "#d9d2e9",
+    "#fce5cd",
+    "#d0e0e3",
+    "#ead1dc",
+)
+
+
+# --------------------------------------------------------------------------- #
+# small helpers
+# --------------------------------------------------------------------------- #
+def _to_native(value):
+    """Convert a numpy scalar (or anything with ``.item()``) to a Python native."""
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _as_index_array(name, values, n_nodes=None):
+    """Validate a 1-D integer array (``children_*``, ``feature``) as int64."""
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array, got shape {arr.shape}")
+    if n_nodes is not None and arr.shape[0] != n_nodes:
+        raise ValueError(f"{name} has length {arr.shape[0]} but children_left has length {n_nodes}")
+    if arr.dtype.kind in "iu":
+        return arr.astype(np.int64, copy=True)
+    if arr.dtype.kind == "f" or (arr.dtype.kind == "O" and arr.size == 0):
+        arr = arr.astype(np.float64)
+        if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
+            raise ValueError(f"{name} must contain integers")
+        return arr.astype(np.int64)
+    if arr.dtype.kind == "O":
+        try:
+            if all(
+                isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)) for v in arr
+            ):
+                return arr.astype(np.int64)
+        except (TypeError, OverflowError):
+            pass
+    raise ValueError(f"{name} must be an integer array, got dtype {arr.dtype}")
+
+
+def _as_float_array(name, values, ndim):
+    try:
+        arr = np.array(values, dtype=np.float64, copy=True)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a numeric array: {exc}") from None
+    if arr.ndim != ndim:
+        raise ValueError(f"{name} must be a {ndim}-D array, got shape {arr.shape}")
+    return arr
+
+
+def _format_number(x, decimals):
+    """Compact human-readable number: ``10`` not ``10.0``, ``0.3333`` for 1/3."""
+    x = float(x)
+    if not math.isfinite(x):
+        return str(x)
+    if x.is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    text = f"{x:.{decimals}f}".rstrip("0").rstrip(".")
+    if text in ("0", "-0", ""):  # tiny non-zero number: keep significant digits
+        text = format(x, f".{max(decimals, 1)}g")
+    return text
+
+
+def _negate_condition(name):
+    """Negate a condition-like feature name for the false (0) branch.
+
+    ``"a <= t"`` -> ``"a > t"``, ``"a < t"`` -> ``"a >= t"``,
+    ``"a == v"`` (or ``"a = v"``) -> ``"a != v"`` and vice versa; a plain
+    identifier ``smoker`` -> ``not smoker``; anything else -> ``not (name)``.
+    """
+    matches = list(_OPERATOR_RE.finditer(name))
+    if len(matches) == 1:
+        m = matches[0]
+        lhs, rhs = name[: m.start()], name[m.end() :]
+        if lhs.strip() and rhs.strip():
+            op = _NEGATED_OPERATOR[m.group()]
+            # keep the user's spacing style around the operator
+            if lhs.endswith(" ") or rhs.startswith(" "):
+                return f"{lhs.rstrip()} {op} {rhs.lstrip()}"
+            return f"{lhs}{op}{rhs}"
+    if _SIMPLE_NAME_RE.match(name):
+        return f"not {name}"
+    return f"not ({name})"
+
+
+def _to_2d_array(X):
+    """Convert X (array-like, DataFrame, sparse) to a 2-D numeric numpy array.
+
+    The dtype is kept when it is boolean, integer or floating (no copy of a large
+    uint8 matrix); anything else is converted to float64.
+    """
+    if hasattr(X, "toarray") and hasattr(X, "nnz"):  # scipy.sparse
+        X = X.toarray()
+    elif hasattr(X, "iloc") and hasattr(X, "to_numpy"):  # pandas DataFrame
+        arr = X.to_numpy()
+        if arr.dtype.kind not in "biuf":
+            try:
+                arr = X.to_numpy(dtype=np.float64, na_value=np.nan)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(
+                    f"X must contain only numeric columns; conversion failed: {exc}"
+                ) from None
+        X = arr
+    arr = np.asarray(X)
+    if arr.dtype.kind not in "biuf":
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"X must be numeric; conversion failed: {exc}") from None
+    if arr.ndim != 2:
+        raise ValueError(
+            f"X must be a 2-D array of shape (n_samples, n_features), got shape {arr.shape}"
+        )
+    if arr.dtype.kind == "f" and np.isnan(arr).any():
+        raise ValueError("X contains NaN; treeopt.Tree does not support missing values")
+    return arr
+
+
+# --------------------------------------------------------------------------- #
+# the model
+# --------------------------------------------------------------------------- #
+class Tree:
+    """A fitted binary decision tree stored as node arrays.
+
+    Parameters
+    ----------
+    children_left, children_right : array-like of int, shape (n_nodes,)
+        Index of the left / right child of each node, ``-1`` (``TREE_LEAF``)
+        for leaves. Node 0 is the root.
+    feature : array-like of int, shape (n_nodes,)
+        Feature tested at each internal node (``-2`` at leaves; whatever is
+        given for a leaf is normalised to ``-2``).
+    threshold : array-like of float, shape (n_nodes,)
+        Threshold of each internal node (``-2.0`` at leaves, normalised). A row
+        goes left when ``x[feature] <= threshold``, right otherwise. With 0/1
+        features and threshold ``0.5``: left = false (0), right = true (1).
+    value : array-like of float, shape (n_nodes, n_classes)
+        Weighted class totals of the training rows reaching each node
+        (finite, non-negative). ``(n_nodes, 1, n_classes)`` is also accepted.
+    weighted_n_node_samples : array-like of float, shape (n_nodes,)
+        Total training weight reaching each node.
+    classes : array-like, shape (n_classes,), optional
+        Class labels (unique); defaults to ``arange(n_classes)``.
+    feature_names : sequence of str, optional
+        Names of the ``n_features`` input columns.
+    n_features : int, optional
+        Number of input columns. Defaults to ``len(feature_names)`` when names
+        are given, else ``max(feature) + 1`` (``0`` for a root-only tree).
+
+    Raises
+    ------
+    ValueError
+        If the arrays are inconsistent or do not describe a proper binary tree
+        rooted at node 0.
+
+    Notes
+    -----
+    All attributes are plain numpy arrays / Python objects, so trees pickle.
+    Missing values (NaN) in ``X`` are rejected at prediction time.
+
+    Examples
+    --------
+    A depth-1 tree on a 0/1 feature ``smoker``:
+
+    >>> t = Tree([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2.0, -2.0],
+    ...          [[6, 4], [5, 1], [1, 3]], [10, 6, 4], feature_names=["smoker"])
+    >>> t.predict([[0], [1]]).tolist()
+    [0, 1]
+    >>> print(t.to_text())
+    if smoker:
+        predict 1  (n=4; 0: 1, 1: 3; p=0.75)
+    else:  # not smoker
+        predict 0  (n=6; 0: 5, 1: 1; p=0.8333)
+    """
+
+    def __init__(
+        self,
+        children_left,
+        children_right,
+        feature,
+        threshold,
+        value,
+        weighted_n_node_samples,
+        *,
+        classes=None,
+        feature_names=None,
+        n_features=None,
+    ):
+        children_left = _as_index_array("children_left", children_left)
+        n_nodes = children_left.shape[0]
+        if n_nodes == 0:
+            raise ValueError("a tree needs at least one node (the root)")
+        children_right = _as_index_array("children_right", children_right, n_nodes)
+        feature = _as_index_array("feature", feature, n_nodes)
+        threshold = _as_float_array("threshold", threshold, 1)
+        if threshold.shape[0] != n_nodes:
+            raise ValueError(
+                f"threshold has length {threshold.shape[0]} but children_left has "
+                f"length {n_nodes}"
+            )
+        value = _as_float_array("value", value, np.ndim(value))
+        if value.ndim == 3 and value.shape[1] == 1:  # sklearn layout, one output
+            value = value[:, 0, :]
+        if value.ndim != 2:
+            raise ValueError(
+                f"value must be a 2-D array (n_nodes, n_classes), got shape {value.shape}"
+            )
+        if value.shape[0] != n_nodes:
+            raise ValueError(
+                f"value has {value.shape[0]} rows but children_left has length {n_nodes}"
+            )
+        if value.shape[1] == 0:
+            raise ValueError("value must have at least one class column")
+        if not np.all(np.isfinite(value)) or np.any(value < 0):
+            raise ValueError("value must contain finite, non-negative class totals")
+        weighted = _as_float_array("weighted_n_node_samples", weighted_n_node_samples, 1)
+        if weighted.shape[0] != n_nodes:
+            raise ValueError(
+                f"weighted_n_node_samples has length {weighted.shape[0]} but "
+                f"children_left has length {n_nodes}"
+            )
+        if not np.all(np.isfinite(weighted)) or np.any(weighted < 0):
+            raise ValueError("weighted_n_node_samples must be finite and non-negative")
+
+        # ---- structure ----------------------------------------------------
+        is_leaf = children_left == TREE_LEAF
+        if np.any(is_leaf != (children_right == TREE_LEAF)):
+            bad = int(np.flatnonzero(is_leaf != (children_right == TREE_LEAF))[0])
+            raise ValueError(
+                f"node {bad} has exactly one child (children_left={children_left[bad]}, "
+                f"children_right={children_right[bad]}); every node must have 0 or 2"
+            )
+        internal = ~is_leaf
+        kids = np.concatenate([children_left[internal], children_right[internal]])
+        if kids.size and (kids.min() < 1 or kids.max() >= n_nodes):
+            raise ValueError(
+                f"child indices must be in [1, {n_nodes - 1}] (node 0 is the root) "
+                f"or -1 for leaves; got {kids.min() if kids.min() < 1 else kids.max()}"
+            )
+        n_parents = np.bincount(kids, minlength=n_nodes)
+        if np.any(n_parents[1:] != 1):
+            bad = int(np.flatnonzero(n_parents[1:] != 1)[0]) + 1
+            raise ValueError(
+                f"node {bad} has {n_parents[bad]} parents; every non-root node must "
+                "have exactly one parent"
+            )
+        node_depth = np.full(n_nodes, -1, dtype=np.int64)
+        frontier = np.array([0], dtype=np.int64)
+        level = 0
+        while frontier.size:
+            node_depth[frontier] = level
+            frontier = frontier[internal[frontier]]
+            frontier = np.concatenate([children_left[frontier], children_right[frontier]])
+            level += 1
+        if np.any(node_depth < 0):
+            bad = int(np.flatnonzero(node_depth < 0)[0])
+            raise ValueError(
+                f"node {bad} is not reachable from the root (the arrays contain a cycle)"
+            )
+
+        # ---- tests ----------------------------------------------------------
+        feature = np.where(is_leaf, TREE_UNDEFINED, feature)
+        threshold = np.where(is_leaf, float(TREE_UNDEFINED), threshold)
+        if np.any(feature[internal] < 0):
+            bad = int(np.flatnonzero(internal & (feature < 0))[0])
+            raise ValueError(f"internal node {bad} has a negative feature index")
+        if np.any(np.isnan(threshold)):
+            raise ValueError("threshold must not contain NaN")
+        used = int(feature[internal].max()) + 1 if internal.any() else 0
+
+        if feature_names is not None:
+            if isinstance(feature_names, str):
+                raise ValueError("feature_names must be a sequence of str, not a str")
+            feature_names = [str(f) for f in feature_names]
+        if n_features is None:
+            n_features = len(feature_names) if feature_names is not None else used
+        if (
+            not isinstance(n_features, numbers.Integral)
+            or isinstance(n_features, (bool, np.bool_))
+            or n_features < 0
+        ):
+            raise ValueError(f"n_features must be a non-negative int, got {n_features!r}")
+        n_features = int(n_features)
+        if used > n_features:
+            raise ValueError(f"the tree tests feature {used - 1} but n_features={n_features}")
+        if feature_names is not None and len(feature_names) != n_features:
+            raise ValueError(
+                f"feature_names has {len(feature_names)} names but n_features={n_features}"
+            )
+
+        n_classes = value.shape[1]
+        if classes is None:
+            classes = np.arange(n_classes)
+        else:
+            classes = np.array(classes, copy=True)
+            if classes.ndim != 1 or classes.shape[0] != n_classes:
+                raise ValueError(
+                    f"classes must be a 1-D array of length {n_classes} (the number of "
+                    f"value columns), got shape {classes.shape}"
+                )
+            try:
+                n_unique = len(set(_to_native(c) for c in classes))
+            except TypeError:
+                n_unique = n_classes
+            if n_unique != n_classes:
+                raise ValueError(f"classes must be unique, got {classes.tolist()}")
+
+        self.children_left = children_left
+        self.children_right = children_right
+        self.feature = feature
+        self.threshold = threshold
+        self.value = value
+        self.weighted_n_node_samples = weighted
+        self.classes = classes
+        self.feature_names = feature_names
+        self.n_features = n_features
+        self._node_depth = node_depth
+
+    # ------------------------------------------------------------------ #
+    # structure
+    # ------------------------------------------------------------------ #
+    @property
+    def node_count(self):
+        """int : Number of nodes (internal nodes and leaves)."""
+        return int(self.children_left.shape[0])
+
+    @property
+    def n_classes(self):
+        """int : Number of classes (columns of ``value``)."""
+        return int(self.value.shape[1])
+
+    @property
+    def is_leaf(self):
+        """ndarray of bool, shape (n_nodes,) : True for leaves."""
+        return self.children_left == TREE_LEAF
+
+    @property
+    def n_leaves(self):
+        """int : Number of leaves."""
+        return int(np.count_nonzero(self.is_leaf))
+
+    @property
+    def depth(self):
+        """int : Length of the longest root-to-leaf path (a root-only tree has depth 0)."""
+        return int(self._node_depth.max())
+
+    @property
+    def node_depth(self):
+        """ndarray of int64, shape (n_nodes,) : Depth of every node (root = 0)."""
+        return self._node_depth.copy()
+
+    @property
+    def prediction(self):
+        """ndarray, shape (n_nodes,) : Class label predicted at every node.
+
+        ``classes[argmax(value[i])]``; ties go to the first class.
+        """
+        return self.classes[np.argmax(self.value, axis=1)]
+
+    # ------------------------------------------------------------------ #
+    # prediction
+    # ------------------------------------------------------------------ #
+    def _validate_X(self, X):
+        X = _to_2d_array(X)
+        if X.shape[1] < self.n_features:
+            raise ValueError(
+                f"X has {X.shape[1]} features (columns) but the tree expects at least "
+                f"{self.n_features}"
+            )
+        return X
+
+    def _goes_left(self, X, nodes, rows):
+        """Evaluate the test of ``nodes[k]`` on row ``rows[k]`` of ``X``.
+
+        This is the single place where a node test is computed; every
+        traversal goes through it.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+        nodes : ndarray of int64 - internal node reached by each selected row.
+        rows : ndarray of int64 - the selected row indices.
+
+        Returns
+        -------
+        ndarray of bool : True where the row goes to the left child.
+        """
+        return X[rows, self.feature[nodes]] <= self.threshold[nodes]
+
+    def _apply(self, X):
+        n = X.shape[0]
+        node = np.zeros(n, dtype=np.int64)
+        is_leaf = self.is_leaf
+        active = np.arange(n, dtype=np.int64)
+        for _ in range(self.depth):  # one vectorised step per level
+            active = active[~is_leaf[node[active]]]
+            if active.size == 0:
+                break
+            cur = node[active]
+            left = self._goes_left(X, cur, active)
+            node[active] = np.where(left, self.children_left[cur], self.children_right[cur])
+        return node
+
+    def apply(self, X):
+        """Index of the leaf reached by every row.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_columns)
+            ``n_columns >= n_features``; columns are used by position.
+
+        Returns
+        -------
+        ndarray of int64, shape (n_samples,)
+        """
+        return self._apply(self._validate_X(X))
+
+    def predict(self, X):
+        """Predicted class label of every row (``classes[argmax(value[leaf])]``).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_columns)
+
+        Returns
+        -------
+        ndarray, shape (n_samples,) with the dtype of ``classes``.
+        """
+        leaves = self.apply(X)
+        return self.classes[np.argmax(self.value, axis=1)[leaves]]
+
+    def predict_proba(self, X):
+        """Class proportions of the leaf reached by every row.
+
+        A leaf with zero total weight predicts the uniform distribution.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_columns)
+
+        Returns
+        -------
+        ndarray of float64, shape (n_samples, n_classes)
+            Columns follow the order of ``classes``.
+        """
+        return self._node_proba()[self.apply(X)]
+
+    def _node_proba(self):
+        totals = self.value.sum(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            proba = self.value / totals
+        proba[totals[:, 0] <= 0] = 1.0 / self.n_classes
+        return proba
+
+    # ------------------------------------------------------------------ #
+    # display helpers
+    # ------------------------------------------------------------------ #
+    def _resolve_feature_names(self, feature_names):
+        if feature_names is None:
+            feature_names = self.feature_names
+        if feature_names is None:
+            return [f"x[{j}]" for j in range(self.n_features)]
+        if isinstance(feature_names, str):
+            raise ValueError("feature_names must be a sequence of str, not a str")
+        names = [str(f) for f in feature_names]
+        if len(names) != self.n_features:
+            raise ValueError(
+                f"feature_names has {len(names)} names but the tree has "
+                f"n_features={self.n_features}"
+            )
+        return names
+
+    def _resolve_class_names(self, class_names):
+        labels = [_to_native(c) for c in self.classes]
+        if class_names is None:
+            return [str(c) for c in labels]
+        if isinstance(class_names, Mapping):
+            return [str(class_names.get(c, c)) for c in labels]
+        if isinstance(class_names, str):
+            raise ValueError("class_names must be a sequence or a mapping, not a str")
+        names = [str(c) for c in class_names]
+        if len(names) != self.n_classes:
+            raise ValueError(
+                f"class_names has {len(names)} names but the tree has " f"{self.n_classes} classes"
+            )
+        return names
+
+    def _is_binary_test(self, node):
+        return self.threshold[node] == 0.5
+
+    def _branches(self, node, names, decimals):
+        """``[(child, condition), (child, condition)]`` for an internal node.
+
+        The first entry is the branch where the node's test reads as *true*:
+        the right child for a 0/1 test (threshold 0.5, the column is 1), the
+        left child for a generic ``x <= t`` test.
+        """
+        name = names[self.feature[node]]
+        left, right = int(self.children_left[node]), int(self.children_right[node])
+        if self._is_binary_test(node):
+            return [(right, name), (left, _negate_condition(name))]
+        t = _format_number(self.threshold[node], decimals)
+        return [(left, f"{name} <= {t}"), (right, f"{name} > {t}")]
+
+    def _leaf_summary(self, node, cnames, decimals):
+        k = int(np.argmax(self.value[node]))
+        counts = ", ".join(
+            f"{c}: {_format_number(v, decimals)}" for c, v in zip(cnames, self.value[node])
+        )
+        p = _format_number(self._node_proba()[node, k], decimals)
+        n = _format_number(self.weighted_n_node_samples[node], decimals)
+        return cnames[k], n, counts, p
+
+    def to_text(self, feature_names=None, class_names=None, decimals=4):
+        """Readable nested if/else rules.
+
+        Parameters
+        ----------
+        feature_names : sequence of str, optional
+            Overrides the stored ``feature_names``; default names are ``x[j]``.
+        class_names : sequence of str or mapping, optional
+            Names in the order of ``classes`` or a ``{label: name}`` mapping.
+        decimals : int, default=4
+            Decimals for thresholds, counts and proportions.
+
+        Returns
+        -------
+        str
+
+        Notes
+        -----
+        The ``if`` line of every split is the branch where its test is *true*.
+        A 0/1 test (threshold 0.5) on feature ``name`` prints ``if name:`` and
+        ``else:  # <negation>``; when the name is itself a condition (as produced
+        by :class:`~treeopt.NumericBinarizer`), the negation flips the operator:
+        ``age <= 23.5`` / ``age > 23.5``, ``a < t`` / ``a >= t``,
+        ``a == v`` / ``a != v``, otherwise ``not name``. Generic thresholds print
+        ``name <= t`` / ``name > t``. Each leaf shows the predicted class, the
+        node weight ``n``, the weighted class totals and the proportion ``p`` of
+        the predicted class.
+
+        Examples
+        --------
+        >>> t = Tree([1, 3, -1, -1, -1], [2, 4, -1, -1, -1], [0, 1, -2, -2, -2],
+        ...          [0.5, 0.5, -2, -2, -2],
+        ...          [[50, 50], [40, 10], [10, 40], [30, 2], [10, 8]],
+        ...          [100, 50, 50, 32, 18],
+        ...          feature_names=["age <= 23.5", "priors > 2"])
+        >>> print(t.to_text(class_names=["no", "yes"]))
+        if age <= 23.5:
+            predict yes  (n=50; no: 10, yes: 40; p=0.8)
+        else:  # age > 23.5
+            if priors > 2:
+                predict no  (n=18; no: 10, yes: 8; p=0.5556)
+            else:  # priors <= 2
+                predict no  (n=32; no: 30, yes: 2; p=0.9375)
+        """
+        names = self._resolve_feature_names(feature_names)
+        cnames = self._resolve_class_names(class_names)
+        indent = "    "
+        lines = []
+        stack = [("node", 0, 0)]
+        while stack:
+            kind, item, level = stack.pop()
+            pad = indent * level
+            if kind == "line":
+                lines.append(pad + item)
+                continue
+            node = item
+            if self.children_left[node] == TREE_LEAF:
+                label, n, counts, p = self._leaf_summary(node, cnames, decimals)
+                lines.append(f"{pad}predict {label}  (n={n}; {counts}; p={p})")
+                continue
+            (first, cond), (second, neg) = self._branches(node, names, decimals)
+            # pushed in reverse order of emission
+            stack.append(("node", second, level + 1))
+            stack.append(("line", f"else:  # {neg}", level))
+            stack.append(("node", first, level + 1))
+            stack.append(("line", f"if {cond}:", level))
+        return "\n".join(lines)
+
+    def to_dot(self, feature_names=None, class_names=None):
+        """Graphviz DOT source of the tree.
+
+        Internal nodes show their test; edges are labelled ``true`` / ``false``
+        (the true branch is drawn first, i.e. on the left). Leaves show the
+        predicted class, weight and class totals, and are coloured by class.
+
+        Parameters
+        ----------
+        feature_names : sequence of str, optional
+        class_names : sequence of str or mapping, optional
+
+        Returns
+        -------
+        str
+            Render e.g. with ``dot -Tpng tree.dot -o tree.png``.
+        """
+        names = self._resolve_feature_names(feature_names)
+        cnames = self._resolve_class_names(class_names)
+
+        def esc(s):
+            return s.replace("\\", "\\\\").replace('"', '\\"')
+
+        out = [
+            "digraph Tree {",
+            '    node [shape=box, style="rounded,filled", fillcolor="white", '
+            'fontname="Helvetica"];',
+            '    edge [fontname="Helvetica"];',
+        ]
+        stack = [0]
+        while stack:
+            node = stack.pop()
+            n = _format_number(self.weighted_n_node_samples[node], 4)
+            counts = ", ".join(
+                f"{c}: {_format_number(v, 4)}" for c, v in zip(cnames, self.value[node])
+            )
+            if self.children_left[node] == TREE_LEAF:
+                k = int(np.argmax(self.value[node]))
+                colour = _LEAF_COLOURS[k % len(_LEAF_COLOURS)]
+                out.append(
+                    f'    {node} [label="{esc(cnames[k])}\\nn = {n}\\n[{esc(counts)}]", '
+                    f'fillcolor="{colour}"];'
+                )
+                continue
+            (first, cond), (second, _neg) = self._branches(node, names, 4)
+            out.append(f'    {node} [label="{esc(cond)}\\nn = {n}\\n[{esc(counts)}]"];')
+            out.append(f'    {node} -> {first} [label="true"];')
+            out.append(f'    {node} -> {second} [label="false"];')
+            stack.append(second)
+            stack.append(first)
+        out.append("}")
+        return "\n".join(out) + "\n"
+
+    def plot(self, ax=None, feature_names=None, class_names=None):
+        """Draw the tree with matplotlib (boxes and lines).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Axes to draw on; a new figure is created when omitted.
+        feature_names : sequence of str, optional
+        class_names : sequence of str or mapping, optional
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Raises
+        ------
+        ImportError
+            If matplotlib is not installed (``pip install matplotlib``).
+        """
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ImportError(
+                "Tree.plot requires matplotlib; install it with `pip install matplotlib`"
+            ) from exc
+        names = self._resolve_feature_names(feature_names)
+        cnames = self._resolve_class_names(class_names)
+
+        # Layout: leaves on consecutive x positions (true branch first), parents
+        # centred above their children, one row per depth level.
+        x_pos = np.zeros(self.node_count)
+        order = []  # post-order
+        edges = []  # (parent, child, "true"/"false")
+        stack = [(0, False)]
+        next_leaf = 0
+        while stack:
+            node, expanded = stack.pop()
+            if self.children_left[node] == TREE_LEAF:
+                x_pos[node] = next_leaf
+                next_leaf += 1
+                order.append(node)
+                continue
+            (first, _), (second, _) = self._branches(node, names, 4)
+            if expanded:
+                x_pos[node] = (x_pos[first] + x_pos[second]) / 2.0
+                order.append(node)
+                continue
+            edges.append((node, first, "true"))
+            edges.append((node, second, "false"))
+            stack.append((node, True))
+            stack.append((second, False))
+            stack.append((first, False))
+        y_pos = -self._node_depth.astype(float)
+
+        if ax is None:
+            width = max(4.0, 2.2 * self.n_leaves)
+            height = max(2.5, 1.5 * (self.depth + 1))
+            _fig, ax = plt.subplots(figsize=(width, height))
+
+        for parent, child, label in edges:
+            ax.plot(
+                [x_pos[parent], x_pos[child]],
+                [y_pos[parent], y_pos[child]],
+                color="0.4",
+                linewidth=1.0,
+                zorder=1,
+            )
+            ax.text(
+                (x_pos[parent] + x_pos[child]) / 2.0,
+                (y_pos[parent] + y_pos[child]) / 2.0,
+                label,
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="0.3",
+                bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none"),
+                zorder=2,
+            )
+        for node in order:
+            n = _format_number(self.weighted_n_node_samples[node], 4)
+            if self.children_left[node] == TREE_LEAF:
+                k = int(np.argmax(self.value[node]))
+                text = f"{cnames[k]}\nn = {n}"
+                face = _LEAF_COLOURS[k % len(_LEAF_COLOURS)]
+            else:
+                (_, cond), _ = self._branches(node, names, 4)
+                text = f"{cond}\nn = {n}"
+                face = "white"
+            ax.text(
+                x_pos[node],
+                y_pos[node],
+                text,
+                ha="center",
+                va="center",
+                fontsize=9,
+                bbox=dict(boxstyle="round,pad=0.4", fc=face, ec="0.3"),
+                zorder=3,
+            )
+        ax.set_xlim(-0.7, max(next_leaf - 1, 0) + 0.7)
+        ax.set_ylim(-self.depth - 0.6, 0.6)
+        ax.set_axis_off()
+        return ax
+
+    # ------------------------------------------------------------------ #
+    # serialisation
+    # ------------------------------------------------------------------ #
+    def to_dict(self):
+        """JSON-serialisable description of the tree (schema ``treeopt.tree/1``).
+
+        Returns
+        -------
+        dict
+            ``{"schema": "treeopt.tree/1", "n_features": int, "classes": [...],
+            "feature_names": [...] or None, "nodes": [...]}`` where every node
+            is ``{"id": int, "feature": int or None, "threshold": float or None,
+            "left": int or None, "right": int or None, "value": [float, ...],
+            "weight": float}``. Leaves have ``feature``, ``threshold``, ``left``
+            and ``right`` set to ``None`` (JSON ``null``). Nodes are listed in
+            id order. Class labels are Python natives (int/float/str/bool).
+        """
+        nodes = []
+        for i in range(self.node_count):
+            leaf = bool(self.children_left[i] == TREE_LEAF)
+            nodes.append(
+                {
+                    "id": i,
+                    "feature": None if leaf else int(self.feature[i]),
+                    "threshold": None if leaf else float(self.threshold[i]),
+                    "left": None if leaf else int(self.children_left[i]),
+                    "right": None if leaf else int(self.children_right[i]),
+                    "value": [float(v) for v in self.value[i]],
+                    "weight": float(self.weighted_n_node_samples[i]),
+                }
+            )
+        return {
+            "schema": _SCHEMA,
+            "n_features": int(self.n_features),
+            "classes": [_to_native(c) for c in self.classes],
+            "feature_names": None if self.feature_names is None else list(self.feature_names),
+            "nodes": nodes,
+        }
+
+    @classmethod
+    def from_dict(cls, d):
+        """Rebuild a tree from :meth:`to_dict` output (e.g. after a JSON round trip).
+
+        Parameters
+        ----------
+        d : dict
+
+        Returns
+        -------
+        Tree
+
+        Raises
+        ------
+        ValueError
+            On an unknown schema or malformed nodes.
+        """
+        if not isinstance(d, Mapping):
+            raise ValueError("from_dict expects a dict")
+        if d.get("schema") != _SCHEMA:
+            raise ValueError(f"unsupported tree schema {d.get('schema')!r}; expected {_SCHEMA!r}")
+        try:
+            nodes = list(d["nodes"])
+            classes = list(d["classes"])
+            n_features = d["n_features"]
+        except KeyError as exc:
+            raise ValueError(f"tree dict is missing the key {exc}") from None
+        n = len(nodes)
+        if n == 0:
+            raise ValueError("tree dict has no nodes")
+        try:
+            ids = [int(node["id"]) for node in nodes]
+        except (KeyError, TypeError, ValueError):
+            raise ValueError("every node needs an integer 'id'") from None
+        if sorted(ids) != list(range(n)):
+            raise ValueError("node ids must be 0, 1, ..., n_nodes - 1 (each exactly once)")
+        left = np.full(n, TREE_LEAF, dtype=np.int64)
+        right = np.full(n, TREE_LEAF, dtype=np.int64)
+        feature = np.full(n, TREE_UNDEFINED, dtype=np.int64)
+        threshold = np.full(n, float(TREE_UNDEFINED))
+        value = [None] * n
+        weight = np.zeros(n)
+        for i, node in zip(ids, nodes):
+            try:
+                if node.get("left") is not None:
+                    left[i] = int(node["left"])
+                    right[i] = int(node["right"])
+                    feature[i] = int(node["feature"])
+                    threshold[i] = float(node["threshold"])
+                elif node.get("right") is not None:
+                    raise ValueError(f"node {i} has a right child but no left child")
+                value[i] = [float(v) for v in node["value"]]
+                weight[i] = float(node["weight"])
+            except (KeyError, TypeError) as exc:
+                raise ValueError(f"malformed node {i}: {exc!r}") from None
+        if any(len(v) != len(classes) for v in value):
+            raise ValueError("every node 'value' must have one entry per class")
+        return cls(
+            left,
+            right,
+            feature,
+            threshold,
+            np.asarray(value, dtype=np.float64).reshape(n, len(classes)),
+            weight,
+            classes=np.asarray(classes) if classes else None,
+            feature_names=d.get("feature_names"),
+            n_features=n_features,
+        )
+
+    @classmethod
+    def from_sklearn(cls, estimator, feature_names=None):
+        """Convert a fitted scikit-learn classification tree.
+
+        Parameters
+        ----------
+        estimator : DecisionTreeClassifier (or ExtraTreeClassifier), or its ``tree_``
+            A fitted single-output classifier, or a raw ``sklearn.tree._tree.Tree``
+            (classes then default to ``arange(n_classes)``).
+        feature_names : sequence of str, optional
+            Defaults to the estimator's ``feature_names_in_`` when present.
+
+        Returns
+        -------
+        Tree
+
+        Notes
+        -----
+        ``value`` is rebuilt as weighted class totals: scikit-learn >= 1.4 stores
+        class fractions, older versions totals; both are normalised per node and
+        multiplied by ``weighted_n_node_samples``. scikit-learn casts ``X`` to
+        float32 before comparing with thresholds while :class:`Tree` compares in
+        the dtype of ``X``; predictions are identical unless a value lies within
+        float32 rounding of a threshold.
+        """
+        if hasattr(estimator, "tree_") or hasattr(estimator, "fit"):
+            from sklearn.base import is_classifier
+            from sklearn.utils.validation import check_is_fitted
+
+            if not is_classifier(estimator):
+                raise ValueError(
+                    f"from_sklearn needs a classification tree, got {type(estimator).__name__}"
+                )
+            check_is_fitted(estimator, "tree_")
+            if getattr(estimator, "n_outputs_", 1) != 1:
+                raise ValueError("multi-output trees are not supported")
+            sk = estimator.tree_
+            classes = np.asarray(estimator.classes_)
+            n_features = int(estimator.n_features_in_)
+            if feature_names is None and hasattr(estimator, "feature_names_in_"):
+                feature_names = [str(f) for f in estimator.feature_names_in_]
+        elif hasattr(estimator, "children_left") and hasattr(estimator, "value"):
+            sk = estimator
+            classes = None
+            n_features = int(sk.n_features)
+        else:
+            raise TypeError(
+                "from_sklearn expects a fitted DecisionTreeClassifier or its tree_, "
+                f"got {type(estimator).__name__}"
+            )
+        sk_value = np.asarray(sk.value, dtype=np.float64)
+        if sk_value.ndim != 3 or sk_value.shape[1] != 1:
+            raise ValueError("multi-output trees are not supported")
+        sk_value = sk_value[:, 0, :]
+        n_classes = int(np.asarray(sk.n_classes).ravel()[0])
+        sk_value = sk_value[:, :n_classes]
+        weighted = np.asarray(sk.weighted_n_node_samples, dtype=np.float64)
+        totals = sk_value.sum(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            value = np.where(totals > 0, sk_value / totals * weighted[:, None], 0.0)
+        return cls(
+            np.asarray(sk.children_left),
+            np.asarray(sk.children_right),
+            np.asarray(sk.feature),
+            np.asarray(sk.threshold),
+            value,
+            weighted,
+            classes=classes,
+            feature_names=feature_names,
+            n_features=n_features,
+        )
+
+    # ------------------------------------------------------------------ #
+    # dunder methods
+    # ------------------------------------------------------------------ #
+    def __repr__(self):
+        classes = [_to_native(c) for c in self.classes]
+        return (
+            f"Tree(node_count={self.node_count}, n_leaves={self.n_leaves}, "
+            f"depth={self.depth}, n_features={self.n_features}, classes={classes!r})"
+        )
+
+    def __eq__(self, other):
+        """Structural equality: same arrays, classes, feature names and n_features."""
+        if not isinstance(other, Tree):
+            return NotImplemented
+        if self.node_count != other.node_count or self.n_features != other.n_features:
+            return False
+        arrays = (
+            "children_left",
+            "children_right",
+            "feature",
+            "threshold",
+            "value",
+            "weighted_n_node_samples",
+        )
+        for name in arrays:
+            a, b = getattr(self, name), getattr(other, name)
+            if a.shape != b.shape or not np.array_equal(a, b):
+                return False
+        if self.classes.shape != other.classes.shape:
+            return False
+        if [_to_native(c) for c in self.classes] != [_to_native(c) for c in other.classes]:
+            return False
+        return self.feature_names == other.feature_names
+
+    __hash__ = None  # mutable arrays: not hashable

@@ -1,0 +1,232 @@
+"""Threshold binarisation of numeric features for the optimal tree solvers.
+
+:class:`NumericBinarizer` turns every numeric column into 0/1 indicator columns
+``x <= t`` for candidate thresholds ``t`` (midpoints between consecutive
+distinct values), the input format of the :mod:`treeopt` solvers. Columns that
+are already 0/1 pass through unchanged.
+
+This module depends only on numpy and scikit-learn.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
+
+__all__ = ["NumericBinarizer"]
+
+
+def _midpoints(distinct):
+    """Midpoints between consecutive sorted distinct values, strictly below the upper one.
+
+    ``a / 2 + b / 2`` equals ``(a + b) / 2`` exactly but cannot overflow; when
+    ``a`` and ``b`` are adjacent floats the midpoint rounds to ``b`` and is then
+    replaced by ``a`` (as scikit-learn's tree splitter does), so that
+    ``a <= t < b`` always holds.
+    """
+    a, b = distinct[:-1], distinct[1:]
+    mids = a / 2.0 + b / 2.0
+    return np.where(mids >= b, a, mids)
+
+
+def _select_by_quantiles(column, mids, k):
+    """Pick at most ``k`` of the sorted midpoints ``mids`` by quantiles of ``column``.
+
+    For every target level ``i / (k + 1)`` (``i = 1..k``) the midpoint whose
+    empirical CDF (fraction of the column's values ``<= t``) is closest is chosen
+    (ties: the smaller threshold). Duplicates are dropped, so fewer than ``k``
+    thresholds are returned when the values are concentrated on a few points.
+    """
+    values = np.sort(column)
+    cdf = np.searchsorted(values, mids, side="right") / values.shape[0]
+    targets = np.arange(1, k + 1) / (k + 1)
+    chosen = np.argmin(np.abs(cdf[None, :] - targets[:, None]), axis=1)
+    return mids[np.unique(chosen)]
+
+
+def _format_threshold(t, digits):
+    return format(float(t), f".{digits}g")
+
+
+def _format_thresholds(thresholds):
+    """``format(t, ".6g")`` per threshold, with more digits if names would collide."""
+    for digits in (6, 8, 10, 12, 15, 17):
+        texts = [_format_threshold(t, digits) for t in thresholds]
+        if len(set(texts)) == len(texts):
+            return texts
+    return [repr(float(t)) for t in thresholds]  # pragma: no cover - 17 digits are unique
+
+
+class NumericBinarizer(TransformerMixin, BaseEstimator):
+    """Binarise numeric features into ``feature <= threshold`` indicator columns.
+
+    For every input column the sorted distinct values are computed. A column
+    whose values all lie in ``{0, 1}`` passes through unchanged (one output
+    column, same name). Otherwise the candidate thresholds are the midpoints
+    between consecutive distinct values, and each threshold ``t`` yields an
+    output column equal to ``1`` where ``x <= t`` and ``0`` elsewhere. A constant
+    column that is not 0/1 produces no output column.
+
+    Parameters
+    ----------
+    max_thresholds : int >= 1 or None, default=None
+        Maximum number of thresholds per column. When a column has more
+        midpoints, at most ``max_thresholds`` of them are kept, chosen by
+        quantiles of the column's values (for each level ``i/(max_thresholds+1)``
+        the midpoint whose empirical CDF is closest; deterministic, sorted,
+        unique; fewer are kept when several levels pick the same midpoint).
+        ``None`` keeps every midpoint.
+
+    Attributes
+    ----------
+    thresholds_ : list of ndarray of float64
+        Thresholds of each input column, ascending (empty for passthrough and
+        constant columns).
+    passthrough_ : ndarray of bool, shape (n_features_in_,)
+        True for 0/1 columns copied unchanged.
+    output_columns_ : list of tuple
+        ``(input column index, threshold)`` for every output column, with
+        threshold ``None`` for passthrough columns.
+    n_features_in_ : int
+        Number of input columns seen in :meth:`fit`.
+    feature_names_in_ : ndarray of str
+        Input column names; only defined when ``X`` had string column names.
+    n_features_out_ : int
+        Number of output columns.
+
+    Notes
+    -----
+    The output of :meth:`transform` is a ``uint8`` array (or a pandas DataFrame
+    of ``uint8`` columns with ``set_output(transform="pandas")``). Output columns
+    follow the input column order, thresholds ascending within a column. NaN and
+    infinite values are rejected. A passthrough column must still contain only
+    0/1 at transform time.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[20, 1], [30, 0], [25, 1]])
+    >>> b = NumericBinarizer().fit(X)
+    >>> b.get_feature_names_out().tolist()
+    ['x0 <= 22.5', 'x0 <= 27.5', 'x1']
+    >>> b.transform(X).tolist()
+    [[1, 1, 1], [0, 0, 0], [0, 1, 1]]
+    """
+
+    _parameter_constraints: dict = {
+        "max_thresholds": [Interval(Integral, 1, None, closed="left"), None],
+    }
+
+    def __init__(self, max_thresholds=None):
+        self.max_thresholds = max_thresholds
+
+    def fit(self, X, y=None):
+        """Compute the thresholds of every column.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric data without NaN or infinite values.
+        y : ignored
+            Accepted for pipeline compatibility.
+
+        Returns
+        -------
+        self : NumericBinarizer
+        """
+        self._validate_params()
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True)
+        thresholds, passthrough, output_columns = [], [], []
+        for j in range(X.shape[1]):
+            column = X[:, j]
+            distinct = np.unique(column)
+            if np.all((distinct == 0) | (distinct == 1)):
+                thresholds.append(np.empty(0, dtype=np.float64))
+                passthrough.append(True)
+                output_columns.append((j, None))
+                continue
+            mids = _midpoints(distinct)
+            if self.max_thresholds is not None and mids.shape[0] > self.max_thresholds:
+                mids = _select_by_quantiles(column, mids, int(self.max_thresholds))
+            mids = np.asarray(mids, dtype=np.float64)
+            thresholds.append(mids)
+            passthrough.append(False)
+            output_columns.extend((j, float(t)) for t in mids)
+        self.thresholds_ = thresholds
+        self.passthrough_ = np.asarray(passthrough, dtype=bool)
+        self.output_columns_ = output_columns
+        self.n_features_out_ = len(output_columns)
+        return self
+
+    def transform(self, X):
+        """Binarise ``X`` with the fitted thresholds.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        ndarray of uint8, shape (n_samples, n_features_out_)
+            ``1`` where ``X[:, j] <= t`` for output column ``(j, t)``; passthrough
+            columns are copied.
+
+        Raises
+        ------
+        ValueError
+            If ``X`` has the wrong number of columns, contains NaN/inf, or a
+            passthrough (0/1) column contains another value.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+        out = np.empty((X.shape[0], self.n_features_out_), dtype=np.uint8)
+        pos = 0
+        for j, (thr, passthrough) in enumerate(zip(self.thresholds_, self.passthrough_)):
+            column = X[:, j]
+            if passthrough:
+                if not np.all((column == 0) | (column == 1)):
+                    raise ValueError(
+                        f"column {j} contained only 0/1 values during fit (passthrough) "
+                        "but contains other values in transform"
+                    )
+                out[:, pos] = column
+                pos += 1
+            elif thr.shape[0]:
+                out[:, pos : pos + thr.shape[0]] = column[:, None] <= thr[None, :]
+                pos += thr.shape[0]
+        return out
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the output columns.
+
+        Parameters
+        ----------
+        input_features : array-like of str, optional
+            Input names; defaults to ``feature_names_in_`` or ``x0, x1, ...``.
+
+        Returns
+        -------
+        ndarray of str (object dtype)
+            ``"<name> <= <t>"`` with ``t`` formatted as ``format(t, ".6g")``
+            (more digits only when two thresholds of a column would print the
+            same); passthrough columns keep the input name.
+        """
+        check_is_fitted(self)
+        input_features = _check_feature_names_in(self, input_features)
+        names = []
+        for j, (thr, passthrough) in enumerate(zip(self.thresholds_, self.passthrough_)):
+            if passthrough:
+                names.append(str(input_features[j]))
+            else:
+                names.extend(f"{input_features[j]} <= {t}" for t in _format_thresholds(thr))
+        return np.asarray(names, dtype=object)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # The output is always uint8, whatever the input dtype.
+        tags.transformer_tags.preserves_dtype = []
+        return tags

@@ -1,0 +1,329 @@
+"""Tests for :class:`treeopt.NumericBinarizer`.
+
+scikit-learn estimator checks: every check of ``check_estimator`` passes, so no
+``expected_failed_checks`` are declared. ``check_array_api_input`` reports itself
+as *skipped* unless the environment variable ``SCIPY_ARRAY_API=1`` is set (it
+passes when set; the skip is a scikit-learn convention, not a failure of the
+transformer). The transformer always outputs ``uint8``, so it declares
+``transformer_tags.preserves_dtype = []``, which makes
+``check_transformer_preserve_dtypes`` a (passing) no-op.
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils.estimator_checks import parametrize_with_checks
+from treeopt._tree import Tree
+from treeopt.binarize import NumericBinarizer
+
+
+# --------------------------------------------------------------------------- #
+# scikit-learn conformance
+# --------------------------------------------------------------------------- #
+@parametrize_with_checks([NumericBinarizer(), NumericBinarizer(max_thresholds=3)])
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+def test_public_api_exported_from_package():
+    import treeopt
+
+    if getattr(treeopt, "__file__", None) is None:  # namespace package: no __init__.py yet
+        pytest.skip("python/treeopt/__init__.py does not exist yet")
+    assert treeopt.NumericBinarizer is NumericBinarizer
+
+
+# --------------------------------------------------------------------------- #
+# thresholds
+# --------------------------------------------------------------------------- #
+def test_midpoints_exact_small_example():
+    X = np.array([[3.0], [1.0], [2.0], [2.0], [5.0]])
+    b = NumericBinarizer().fit(X)
+    assert len(b.thresholds_) == 1
+    assert b.thresholds_[0].tolist() == [1.5, 2.5, 4.0]
+    assert b.thresholds_[0].dtype == np.float64
+    assert b.output_columns_ == [(0, 1.5), (0, 2.5), (0, 4.0)]
+    assert b.n_features_out_ == 3
+    Xt = b.transform(X)
+    assert Xt.dtype == np.uint8
+    np.testing.assert_array_equal(
+        Xt,
+        [[0, 0, 1], [1, 1, 1], [0, 1, 1], [0, 1, 1], [0, 0, 0]],
+    )
+
+
+def test_midpoints_do_not_overflow_and_stay_between_values():
+    big = np.finfo(np.float64).max
+    X = np.array([[-big], [big], [0.0]])
+    b = NumericBinarizer().fit(X)
+    np.testing.assert_array_equal(b.thresholds_[0], [-big / 2, big / 2])
+    # adjacent floats: the rounded midpoint may equal either neighbour (round half
+    # to even); it must never equal the upper one, or both values would map to 1
+    for a in (1.0, np.nextafter(1.0, 2.0), 3.0, np.nextafter(3.0, 4.0)):
+        nxt = np.nextafter(a, np.inf)
+        b = NumericBinarizer().fit([[a], [nxt]])
+        t = b.thresholds_[0]
+        assert t.shape == (1,) and a <= t[0] < nxt
+        np.testing.assert_array_equal(b.transform([[a], [nxt]]), [[1], [0]])
+
+
+def test_max_thresholds_uses_quantiles():
+    X = np.arange(100, dtype=float)[:, None]
+    b = NumericBinarizer(max_thresholds=3).fit(X)
+    assert b.thresholds_[0].tolist() == [24.5, 49.5, 74.5]
+    # quartile columns split the data into equal quarters
+    assert b.transform(X).sum(axis=0).tolist() == [25, 50, 75]
+
+
+def test_max_thresholds_cap_subset_sorted_unique():
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.exponential(size=500), rng.integers(0, 40, size=500)])
+    full = NumericBinarizer().fit(X)
+    for k in (1, 2, 5, 17):
+        b = NumericBinarizer(max_thresholds=k).fit(X)
+        for j in range(2):
+            t = b.thresholds_[j]
+            assert 1 <= len(t) <= k
+            assert np.all(np.diff(t) > 0)
+            assert np.isin(t, full.thresholds_[j]).all()
+        assert b.n_features_out_ == sum(len(t) for t in b.thresholds_)
+        assert b.transform(X).shape == (500, b.n_features_out_)
+    # the median of the second column is chosen when one threshold is allowed
+    t1 = NumericBinarizer(max_thresholds=1).fit(X).thresholds_[1][0]
+    assert abs(np.mean(X[:, 1] <= t1) - 0.5) < 0.05
+
+
+def test_max_thresholds_larger_than_candidates_keeps_all():
+    X = np.array([[1.0], [2.0], [4.0]])
+    assert NumericBinarizer(max_thresholds=10).fit(X).thresholds_[0].tolist() == [1.5, 3.0]
+    assert NumericBinarizer(max_thresholds=2).fit(X).thresholds_[0].tolist() == [1.5, 3.0]
+
+
+def test_max_thresholds_concentrated_values():
+    # 90% zeros: several quantile levels pick the same midpoint -> fewer, unique
+    X = np.array([0.0] * 90 + list(range(1, 11)), dtype=float)[:, None]
+    t = NumericBinarizer(max_thresholds=4).fit(X).thresholds_[0]
+    assert 1 <= len(t) <= 4
+    assert len(np.unique(t)) == len(t)
+    assert t[0] == 0.5
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, "3"])
+def test_invalid_max_thresholds(bad):
+    with pytest.raises((ValueError, TypeError), match="max_thresholds"):
+        NumericBinarizer(max_thresholds=bad).fit([[1.0], [2.0]])
+
+
+def test_passthrough_and_constant_columns():
+    X = np.array(
+        [
+            [0, 5, 1, 0, 7, 2],
+            [1, 6, 1, 0, 7, 3],
+            [1, 5, 1, 0, 7, 2],
+            [0, 9, 1, 0, 7, 3],
+        ],
+        dtype=float,
+    )
+    b = NumericBinarizer().fit(X)
+    assert b.passthrough_.tolist() == [True, False, True, True, False, False]
+    assert [len(t) for t in b.thresholds_] == [0, 2, 0, 0, 0, 1]
+    assert b.output_columns_ == [(0, None), (1, 5.5), (1, 7.5), (2, None), (3, None), (5, 2.5)]
+    assert b.get_feature_names_out().tolist() == [
+        "x0",
+        "x1 <= 5.5",
+        "x1 <= 7.5",
+        "x2",
+        "x3",
+        "x5 <= 2.5",
+    ]
+    Xt = b.transform(X)
+    np.testing.assert_array_equal(Xt[:, 0], X[:, 0])
+    np.testing.assert_array_equal(Xt[:, 3], X[:, 2])
+    np.testing.assert_array_equal(Xt[:, 4], X[:, 3])
+    np.testing.assert_array_equal(Xt[:, 5], X[:, 5] <= 2.5)
+
+
+def test_passthrough_column_with_new_value_raises():
+    b = NumericBinarizer().fit([[0.0, 1.0], [1.0, 2.0]])
+    with pytest.raises(ValueError, match="column 0"):
+        b.transform([[2.0, 1.0]])
+
+
+def test_all_constant_gives_zero_columns():
+    b = NumericBinarizer().fit([[3.0, 4.0], [3.0, 4.0]])
+    assert b.n_features_out_ == 0
+    assert b.transform([[1.0, 2.0]]).shape == (1, 0)
+    assert b.get_feature_names_out().tolist() == []
+
+
+# --------------------------------------------------------------------------- #
+# names
+# --------------------------------------------------------------------------- #
+def test_pandas_feature_names_out():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame(
+        {"age": [20, 27, 40, 20], "male": [1, 0, 1, 1], "score": [0.0, 0.25, 1 / 3, 0.0]}
+    )
+    b = NumericBinarizer().fit(df)
+    assert b.feature_names_in_.tolist() == ["age", "male", "score"]
+    assert b.get_feature_names_out().tolist() == [
+        "age <= 23.5",
+        "age <= 33.5",
+        "male",
+        "score <= 0.125",
+        "score <= 0.291667",
+    ]
+    with pytest.raises(ValueError):
+        b.get_feature_names_out(["a", "m", "s"])  # must match feature_names_in_ (sklearn rule)
+    # fitted on a plain array, input_features supplies the names
+    custom = NumericBinarizer().fit(df.to_numpy()).get_feature_names_out(["a", "m", "s"]).tolist()
+    assert custom[:3] == ["a <= 23.5", "a <= 33.5", "m"]
+
+
+def test_names_without_pandas_and_compact_format():
+    X = np.array([[1e6, -0.5], [2e6 + 1, 0.5], [3e6, 1.5]])
+    names = NumericBinarizer().fit(X).get_feature_names_out().tolist()
+    assert names == ["x0 <= 1.5e+06", "x0 <= 2.5e+06", "x1 <= 0", "x1 <= 1"]
+
+
+def test_names_stay_unique_when_6_digits_collide():
+    X = np.array([[1.0], [1.0000001], [1.0000002]])
+    names = NumericBinarizer().fit(X).get_feature_names_out().tolist()
+    # ".6g" would print "1" twice; the fewest extra digits that separate them are used
+    assert names == ["x0 <= 1.00000005", "x0 <= 1.00000015"]
+
+
+def test_not_fitted():
+    with pytest.raises(NotFittedError):
+        NumericBinarizer().transform([[1.0]])
+    with pytest.raises(NotFittedError):
+        NumericBinarizer().get_feature_names_out()
+
+
+# --------------------------------------------------------------------------- #
+# transform of new data and validation
+# --------------------------------------------------------------------------- #
+def test_transform_new_data():
+    b = NumericBinarizer().fit(np.array([[10.0, 0.0], [20.0, 1.0], [30.0, 0.0]]))
+    assert b.get_feature_names_out().tolist() == ["x0 <= 15", "x0 <= 25", "x1"]
+    new = np.array([[-100.0, 1.0], [15.0, 0.0], [15.5, 1.0], [25.0, 0.0], [1e9, 1.0]])
+    np.testing.assert_array_equal(
+        b.transform(new),
+        [[1, 1, 1], [1, 1, 0], [0, 1, 1], [0, 1, 0], [0, 0, 1]],
+    )
+
+
+def test_transform_rejects_wrong_width_and_nan():
+    b = NumericBinarizer().fit([[1.0, 2.0], [3.0, 4.0]])
+    with pytest.raises(ValueError, match="features"):
+        b.transform([[1.0, 2.0, 3.0]])
+    with pytest.raises(ValueError, match="NaN"):
+        b.transform([[np.nan, 2.0]])
+    with pytest.raises(ValueError, match="infinity"):
+        NumericBinarizer().fit([[np.inf], [1.0]])
+
+
+def test_fit_ignores_y_and_returns_self():
+    X = np.array([[1.0], [2.0], [3.0]])
+    b = NumericBinarizer()
+    assert b.fit(X, [0, 1, 0]) is b
+    np.testing.assert_array_equal(b.thresholds_[0], NumericBinarizer().fit(X).thresholds_[0])
+
+
+# --------------------------------------------------------------------------- #
+# pandas output, pipelines, pickling, cloning
+# --------------------------------------------------------------------------- #
+def test_set_output_pandas():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"age": [20, 27, 40], "male": [1, 0, 1]}, index=[10, 11, 12])
+    b = NumericBinarizer().set_output(transform="pandas")
+    out = b.fit_transform(df)
+    assert isinstance(out, pd.DataFrame)
+    assert list(out.columns) == ["age <= 23.5", "age <= 33.5", "male"]
+    assert list(out.index) == [10, 11, 12]
+    assert all(dt == np.uint8 for dt in out.dtypes)
+    assert out.to_numpy().tolist() == [[1, 1, 1], [0, 1, 0], [0, 0, 1]]
+
+
+def test_pipeline_with_decision_tree():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(300, 3)).round(2)
+    y = ((X[:, 0] > 0.3) & (X[:, 2] <= 0.8)).astype(int)
+    pipe = Pipeline(
+        [
+            ("bin", NumericBinarizer(max_thresholds=8)),
+            ("tree", DecisionTreeClassifier(max_depth=3, random_state=0)),
+        ]
+    )
+    pipe.fit(X, y)
+    binarizer = pipe.named_steps["bin"]
+    manual = DecisionTreeClassifier(max_depth=3, random_state=0).fit(binarizer.transform(X), y)
+    X_new = rng.normal(size=(100, 3)).round(2)
+    np.testing.assert_array_equal(pipe.predict(X_new), manual.predict(binarizer.transform(X_new)))
+    assert pipe.score(X, y) > 0.9
+    # the fitted tree reads naturally through the shared Tree model
+    tree = Tree.from_sklearn(
+        pipe.named_steps["tree"], feature_names=pipe[:-1].get_feature_names_out()
+    )
+    text = tree.to_text()
+    assert "if x0 <= " in text and "else:  # x0 > " in text
+    np.testing.assert_array_equal(tree.predict(binarizer.transform(X_new)), pipe.predict(X_new))
+
+
+def test_pipeline_pandas_end_to_end():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(2)
+    df = pd.DataFrame(
+        {
+            "age": rng.integers(18, 70, 200),
+            "priors": rng.integers(0, 10, 200),
+            "male": rng.integers(0, 2, 200),
+        }
+    )
+    y = ((df["age"] < 30) & (df["priors"] > 2)).astype(int)
+    pipe = make_pipeline(
+        NumericBinarizer(), DecisionTreeClassifier(max_depth=2, random_state=0)
+    ).set_output(transform="pandas")
+    pipe.fit(df, y)
+    tree = Tree.from_sklearn(pipe[-1])  # feature names come from the DataFrame columns
+    assert tree.feature_names == pipe[0].get_feature_names_out().tolist()
+    assert "age <= " in tree.to_text() and "age > " in tree.to_text()
+    assert pipe.score(df, y) > 0.9
+
+
+def test_pickle_and_clone():
+    X = np.array([[1.0, 0.0], [2.0, 1.0], [4.0, 1.0]])
+    b = NumericBinarizer(max_thresholds=1).fit(X)
+    back = pickle.loads(pickle.dumps(b))
+    np.testing.assert_array_equal(back.transform(X), b.transform(X))
+    assert back.get_feature_names_out().tolist() == b.get_feature_names_out().tolist()
+    c = clone(b)
+    assert c.get_params() == {"max_thresholds": 1}
+    assert not hasattr(c, "thresholds_")
+
+
+def test_on_shared_compas_dataset(load_dataset):
+    pd = pytest.importorskip("pandas")
+    X, y, names = load_dataset("compas")
+    df = pd.DataFrame(X, columns=names)
+    b = NumericBinarizer(max_thresholds=6).fit(df)
+    binary_cols = [n for n in names if set(np.unique(df[n])) <= {0.0, 1.0}]
+    assert "sex=female" in binary_cols  # sanity of the data assumption
+    assert [n for n, p in zip(names, b.passthrough_) if p] == binary_cols
+    out = b.set_output(transform="pandas").transform(df)
+    assert set(binary_cols) <= set(out.columns)
+    assert "age <= " in " ".join(out.columns)
+    assert out.shape[1] <= len(binary_cols) + 6 * (len(names) - len(binary_cols))
+    np.testing.assert_array_equal(out["sex=female"], df["sex=female"])
+    clf = DecisionTreeClassifier(max_depth=3, random_state=0).fit(out, y)
+    text = Tree.from_sklearn(clf).to_text()
+    assert "x[" not in text  # the binarized column names are used
+    first = text.splitlines()[0]
+    assert first.startswith("if ") and first[3:-1] in set(out.columns)
