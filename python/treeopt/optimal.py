@@ -43,18 +43,16 @@ def _as_binary_matrix(X):
 
 def _encode_targets(y):
     """Classes and class indices of y, with clear errors for unusable targets."""
+    if y.dtype == object and len({isinstance(v, str) for v in y}) > 1:
+        raise ValueError(
+            "y mixes strings and numbers; use labels of one type "
+            "(e.g. convert them all with y.astype(str))."
+        )
     check_classification_targets(y)
-    if y.dtype == object:
-        kinds = {isinstance(v, str) for v in y}
-        if len(kinds) > 1:
-            raise ValueError(
-                "y mixes strings and numbers; use labels of one type "
-                "(e.g. convert them all with y.astype(str))."
-            )
     classes, encoded = np.unique(y, return_inverse=True)
     if len(classes) < 2:
         raise ValueError(
-            f"y has a single class ({classes[0]!r}); a classifier needs at least 2 classes."
+            f"y has only one class ({classes[0]!r}); a classifier needs at least 2 classes."
         )
     return classes, np.ascontiguousarray(encoded, dtype=np.uint32)
 
@@ -92,11 +90,19 @@ class _OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
     """Shared fit/predict plumbing of the optimal tree classifiers over 0/1 features."""
 
     def _validate_fit_input(self, X, y, sample_weight):
-        X, y = validate_data(self, X, y, dtype=None, ensure_all_finite=True, y_numeric=False)
-        Xb = _as_binary_matrix(X)
+        X, y = validate_data(
+            self, X, y, dtype=None, ensure_all_finite=True, ensure_min_features=0
+        )
+        # Targets first: a one-row fit is reported as a one-class problem even when a
+        # binarizer upstream produced no column from it.
         self.classes_, y_encoded = _encode_targets(y)
+        if X.shape[1] == 0:
+            raise ValueError(
+                f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
+                "required: pass at least one 0/1 feature."
+            )
         weight = _fit_weights(self, X, y, sample_weight)
-        return Xb, y_encoded, weight
+        return _as_binary_matrix(X), y_encoded, weight
 
     def _set_result(self, res):
         self.tree_ = _tree_from_result(
@@ -124,20 +130,22 @@ class _OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
             )
 
     def _binary_input(self, X):
-        check_is_fitted(self, "tree_")
         X = validate_data(self, X, reset=False, dtype=None, ensure_all_finite=True)
         return _as_binary_matrix(X)
 
     def predict(self, X):
         """Predicted class of each row of the 0/1 matrix X."""
+        check_is_fitted(self, "tree_")
         return self.tree_.predict(self._binary_input(X))
 
     def predict_proba(self, X):
         """Class proportions (training weights) of the leaf each row of X reaches."""
+        check_is_fitted(self, "tree_")
         return self.tree_.predict_proba(self._binary_input(X))
 
     def apply(self, X):
         """Index of the leaf of ``tree_`` each row of X reaches."""
+        check_is_fitted(self, "tree_")
         return self.tree_.apply(self._binary_input(X))
 
     def __sklearn_tags__(self):
