@@ -13,7 +13,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    _num_samples,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
 
 from . import _core
 from ._tree import Tree
@@ -69,6 +75,24 @@ def _fit_weights(est, X, y, sample_weight):
     return np.ascontiguousarray(weight, dtype=np.float64)
 
 
+def _reference_errors(y, y_ref, classes, weight):
+    """Per row, the weight a reference model misclassifies (lower-bound guessing)."""
+    y_ref = column_or_1d(np.asarray(y_ref), warn=True)
+    if _num_samples(y_ref) != _num_samples(y):
+        raise ValueError(
+            f"y_ref has {_num_samples(y_ref)} predictions for {_num_samples(y)} rows; pass "
+            "the reference model's predictions on the training rows (e.g. ref.predict(X))."
+        )
+    unknown = ~np.isin(y_ref, classes)
+    if unknown.any():
+        raise ValueError(
+            f"y_ref contains {y_ref[unknown][0]!r}, which is not a class of y "
+            f"({list(classes)}); pass the reference's predicted labels, not scores."
+        )
+    wrong = (y_ref != y).astype(np.float64)
+    return np.ascontiguousarray(wrong if weight is None else wrong * weight)
+
+
 def _tree_from_result(res, classes, feature_names, n_features):
     """The shared Tree model from the arrays a Rust solver returned."""
     feature = res["feature"]
@@ -102,7 +126,7 @@ class _OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
                 "required: pass at least one 0/1 feature."
             )
         weight = _fit_weights(self, X, y, sample_weight)
-        return _as_binary_matrix(X), y_encoded, weight
+        return _as_binary_matrix(X), y, y_encoded, weight
 
     def _set_result(self, res):
         self.tree_ = _tree_from_result(
@@ -110,6 +134,8 @@ class _OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         )
         self.objective_ = float(res["objective"])
         self.lower_bound_ = float(res["lower_bound"])
+        guess = res.get("guessed_lower_bound")
+        self.guessed_lower_bound_ = None if guess is None else float(guess)
         self.status_ = str(res["status"])
         self.n_leaves_ = int(self.tree_.n_leaves)
         self.search_stats_ = {
@@ -191,7 +217,12 @@ class GOSDTClassifier(_OptimalTreeClassifier):
     lower_bound_ : float
         Proven lower bound on the optimal objective.
     status_ : str
-        ``"optimal"``, ``"time_limit"``, ``"memory_limit"`` or ``"interrupted"``.
+        ``"optimal"`` (proven), ``"matched_reference"`` (with ``y_ref``: the search
+        closed on the guessed bound, see ``guessed_lower_bound_``), ``"time_limit"``,
+        ``"memory_limit"`` or ``"interrupted"``.
+    guessed_lower_bound_ : float or None
+        With ``y_ref``: the guessed lower bound the search closed against (the
+        reference's loss plus one leaf, tightened by the search); None otherwise.
     n_leaves_ : int
         Leaves of ``tree_``.
     search_stats_ : dict
@@ -234,7 +265,7 @@ class GOSDTClassifier(_OptimalTreeClassifier):
         self.verbose = verbose
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, y_ref=None):
         """Finds the optimal tree for the 0/1 matrix X and labels y.
 
         Parameters
@@ -245,6 +276,14 @@ class GOSDTClassifier(_OptimalTreeClassifier):
             Class labels (at least two classes).
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights; the objective uses weighted misclassification.
+        y_ref : array-like of shape (n_samples,), default=None
+            Predictions of a reference model (e.g. a boosted ensemble) on the training
+            rows: turns on lower-bound guessing (McTavish et al. 2022, §4.3). Each
+            subproblem is then assumed solved once it matches the reference's accuracy
+            on its rows, which prunes most of the search; Theorem 4.3 bounds the loss:
+            the objective is at most the reference's errors plus the optimal tree's
+            errors on the rows the reference gets right, plus its leaf penalty.
+            ``lower_bound_`` stays the proven bound.
 
         Returns
         -------
@@ -252,7 +291,8 @@ class GOSDTClassifier(_OptimalTreeClassifier):
         """
         if np.isnan(self.regularization):
             raise ValueError("regularization is NaN; pass a number >= 0 such as 0.01.")
-        Xb, y_encoded, weight = self._validate_fit_input(X, y, sample_weight)
+        Xb, y, y_encoded, weight = self._validate_fit_input(X, y, sample_weight)
+        reference = None if y_ref is None else _reference_errors(y, y_ref, self.classes_, weight)
         res = _core.gosdt_fit(
             Xb,
             y_encoded,
@@ -263,6 +303,7 @@ class GOSDTClassifier(_OptimalTreeClassifier):
             time_limit=None if self.time_limit is None else float(self.time_limit),
             memory_limit=self.memory_limit,
             verbose=bool(self.verbose),
+            reference_errors=reference,
         )
         self._set_result(res)
         return self

@@ -27,6 +27,8 @@ pub struct BinaryDataset {
     ones: Vec<u32>,
     /// The feature vector of each group, `n_groups * n_features`.
     group_features: Vec<u8>,
+    /// Group of each input row (`u32::MAX` for rows of zero weight, which are dropped).
+    row_group: Vec<u32>,
     total_weight: f64,
 }
 
@@ -106,6 +108,7 @@ impl BinaryDataset {
         let mut index: HashMap<&[u8], u32> = HashMap::new();
         let mut group_features = Vec::new();
         let mut class_weights: Vec<f64> = Vec::new();
+        let mut row_group = vec![u32::MAX; n_rows];
         for i in 0..n_rows {
             let w = weight_of(i);
             if w == 0.0 {
@@ -119,6 +122,7 @@ impl BinaryDataset {
                 next
             }) as usize;
             class_weights[g * n_classes + labels[i] as usize] += w;
+            row_group[i] = g as u32;
         }
         let n_groups = index.len();
         let words = words_for(n_groups);
@@ -157,6 +161,7 @@ impl BinaryDataset {
             ones_start,
             ones,
             group_features,
+            row_group,
             total_weight,
         })
     }
@@ -220,6 +225,25 @@ impl BinaryDataset {
         Bitset::full(self.n_groups)
     }
 
+    /// Adds up a per-row quantity (one value per input row) by group; rows of zero
+    /// weight are ignored.
+    pub fn sum_by_group(&self, per_row: &[f64]) -> Result<Vec<f64>> {
+        if per_row.len() != self.n_rows {
+            return Err(Error::new(format!(
+                "{} per-row values for {} rows; pass one value per row",
+                per_row.len(),
+                self.n_rows
+            )));
+        }
+        let mut sums = vec![0.0; self.n_groups];
+        for (&g, &v) in self.row_group.iter().zip(per_row) {
+            if g != u32::MAX {
+                sums[g as usize] += v;
+            }
+        }
+        Ok(sums)
+    }
+
     /// Sums the per-class weights of the groups in `set` into `out` (length `n_classes`).
     pub fn class_totals(&self, set: &[u64], out: &mut [f64]) {
         out.iter_mut().for_each(|x| *x = 0.0);
@@ -264,6 +288,8 @@ mod tests {
         assert_eq!(d.feature_words(0), &[0b10]);
         assert_eq!(d.feature_words(1), &[0b11]);
         assert_eq!(d.ones_of(1), &[0, 1]);
+        assert_eq!(d.sum_by_group(&[1.0, 2.0, 4.0, 8.0]).unwrap(), vec![3.0, 4.0]);
+        assert!(d.sum_by_group(&[1.0]).is_err());
     }
 
     #[test]

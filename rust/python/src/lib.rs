@@ -96,6 +96,7 @@ fn result_dict<'py>(py: Python<'py>, res: &SearchResult, n_classes: usize) -> Py
     tree_arrays(py, &res.tree, n_classes, &out)?;
     out.set_item("objective", res.objective)?;
     out.set_item("lower_bound", res.lower_bound)?;
+    out.set_item("guessed_lower_bound", res.guessed_lower_bound)?;
     out.set_item("status", res.status.as_str())?;
     out.set_item("subproblems", res.stats.subproblems)?;
     out.set_item("expansions", res.stats.expansions)?;
@@ -122,9 +123,10 @@ fn run_released<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResu
 }
 
 /// GOSDT on a 0/1 matrix: returns the tree's node arrays, objective, lower bound,
-/// status and search statistics.
+/// status and search statistics. `reference_errors` (per row, the weight a reference
+/// model misclassifies) turns on lower-bound guessing.
 #[pyfunction]
-#[pyo3(signature = (x, y, n_classes, sample_weight, regularization, max_depth=None, time_limit=None, memory_limit=None, verbose=false))]
+#[pyo3(signature = (x, y, n_classes, sample_weight, regularization, max_depth=None, time_limit=None, memory_limit=None, verbose=false, reference_errors=None))]
 #[allow(clippy::too_many_arguments)]
 fn gosdt_fit<'py>(
     py: Python<'py>,
@@ -137,9 +139,15 @@ fn gosdt_fit<'py>(
     time_limit: Option<f64>,
     memory_limit: Option<usize>,
     verbose: bool,
+    reference_errors: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let data = dataset(&x, &y, n_classes, &sample_weight)?;
-    let config = GosdtConfig { regularization, max_depth, limits: limits(time_limit, memory_limit)? };
+    let config = GosdtConfig {
+        regularization,
+        max_depth,
+        limits: limits(time_limit, memory_limit)?,
+        reference_errors: reference_errors.map(|r| r.as_array().to_vec()),
+    };
     let mut monitor = PyMonitor { verbose, next_print: Instant::now() };
     let res = run_released(py, || solve_gosdt(&data, &config, &mut monitor))?.map_err(value_error)?;
     result_dict(py, &res, n_classes)

@@ -23,6 +23,7 @@ fn main() {
             time_limit: args.get(4).map(|t| Duration::from_secs_f64(t.parse().expect("seconds"))),
             memory_limit: None,
         },
+        ..Default::default()
     };
     let res = solve_gosdt(&data, &config, &mut NoMonitor).expect("valid configuration");
     println!(

@@ -18,6 +18,12 @@
 //!   gain from a split (for two classes this covers every node of support below 2λ),
 //!   so it is closed as a leaf without being expanded.
 //!
+//! Lower-bound guessing (McTavish et al. 2022, §4.3 and appendix G): given the weight
+//! each row loses under a reference model, a subproblem's search bound becomes the
+//! reference's loss on it plus one leaf; a subproblem whose leaf is within one penalty of
+//! that guess is closed as a leaf, and one whose best tree reaches its bound counts as
+//! solved. The proven bound is kept beside it, so the certificate stays honest.
+//!
 //! Ties between equally good splits go to the split met first in a fixed order (lowest
 //! stump cost, then lowest feature index), so results are reproducible bit for bit.
 
@@ -40,13 +46,19 @@ pub struct GosdtConfig {
     pub max_depth: Option<usize>,
     /// Time and memory limits.
     pub limits: Limits,
+    /// Lower-bound guessing: per input row, the weight the reference model misclassifies
+    /// (the row's weight where the reference is wrong, else 0).
+    pub reference_errors: Option<Vec<f64>>,
 }
 
 /// Bounds of one side of a candidate split, known right after the parent's pass.
 #[derive(Clone, Copy, Debug)]
 struct Side {
     leaf_cost: f64,
+    /// Search bound (guessed when guessing).
     lb: f64,
+    /// Proven bound.
+    proven: f64,
     /// Closed as a leaf without search (no depth left, or no split can pay off).
     terminal: bool,
 }
@@ -59,8 +71,10 @@ struct Candidate {
     order: f64,
     left: Side,
     right: Side,
-    /// Lower bound on the cost of the best tree rooted at this split.
+    /// Search bound on the cost of the best tree rooted at this split.
     lb: f64,
+    /// Proven bound on it.
+    proven: f64,
 }
 
 impl Candidate {
@@ -78,6 +92,7 @@ struct Level {
     right_weights: Vec<f64>,
     right_minority: Vec<f64>,
     right_groups: Vec<u32>,
+    right_reference: Vec<f64>,
     candidates: Vec<Candidate>,
 }
 
@@ -92,6 +107,7 @@ impl Level {
             right_weights: vec![0.0; m * c],
             right_minority: vec![0.0; m],
             right_groups: vec![0; m],
+            right_reference: vec![0.0; m],
             candidates: Vec::with_capacity(m),
         }
     }
@@ -100,8 +116,22 @@ impl Level {
 /// A child of a candidate split: closed as a leaf, or a record of the store.
 #[derive(Clone, Copy)]
 enum Child {
-    Leaf(f64),
+    Leaf(Side),
     Record(u32),
+}
+
+/// Search bound, cost of the best known tree and proven bound of a child.
+#[derive(Clone, Copy)]
+struct Bounds {
+    lb: f64,
+    ub: f64,
+    proven: f64,
+}
+
+impl Bounds {
+    fn closed(&self) -> bool {
+        self.lb >= self.ub
+    }
 }
 
 struct Solver<'a, 'm, M: Monitor> {
@@ -113,16 +143,29 @@ struct Solver<'a, 'm, M: Monitor> {
     stopped: Option<Status>,
     expansions: u64,
     root: u32,
+    /// Per group, the weight the reference model misclassifies (lower-bound guessing).
+    reference: Option<Vec<f64>>,
 }
 
-/// Bounds of a node with these class totals and minority (equivalent-points) weight.
+/// Bounds of a node with these class totals, minority (equivalent-points) weight and,
+/// when guessing, the weight the reference model misclassifies in it.
 #[inline]
-fn side(totals: &[f64], minority: f64, depth: u32, penalty: f64) -> Side {
+fn side(totals: &[f64], minority: f64, reference: Option<f64>, depth: u32, penalty: f64) -> Side {
     let loss = leaf_loss(totals).0;
     let leaf_cost = loss + penalty;
-    let terminal = depth == 0 || loss - minority <= penalty;
-    let lb = if terminal { leaf_cost } else { minority + 2.0 * penalty };
-    Side { leaf_cost, lb, terminal }
+    // Leaf support and incremental accuracy: a split can gain at most loss - minority and
+    // costs at least one more penalty.
+    let proven_terminal = depth == 0 || loss - minority <= penalty;
+    let proven = if proven_terminal { leaf_cost } else { minority + 2.0 * penalty };
+    match reference {
+        None => Side { leaf_cost, lb: proven, proven, terminal: proven_terminal },
+        Some(r) => {
+            // Paper §4.3 step 1: a leaf within one penalty of the guess is taken as solved.
+            let terminal = proven_terminal || loss - r <= penalty;
+            let lb = if terminal { leaf_cost } else { proven.max(r + penalty) };
+            Side { leaf_cost, lb, proven, terminal }
+        }
+    }
 }
 
 #[inline]
@@ -152,13 +195,18 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
         lv.right_weights.fill(0.0);
         lv.right_minority.fill(0.0);
         lv.right_groups.fill(0);
+        lv.right_reference.fill(0.0);
+        let reference = self.reference.as_deref();
         let mut minority = 0.0;
+        let mut reference_total = 0.0;
         let mut n_groups = 0u32;
         for_each_one(&lv.set, |g| {
             let cw = data.class_weights(g);
             let mn = data.group_minority(g);
+            let re = reference.map_or(0.0, |r| r[g]);
             n_groups += 1;
             minority += mn;
+            reference_total += re;
             for (t, w) in lv.totals.iter_mut().zip(cw) {
                 *t += w;
             }
@@ -169,6 +217,7 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
                 }
                 lv.right_minority[f] += mn;
                 lv.right_groups[f] += 1;
+                lv.right_reference[f] += re;
             }
         });
         lv.candidates.clear();
@@ -183,14 +232,16 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
                 lv.left_totals[k] = lv.totals[k] - rw[k];
             }
             let rm = lv.right_minority[f];
-            let right = side(rw, rm, d, penalty);
-            let left = side(&lv.left_totals, minority - rm, d, penalty);
+            let rr = lv.right_reference[f];
+            let right = side(rw, rm, reference.map(|_| rr), d, penalty);
+            let left = side(&lv.left_totals, minority - rm, reference.map(|_| reference_total - rr), d, penalty);
             lv.candidates.push(Candidate {
                 feature: f as u32,
                 order: left.leaf_cost + right.leaf_cost,
                 left,
                 right,
                 lb: left.lb + right.lb,
+                proven: left.proven + right.proven,
             });
         }
         lv.candidates
@@ -201,7 +252,7 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
     /// `None` when the memory limit refused it (the search then stops).
     fn child(&mut self, level: usize, feature: u32, right: bool, side: Side, depth: u32) -> Option<Child> {
         if side.terminal {
-            return Some(Child::Leaf(side.leaf_cost));
+            return Some(Child::Leaf(side));
         }
         let lv = &mut self.levels[level];
         let fw = self.data.feature_words(feature as usize);
@@ -213,7 +264,7 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
         if let Some(id) = self.store.find(&lv.child, depth) {
             return Some(Child::Record(id));
         }
-        match self.store.insert(&lv.child, depth, side.lb, side.leaf_cost) {
+        match self.store.insert(&lv.child, depth, side.lb, side.proven, side.leaf_cost) {
             Some(id) => Some(Child::Record(id)),
             None => {
                 self.stopped = Some(Status::MemoryLimit);
@@ -223,13 +274,23 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
     }
 
     #[inline]
-    fn bounds(&self, child: Child) -> (f64, f64) {
+    fn bounds(&self, child: Child) -> Bounds {
         match child {
-            Child::Leaf(cost) => (cost, cost),
+            Child::Leaf(s) => Bounds { lb: s.leaf_cost, ub: s.leaf_cost, proven: s.proven },
             Child::Record(id) => {
                 let r = self.store.get(id);
-                (r.lb, r.ub)
+                Bounds { lb: r.lb, ub: r.ub, proven: r.proven }
             }
+        }
+    }
+
+    /// The proven bound of a record from its search bound and the candidates' proven
+    /// bounds: identical to the search bound unless guessing.
+    fn proven_bound(&self, r: &crate::store::Record, min_proven: f64) -> f64 {
+        if self.reference.is_some() {
+            r.proven.max(r.ub.min(min_proven))
+        } else {
+            r.lb
         }
     }
 
@@ -242,7 +303,7 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
         let subproblems = store.len() as u64;
         let stop = self.budget.poll(|elapsed| {
             let r = store.get(root);
-            Progress { elapsed, lower_bound: r.lb / w, objective: r.ub / w, subproblems }
+            Progress { elapsed, lower_bound: r.proven / w, objective: r.ub / w, subproblems }
         });
         if stop.is_some() {
             self.stopped = stop;
@@ -265,7 +326,7 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
         let mut cost = 0.0;
         for (right, side) in [(false, cand.left), (true, cand.right)] {
             cost += match self.child(level, cand.feature, right, side, d) {
-                Some(Child::Leaf(c)) => c,
+                Some(Child::Leaf(s)) => s.leaf_cost,
                 Some(Child::Record(cid)) => self.greedy(cid, level + 1),
                 None => return self.store.get(id).ub,
             };
@@ -278,7 +339,7 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
         rec.ub
     }
 
-    /// Tightens record `id` until it is solved or its lower bound reaches `budget`
+    /// Tightens record `id` until it is solved or its search bound reaches `budget`
     /// (or the search stops). Children get the budget left by their sibling's bound.
     fn search(&mut self, id: u32, level: usize, budget: f64) {
         let rec = *self.store.get(id);
@@ -292,19 +353,23 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
         let d = child_depth(rec.depth);
 
         // Splits into two closed leaves are exact; the others give the look-ahead bound.
-        let (mut ub, mut best, mut min_lb) = (rec.ub, rec.best, f64::INFINITY);
+        let (mut ub, mut best) = (rec.ub, rec.best);
+        let (mut min_lb, mut min_proven) = (f64::INFINITY, f64::INFINITY);
         for c in &self.levels[level].candidates {
             if c.exact() && c.lb < ub {
                 ub = c.lb;
                 best = c.feature;
             }
             min_lb = min_lb.min(c.lb);
+            min_proven = min_proven.min(c.proven);
         }
         {
-            let r = self.store.get_mut(id);
+            let mut r = rec;
             r.ub = ub;
             r.best = best;
             r.lb = r.lb.max(ub.min(min_lb));
+            r.proven = self.proven_bound(&r, min_proven);
+            *self.store.get_mut(id) = r;
             if r.lb >= ub.min(budget) {
                 return;
             }
@@ -318,37 +383,43 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
             }
             let Some(left) = self.child(level, cand.feature, false, cand.left, d) else { break };
             let Some(right) = self.child(level, cand.feature, true, cand.right, d) else { break };
-            let (mut lbl, mut ubl) = self.bounds(left);
-            let (mut lbr, mut ubr) = self.bounds(right);
-            if lbl + lbr < bound {
+            let mut l = self.bounds(left);
+            let mut r = self.bounds(right);
+            if l.lb + r.lb < bound {
                 if let Child::Record(lid) = left {
-                    self.search(lid, level + 1, bound - lbr);
-                    (lbl, ubl) = self.bounds(left);
+                    self.search(lid, level + 1, bound - r.lb);
+                    l = self.bounds(left);
                 }
-                if lbl + lbr < bound && lbl >= ubl && self.stopped.is_none() {
+                if l.lb + r.lb < bound && l.closed() && self.stopped.is_none() {
                     if let Child::Record(rid) = right {
-                        self.search(rid, level + 1, bound - ubl);
-                        (lbr, ubr) = self.bounds(right);
+                        self.search(rid, level + 1, bound - l.ub);
+                        r = self.bounds(right);
                     }
                 }
             }
             // A split whose children did not both close was pruned against `bound`: that
-            // is what it proved, even where rounding left lbl + lbr a hair below it.
-            let pruned = self.stopped.is_none() && (lbl < ubl || lbr < ubr);
-            let lb = lbl + lbr;
-            self.levels[level].candidates[k].lb = if pruned { lb.max(bound) } else { lb };
-            let r = self.store.get_mut(id);
-            if ubl + ubr < r.ub {
-                r.ub = ubl + ubr;
-                r.best = cand.feature;
+            // is what it proved, even where rounding left l.lb + r.lb a hair below it.
+            let pruned = self.stopped.is_none() && !(l.closed() && r.closed());
+            let lb = if pruned { (l.lb + r.lb).max(bound) } else { l.lb + r.lb };
+            let c = &mut self.levels[level].candidates[k];
+            c.lb = lb;
+            c.proven = if self.reference.is_some() { l.proven + r.proven } else { lb };
+            let rec = self.store.get_mut(id);
+            if l.ub + r.ub < rec.ub {
+                rec.ub = l.ub + r.ub;
+                rec.best = cand.feature;
             }
             if self.stopped.is_some() {
                 break;
             }
         }
-        let min_lb = self.levels[level].candidates.iter().fold(f64::INFINITY, |m, c| m.min(c.lb));
-        let r = self.store.get_mut(id);
+        let cands = &self.levels[level].candidates;
+        let min_lb = cands.iter().fold(f64::INFINITY, |m, c| m.min(c.lb));
+        let min_proven = cands.iter().fold(f64::INFINITY, |m, c| m.min(c.proven));
+        let mut r = *self.store.get(id);
         r.lb = r.lb.max(r.ub.min(min_lb));
+        r.proven = self.proven_bound(&r, min_proven);
+        *self.store.get_mut(id) = r;
     }
 
     /// Rebuilds the best known tree of a subproblem from the `best` splits.
@@ -384,6 +455,15 @@ pub fn solve<M: Monitor>(data: &BinaryDataset, config: &GosdtConfig, monitor: &m
             "regularization must be a finite number >= 0, got {reg}"
         )));
     }
+    let reference = match &config.reference_errors {
+        Some(per_row) => {
+            if per_row.iter().any(|&e| !e.is_finite() || e < 0.0) {
+                return Err(Error::new("reference errors must be finite and >= 0"));
+            }
+            Some(data.sum_by_group(per_row)?)
+        }
+        None => None,
+    };
     let depth = match config.max_depth {
         Some(d) if d < data.n_features() => d as u32,
         _ => UNLIMITED,
@@ -398,18 +478,23 @@ pub fn solve<M: Monitor>(data: &BinaryDataset, config: &GosdtConfig, monitor: &m
         stopped: None,
         expansions: 0,
         root: 0,
+        reference,
     };
     let all = data.all_groups();
     let mut totals = vec![0.0; data.n_classes()];
     data.class_totals(all.words(), &mut totals);
     let minority: f64 = (0..data.n_groups()).map(|g| data.group_minority(g)).sum();
-    let root_side = side(&totals, minority, depth, solver.penalty);
+    let reference_total = solver.reference.as_ref().map(|r| r.iter().sum::<f64>());
+    let root_side = side(&totals, minority, reference_total, depth, solver.penalty);
+    let (mut root_lb, mut root_ub, mut root_proven) = (root_side.lb, root_side.leaf_cost, root_side.proven);
     if !root_side.terminal {
-        match solver.store.insert(all.words(), depth, root_side.lb, root_side.leaf_cost) {
+        match solver.store.insert(all.words(), depth, root_side.lb, root_side.proven, root_side.leaf_cost) {
             Some(root) => {
                 solver.root = root;
                 solver.greedy(root, 0);
                 solver.search(root, 0, f64::INFINITY);
+                let r = solver.store.get(root);
+                (root_lb, root_ub, root_proven) = (r.lb, r.ub, r.proven);
             }
             None => solver.stopped = Some(Status::MemoryLimit),
         }
@@ -417,17 +502,29 @@ pub fn solve<M: Monitor>(data: &BinaryDataset, config: &GosdtConfig, monitor: &m
     let mut tree = Tree::default();
     solver.extract(all.words(), depth, &mut tree);
     let objective = tree.objective(data, reg);
-    let solved = root_side.terminal || solver.store.get(solver.root).solved();
-    let (status, lower_bound) = if solved {
+    let guessing = solver.reference.is_some();
+    // Proven optimal when the proven bound meets the best tree (up to rounding when the
+    // proven bound was summed apart from the search bound).
+    let proven_optimal = if guessing {
+        root_proven >= root_ub - 1e-12 * w
+    } else {
+        root_lb >= root_ub
+    };
+    let (status, lower_bound) = if proven_optimal {
         (Status::Optimal, objective)
     } else {
-        let lb = solver.store.get(solver.root).lb / w;
-        (solver.stopped.unwrap_or(Status::Interrupted), lb.min(objective))
+        let status = match solver.stopped {
+            Some(s) => s,
+            None if guessing && root_lb >= root_ub => Status::MatchedReference,
+            None => Status::Interrupted,
+        };
+        (status, (root_proven / w).min(objective))
     };
     Ok(SearchResult {
         tree,
         objective,
         lower_bound,
+        guessed_lower_bound: guessing.then_some(root_lb / w),
         status,
         stats: Stats {
             subproblems: solver.store.len() as u64,

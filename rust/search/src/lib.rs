@@ -22,6 +22,9 @@ pub enum Status {
     MemoryLimit,
     /// The caller (Ctrl-C) stopped the search; the tree is the best found.
     Interrupted,
+    /// Lower-bound guessing closed the search: the tree matches the reference model's
+    /// guessed bound (Theorem 4.3 of McTavish et al. bounds its distance to optimal).
+    MatchedReference,
 }
 
 impl Status {
@@ -32,6 +35,7 @@ impl Status {
             Status::TimeLimit => "time_limit",
             Status::MemoryLimit => "memory_limit",
             Status::Interrupted => "interrupted",
+            Status::MatchedReference => "matched_reference",
         }
     }
 }
@@ -59,6 +63,8 @@ pub struct SearchResult {
     pub objective: f64,
     /// Proven lower bound on the optimal objective (equal to `objective` when optimal).
     pub lower_bound: f64,
+    /// With lower-bound guessing, the guessed bound the search closed against.
+    pub guessed_lower_bound: Option<f64>,
     /// How the search ended.
     pub status: Status,
     /// Work counters.

@@ -9,8 +9,11 @@ pub const LEAF: u32 = u32::MAX;
 /// Bounds of one subproblem, in weight units (misclassified weight + penalty x leaves).
 #[derive(Clone, Copy, Debug)]
 pub struct Record {
-    /// Proven lower bound on the subproblem's optimal cost.
+    /// Lower bound steering the search: the proven bound, or with lower-bound guessing
+    /// the larger guessed bound (a subproblem counts as solved once `ub` reaches it).
     pub lb: f64,
+    /// Proven lower bound on the subproblem's optimal cost (equal to `lb` without guessing).
+    pub proven: f64,
     /// Cost of the best tree known for it (the tree is rebuilt from `best`).
     pub ub: f64,
     /// Feature of the best known root split, or [`LEAF`].
@@ -99,16 +102,17 @@ impl Store {
             .copied()
     }
 
-    /// Inserts a new subproblem (the caller checked it is absent). `None` when the
+    /// Inserts a new subproblem (the caller checked it is absent) with its search and
+    /// proven lower bounds and the cost of a leaf. `None` when the
     /// memory limit (or the allocator) refuses the space.
-    pub fn insert(&mut self, set: &[u64], depth: u32, lb: f64, ub: f64) -> Option<u32> {
+    pub fn insert(&mut self, set: &[u64], depth: u32, lb: f64, proven: f64, ub: f64) -> Option<u32> {
         if self.records.len() == self.records.capacity() && !self.grow() {
             return None;
         }
         let id = self.records.len() as u32;
         let hash = hash_key(set, depth);
         self.keys.extend_from_slice(set);
-        self.records.push(Record { lb, ub, best: LEAF, depth, hash });
+        self.records.push(Record { lb, proven, ub, best: LEAF, depth, hash });
         let records = &self.records;
         self.table.insert_unique(hash, id, |&i| records[i as usize].hash);
         Some(id)

@@ -75,3 +75,43 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+    /// Theorem 4.3 of McTavish et al.: with lower-bound guessing the tree's objective is
+    /// at most the reference's errors plus the best tree's errors on the rows the reference
+    /// gets right (plus its leaves' penalty); the proven bound stays a bound.
+    #[test]
+    fn guessing_keeps_theorem_4_3(
+        inst in instance(),
+        reg in prop_oneof![Just(0.0), Just(0.01), Just(0.05), 0.0f64..0.2],
+        depth in prop_oneof![Just(None), (0usize..4).prop_map(Some)],
+        flips in proptest::collection::vec(any::<bool>(), 24),
+        same in any::<bool>(),
+    ) {
+        let data = BinaryDataset::new(&inst.x, inst.rows, inst.features, &inst.y, inst.classes, Some(&inst.w)).unwrap();
+        let total: f64 = inst.w.iter().sum();
+        // The reference is wrong on the flipped rows (or right everywhere when `same`).
+        let wrong: Vec<bool> = (0..inst.rows).map(|i| !same && flips[i]).collect();
+        let errors: Vec<f64> = (0..inst.rows).map(|i| if wrong[i] { inst.w[i] } else { 0.0 }).collect();
+        let config = GosdtConfig { regularization: reg, max_depth: depth, reference_errors: Some(errors.clone()), ..Default::default() };
+        let res = solve_gosdt(&data, &config, &mut NoMonitor).unwrap();
+        let mut memo = HashMap::new();
+        let exact = oracle(&inst, reg * total, (0..inst.rows).collect(), depth, &mut memo) / total;
+        let correct: Vec<usize> = (0..inst.rows).filter(|&i| !wrong[i]).collect();
+        let mut memo = HashMap::new();
+        let on_correct = if correct.is_empty() { reg * total } else { oracle(&inst, reg * total, correct, depth, &mut memo) };
+        let bound = (errors.iter().sum::<f64>() + on_correct) / total;
+        prop_assert!(res.objective <= bound + 1e-9, "objective {} above the Theorem 4.3 bound {}", res.objective, bound);
+        prop_assert!(res.lower_bound <= exact + 1e-9, "proven bound {} above the optimum {}", res.lower_bound, exact);
+        prop_assert!(res.objective >= exact - 1e-9);
+        if same {
+            prop_assert!((res.objective - exact).abs() < 1e-9);
+        }
+        if res.status == Status::Optimal {
+            prop_assert!((res.objective - exact).abs() < 1e-9);
+        } else {
+            prop_assert_eq!(res.status, Status::MatchedReference);
+        }
+    }
+}
