@@ -18,6 +18,8 @@ pub struct BinaryDataset {
     class_weights: Vec<f64>,
     /// Total weight of each group.
     group_weight: Vec<f64>,
+    /// Number of input rows merged into each group.
+    group_rows: Vec<u32>,
     /// Weight of each group that no tree can classify correctly (all but its top class).
     group_minority: Vec<f64>,
     /// `n_features * words` words: bit g of feature j is set when group g has feature j = 1.
@@ -59,6 +61,12 @@ impl BinaryDataset {
                 "{} labels for {} rows; pass one label per row",
                 labels.len(),
                 n_rows
+            )));
+        }
+        if n_rows >= u32::MAX as usize || n_rows.saturating_mul(n_features) >= u32::MAX as usize {
+            return Err(Error::new(format!(
+                "{n_rows} rows x {n_features} features is more than this solver handles (4.2e9 cells); \
+                 subsample the rows or select features first"
             )));
         }
         if n_classes == 0 {
@@ -109,6 +117,7 @@ impl BinaryDataset {
         let mut group_features = Vec::new();
         let mut class_weights: Vec<f64> = Vec::new();
         let mut row_group = vec![u32::MAX; n_rows];
+        let mut group_rows: Vec<u32> = Vec::new();
         for i in 0..n_rows {
             let w = weight_of(i);
             if w == 0.0 {
@@ -119,8 +128,10 @@ impl BinaryDataset {
             let g = *index.entry(row).or_insert_with(|| {
                 group_features.extend_from_slice(row);
                 class_weights.extend(std::iter::repeat(0.0).take(n_classes));
+                group_rows.push(0);
                 next
             }) as usize;
+            group_rows[g] += 1;
             class_weights[g * n_classes + labels[i] as usize] += w;
             row_group[i] = g as u32;
         }
@@ -156,6 +167,7 @@ impl BinaryDataset {
             words,
             class_weights,
             group_weight,
+            group_rows,
             group_minority,
             feature_bits,
             ones_start,
@@ -199,6 +211,11 @@ impl BinaryDataset {
     #[inline]
     pub fn group_weight(&self, g: usize) -> f64 {
         self.group_weight[g]
+    }
+    /// Number of input rows (of positive weight) in group `g`.
+    #[inline]
+    pub fn group_rows(&self, g: usize) -> u32 {
+        self.group_rows[g]
     }
     /// Weight of group `g` outside its majority class: misclassified by any tree.
     #[inline]
@@ -284,6 +301,7 @@ mod tests {
         assert_eq!(d.class_weights(0), &[1.0, 2.0]);
         assert_eq!(d.class_weights(1), &[0.0, 0.5]);
         assert_eq!(d.group_minority(0), 1.0);
+        assert_eq!((d.group_rows(0), d.group_rows(1)), (2, 1));
         assert_eq!(d.total_weight(), 3.5);
         assert_eq!(d.feature_words(0), &[0b10]);
         assert_eq!(d.feature_words(1), &[0b11]);

@@ -1,13 +1,18 @@
-//! treeopt's optimal decision tree solvers over the shared core. One module per solver;
+//! treeopt's optimal decision tree solvers over the shared core. One module per solver
+//! (`gosdt`, `dl85`), both configurations of the dependency-graph search in `graph`;
 //! each takes a [`treeopt_core::BinaryDataset`] and a config and returns a
 //! [`SearchResult`]. No Python here.
 
 pub mod budget;
+mod depth2;
+pub mod dl85;
 pub mod gosdt;
+mod graph;
 mod store;
 
 pub use budget::{Limits, Monitor, NoMonitor, Progress};
-pub use gosdt::{GosdtConfig, solve as solve_gosdt};
+pub use dl85::{solve as solve_dl85, Dl85Config};
+pub use gosdt::{solve as solve_gosdt, GosdtConfig};
 
 use treeopt_core::Tree;
 

@@ -1,0 +1,177 @@
+//! Exact optimal subtrees of depth one or two from pairwise counts (the specialised
+//! depth-two solver of MurTree, Demirović et al., JMLR 2022, §4.4): one pass over the
+//! captured groups accumulates, for every pair of features, the class weights,
+//! equivalent-points weight, reference loss and row count of the rows where both are 1;
+//! every depth-two tree is then scored from those sums without touching the data again.
+
+use crate::graph::{side, Rules};
+use treeopt_core::bitset::for_each_one;
+use treeopt_core::BinaryDataset;
+
+/// A subtree of depth at most two: `None` children are leaves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct SmallTree {
+    /// Cost in weight units (misclassified weight + penalty x leaves).
+    pub cost: f64,
+    /// Root feature, with the features of its left and right children.
+    pub split: Option<(u32, Option<u32>, Option<u32>)>,
+}
+
+/// Reusable buffers of the depth-two solver for one dataset.
+pub(crate) struct Depth2 {
+    m: usize,
+    c: usize,
+    k: usize,
+    /// Per group, its channel vector: class weights, minority, reference loss, rows.
+    values: Vec<f64>,
+    /// `m * m * k` sums over the rows where both features are 1 (upper triangle used).
+    pairs: Vec<f64>,
+    total: Vec<f64>,
+    a: Vec<f64>,
+    b: Vec<f64>,
+    x: Vec<f64>,
+}
+
+impl Depth2 {
+    pub fn new(data: &BinaryDataset, reference: Option<&[f64]>) -> Self {
+        let (m, c) = (data.n_features(), data.n_classes());
+        let k = c + 3;
+        let mut values = Vec::with_capacity(data.n_groups() * k);
+        for g in 0..data.n_groups() {
+            values.extend_from_slice(data.class_weights(g));
+            values.push(data.group_minority(g));
+            values.push(reference.map_or(0.0, |r| r[g]));
+            values.push(data.group_rows(g) as f64);
+        }
+        Depth2 {
+            m,
+            c,
+            k,
+            values,
+            pairs: Vec::new(),
+            total: vec![0.0; k],
+            a: vec![0.0; k],
+            b: vec![0.0; k],
+            x: vec![0.0; k],
+        }
+    }
+
+    #[inline]
+    fn pair(&self, i: usize, j: usize) -> &[f64] {
+        let (i, j) = if i <= j { (i, j) } else { (j, i) };
+        let s = (i * self.m + j) * self.k;
+        &self.pairs[s..s + self.k]
+    }
+
+    fn accumulate(&mut self, data: &BinaryDataset, set: &[u64]) {
+        let (m, k) = (self.m, self.k);
+        if self.pairs.is_empty() {
+            self.pairs = vec![0.0; m * m * k];
+        } else {
+            self.pairs.fill(0.0);
+        }
+        self.total.fill(0.0);
+        let (values, pairs, total) = (&self.values, &mut self.pairs, &mut self.total);
+        for_each_one(set, |g| {
+            let v = &values[g * k..(g + 1) * k];
+            for (t, x) in total.iter_mut().zip(v) {
+                *t += x;
+            }
+            let ones = data.ones_of(g);
+            for (a, &i) in ones.iter().enumerate() {
+                let row = i as usize * m;
+                for &j in &ones[a..] {
+                    let s = (row + j as usize) * k;
+                    for (p, x) in pairs[s..s + k].iter_mut().zip(v) {
+                        *p += x;
+                    }
+                }
+            }
+        });
+    }
+
+    /// Cost of a leaf on channel vector `v`.
+    #[inline]
+    fn leaf_cost(&self, v: &[f64], rules: &Rules) -> f64 {
+        treeopt_core::dataset::leaf_loss(&v[..self.c]).0 + rules.penalty
+    }
+
+    #[inline]
+    fn rows(&self, v: &[f64]) -> f64 {
+        v[self.c + 2]
+    }
+
+    /// Best stump or leaf for the rows of channel vector `x`, where `one_of(j)` gives
+    /// the channel vector of its rows with feature j = 1. Returns (cost, feature).
+    fn depth_one(&self, x: &[f64], one_of: impl Fn(usize, &mut [f64]), a: &mut [f64], b: &mut [f64], rules: &Rules) -> (f64, Option<u32>) {
+        let c = self.c;
+        let s = side(&x[..c], x[c], rules.reference.then_some(x[c + 1]), x[c + 2], 1, rules);
+        if s.terminal {
+            return (s.leaf_cost, None);
+        }
+        let (mut best, mut feature) = (s.leaf_cost, None);
+        for j in 0..self.m {
+            one_of(j, a);
+            if self.rows(a) < rules.min_support {
+                continue;
+            }
+            for ((bv, xv), av) in b.iter_mut().zip(x).zip(a.iter()) {
+                *bv = xv - av;
+            }
+            if self.rows(b) < rules.min_support {
+                continue;
+            }
+            let cost = self.leaf_cost(a, rules) + self.leaf_cost(b, rules);
+            if cost < best {
+                best = cost;
+                feature = Some(j as u32);
+            }
+        }
+        (best, feature)
+    }
+
+    /// The optimal subtree of depth `depth` (1 or 2) for the groups in `set`, under the
+    /// same leaf-closing rules as the graph search.
+    pub fn solve(&mut self, data: &BinaryDataset, set: &[u64], depth: u32, rules: &Rules) -> SmallTree {
+        debug_assert!(depth == 1 || depth == 2);
+        self.accumulate(data, set);
+        let (mut a, mut b, mut x) = (std::mem::take(&mut self.a), std::mem::take(&mut self.b), std::mem::take(&mut self.x));
+        let total = self.total.clone();
+        let tree = if depth == 1 {
+            let (cost, f) = self.depth_one(&total, |j, out| out.copy_from_slice(self.pair(j, j)), &mut a, &mut b, rules);
+            SmallTree { cost, split: f.map(|f| (f, None, None)) }
+        } else {
+            let c = self.c;
+            let s = side(&total[..c], total[c], rules.reference.then_some(total[c + 1]), total[c + 2], 2, rules);
+            let mut best = SmallTree { cost: s.leaf_cost, split: None };
+            if !s.terminal {
+                for i in 0..self.m {
+                    let right = self.pair(i, i);
+                    if self.rows(right) < rules.min_support || self.rows(&total) - self.rows(right) < rules.min_support {
+                        continue;
+                    }
+                    let right = right.to_vec();
+                    let (cr, fr) = self.depth_one(&right, |j, out| out.copy_from_slice(self.pair(i, j)), &mut a, &mut b, rules);
+                    if cr >= best.cost {
+                        continue;
+                    }
+                    for ((xv, t), r) in x.iter_mut().zip(&total).zip(&right) {
+                        *xv = t - r;
+                    }
+                    let left_one = |j: usize, out: &mut [f64]| {
+                        for ((o, s), p) in out.iter_mut().zip(self.pair(j, j)).zip(self.pair(i, j)) {
+                            *o = s - p;
+                        }
+                    };
+                    let (cl, fl) = self.depth_one(&x, left_one, &mut a, &mut b, rules);
+                    if cl + cr < best.cost {
+                        best = SmallTree { cost: cl + cr, split: Some((i as u32, fl, fr)) };
+                    }
+                }
+            }
+            best
+        };
+        (self.a, self.b, self.x) = (a, b, x);
+        tree
+    }
+}

@@ -1,0 +1,50 @@
+//! DL8.5: optimal decision trees under a depth limit and a minimum leaf support
+//! (Aglin, Nijssen and Schaus, AAAI 2020; McTavish et al. 2022, appendix G), minimising
+//! misclassified weight, optionally plus a penalty per leaf (then GOSDT's objective under
+//! a depth limit). DL8.5's cached branch and bound with upper bounds passed down is the
+//! search of [`crate::graph`], whose cache is keyed canonically by the captured rows, so
+//! the same subproblem reached by any itemset is one entry; subproblems two levels from
+//! the limit are solved by MurTree's pairwise-count kernel.
+
+use crate::budget::{Limits, Monitor};
+use crate::graph::{run, Problem};
+use crate::SearchResult;
+use treeopt_core::{BinaryDataset, Error, Result};
+
+/// Parameters of a DL8.5 search.
+#[derive(Clone, Debug)]
+pub struct Dl85Config {
+    /// Maximum depth in scikit-learn's sense (a single leaf has depth 0).
+    pub max_depth: usize,
+    /// Minimum number of rows in every leaf (DL8.5's `min_sup`).
+    pub min_samples_leaf: usize,
+    /// Penalty per leaf, as a fraction of the total weight (0: pure accuracy).
+    pub regularization: f64,
+    /// Time and memory limits.
+    pub limits: Limits,
+    /// Lower-bound guessing: per input row, the weight the reference model misclassifies.
+    pub reference_errors: Option<Vec<f64>>,
+}
+
+impl Default for Dl85Config {
+    fn default() -> Self {
+        Dl85Config { max_depth: 3, min_samples_leaf: 1, regularization: 0.0, limits: Limits::default(), reference_errors: None }
+    }
+}
+
+/// Finds the best tree of depth at most `max_depth` whose leaves hold at least
+/// `min_samples_leaf` rows. On a limit or a stop request the best tree found is returned
+/// with its status and a proven lower bound.
+pub fn solve<M: Monitor>(data: &BinaryDataset, config: &Dl85Config, monitor: &mut M) -> Result<SearchResult> {
+    if config.min_samples_leaf == 0 {
+        return Err(Error::new("min_samples_leaf must be at least 1"));
+    }
+    let problem = Problem {
+        regularization: config.regularization,
+        max_depth: Some(config.max_depth),
+        min_support: config.min_samples_leaf,
+        limits: config.limits.clone(),
+        reference_errors: config.reference_errors.clone(),
+    };
+    run(data, &problem, monitor)
+}

@@ -1,0 +1,636 @@
+//! The dependency-graph search shared by treeopt's GOSDT and DL8.5 solvers.
+//!
+//! Objective, in weight units: misclassified weight + a penalty per leaf, optionally
+//! under a depth limit and a minimum number of rows per leaf. Every subproblem (capture
+//! set of equivalence classes, remaining depth) is one record of the dependency graph
+//! holding a proven lower bound and the cost of the best tree known; bounds flow from
+//! children to parents until the root's bounds meet (GOSDT, Lin et al. 2020). The graph is
+//! explored depth first with the parent's remaining budget passed down to each child
+//! (the branch and bound of DL8.5 and MurTree), so every expansion prunes against the
+//! best tree already known; subproblems with two levels left are solved exactly from
+//! pairwise counts ([`crate::depth2`]). Bounds used:
+//!
+//! * equivalent points (OSDT Thm B.2): rows sharing a feature vector cannot be
+//!   separated, so their minority weight is lost by every tree;
+//! * one-step look-ahead (Lemma 3.2): a split costs at least its children's lower bounds,
+//!   and a subproblem that can still split needs at least two leaves;
+//! * leaf support and incremental accuracy (Thms 3.3 and 3.4): a subproblem whose leaf
+//!   misclassifies at most one penalty more than its equivalent-points bound can never
+//!   gain from a split (for two classes this covers every node of support below 2λ),
+//!   so it is closed as a leaf without being expanded.
+//!
+//! Lower-bound guessing (McTavish et al. 2022, §4.3 and appendix G): given the weight
+//! each row loses under a reference model, a subproblem's search bound becomes the
+//! reference's loss on it plus one leaf; a subproblem whose leaf is within one penalty of
+//! that guess is closed as a leaf, and one whose best tree reaches its bound counts as
+//! solved. The proven bound is kept beside it, so the certificate stays honest.
+//!
+//! Ties between equally good splits go to the split met first in a fixed order (lowest
+//! two-leaf cost, then lowest feature index), so results are reproducible bit for bit.
+
+use crate::budget::{Budget, Limits, Monitor, Progress};
+use crate::store::{Store, LEAF};
+use crate::depth2::{Depth2, SmallTree};
+use crate::{SearchResult, Stats, Status};
+use treeopt_core::bitset::{and_into, and_not_into, for_each_one};
+use treeopt_core::dataset::leaf_loss;
+use treeopt_core::{BinaryDataset, Error, Node, Result, Tree};
+
+/// Remaining depth of subproblems when no depth limit applies.
+const UNLIMITED: u32 = u32::MAX;
+
+/// What the search minimises: the solvers' configurations reduce to this.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Problem {
+    /// Penalty per leaf, as a fraction of the total weight.
+    pub regularization: f64,
+    /// Maximum depth in scikit-learn's sense (a single leaf has depth 0).
+    pub max_depth: Option<usize>,
+    /// Minimum number of rows in every leaf (at least 1).
+    pub min_support: usize,
+    /// Time and memory limits.
+    pub limits: Limits,
+    /// Lower-bound guessing: per input row, the weight the reference model misclassifies.
+    pub reference_errors: Option<Vec<f64>>,
+}
+
+/// The leaf-closing rules every subproblem is judged by.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Rules {
+    /// Penalty per leaf in weight units.
+    pub penalty: f64,
+    /// Minimum rows per leaf.
+    pub min_support: f64,
+    /// Whether lower-bound guessing is on.
+    pub reference: bool,
+}
+
+/// Bounds of one side of a candidate split, known right after the parent's pass.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Side {
+    pub leaf_cost: f64,
+    /// Search bound (guessed when guessing).
+    pub lb: f64,
+    /// Proven bound.
+    pub proven: f64,
+    /// Closed as a leaf without search (no depth left, or no split can pay off).
+    pub terminal: bool,
+}
+
+/// A non-trivial split of the subproblem being expanded.
+#[derive(Clone, Copy, Debug)]
+struct Candidate {
+    feature: u32,
+    /// Exploration order: cost of the split into two leaves.
+    order: f64,
+    left: Side,
+    right: Side,
+    /// Search bound on the cost of the best tree rooted at this split.
+    lb: f64,
+    /// Proven bound on it.
+    proven: f64,
+}
+
+impl Candidate {
+    fn exact(&self) -> bool {
+        self.left.terminal && self.right.terminal
+    }
+}
+
+/// Scratch space for one level of the recursion, reused across expansions.
+struct Level {
+    set: Vec<u64>,
+    child: Vec<u64>,
+    totals: Vec<f64>,
+    left_totals: Vec<f64>,
+    right_weights: Vec<f64>,
+    right_minority: Vec<f64>,
+    right_groups: Vec<u32>,
+    right_rows: Vec<f64>,
+    right_reference: Vec<f64>,
+    candidates: Vec<Candidate>,
+}
+
+impl Level {
+    fn new(data: &BinaryDataset) -> Self {
+        let (m, c) = (data.n_features(), data.n_classes());
+        Level {
+            set: vec![0; data.words()],
+            child: vec![0; data.words()],
+            totals: vec![0.0; c],
+            left_totals: vec![0.0; c],
+            right_weights: vec![0.0; m * c],
+            right_minority: vec![0.0; m],
+            right_groups: vec![0; m],
+            right_rows: vec![0.0; m],
+            right_reference: vec![0.0; m],
+            candidates: Vec::with_capacity(m),
+        }
+    }
+}
+
+/// A child of a candidate split: closed as a leaf, or a record of the store.
+#[derive(Clone, Copy)]
+enum Child {
+    Leaf(Side),
+    Record(u32),
+}
+
+/// Search bound, cost of the best known tree and proven bound of a child.
+#[derive(Clone, Copy)]
+struct Bounds {
+    lb: f64,
+    ub: f64,
+    proven: f64,
+}
+
+impl Bounds {
+    fn closed(&self) -> bool {
+        self.lb >= self.ub
+    }
+}
+
+struct Solver<'a, 'm, M: Monitor> {
+    data: &'a BinaryDataset,
+    rules: Rules,
+    depth2: Depth2,
+    store: Store,
+    levels: Vec<Level>,
+    budget: Budget<'m, M>,
+    stopped: Option<Status>,
+    expansions: u64,
+    root: u32,
+    /// Per group, the weight the reference model misclassifies (lower-bound guessing).
+    reference: Option<Vec<f64>>,
+}
+
+/// Bounds of a node with these class totals, minority (equivalent-points) weight, rows
+/// and, when guessing, the weight the reference model misclassifies in it.
+#[inline]
+pub(crate) fn side(totals: &[f64], minority: f64, reference: Option<f64>, rows: f64, depth: u32, rules: &Rules) -> Side {
+    let penalty = rules.penalty;
+    let loss = leaf_loss(totals).0;
+    let leaf_cost = loss + penalty;
+    // Leaf support and incremental accuracy: a split can gain at most loss - minority and
+    // costs at least one more penalty; and both children need the minimum support.
+    let proven_terminal = depth == 0 || loss - minority <= penalty || rows < 2.0 * rules.min_support;
+    let proven = if proven_terminal { leaf_cost } else { minority + 2.0 * penalty };
+    match reference {
+        None => Side { leaf_cost, lb: proven, proven, terminal: proven_terminal },
+        Some(r) => {
+            // Paper §4.3 step 1: a leaf within one penalty of the guess is taken as solved.
+            let terminal = proven_terminal || loss - r <= penalty;
+            let lb = if terminal { leaf_cost } else { proven.max(r + penalty) };
+            Side { leaf_cost, lb, proven, terminal }
+        }
+    }
+}
+
+#[inline]
+fn child_depth(depth: u32) -> u32 {
+    if depth == UNLIMITED {
+        UNLIMITED
+    } else {
+        depth - 1
+    }
+}
+
+impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
+    fn level(&mut self, level: usize) {
+        while self.levels.len() <= level {
+            self.levels.push(Level::new(self.data));
+        }
+    }
+
+    /// One pass over the groups of `levels[level].set`: class totals of both sides of
+    /// every feature, and the candidate splits sorted in exploration order.
+    fn bound_splits(&mut self, level: usize, depth: u32) {
+        let data = self.data;
+        let rules = self.rules;
+        let c = data.n_classes();
+        let lv = &mut self.levels[level];
+        lv.totals.fill(0.0);
+        lv.right_weights.fill(0.0);
+        lv.right_minority.fill(0.0);
+        lv.right_groups.fill(0);
+        lv.right_reference.fill(0.0);
+        lv.right_rows.fill(0.0);
+        let reference = self.reference.as_deref();
+        let mut rows = 0.0;
+        let mut minority = 0.0;
+        let mut reference_total = 0.0;
+        let mut n_groups = 0u32;
+        for_each_one(&lv.set, |g| {
+            let cw = data.class_weights(g);
+            let mn = data.group_minority(g);
+            let re = reference.map_or(0.0, |r| r[g]);
+            let nr = data.group_rows(g) as f64;
+            rows += nr;
+            n_groups += 1;
+            minority += mn;
+            reference_total += re;
+            for (t, w) in lv.totals.iter_mut().zip(cw) {
+                *t += w;
+            }
+            for &f in data.ones_of(g) {
+                let f = f as usize;
+                for (t, w) in lv.right_weights[f * c..(f + 1) * c].iter_mut().zip(cw) {
+                    *t += w;
+                }
+                lv.right_minority[f] += mn;
+                lv.right_groups[f] += 1;
+                lv.right_reference[f] += re;
+                lv.right_rows[f] += nr;
+            }
+        });
+        lv.candidates.clear();
+        let d = child_depth(depth);
+        for f in 0..data.n_features() {
+            let ng = lv.right_groups[f];
+            let rr_rows = lv.right_rows[f];
+            if ng == 0 || ng == n_groups || rr_rows < rules.min_support || rows - rr_rows < rules.min_support {
+                continue;
+            }
+            let rw = &lv.right_weights[f * c..(f + 1) * c];
+            for k in 0..c {
+                lv.left_totals[k] = lv.totals[k] - rw[k];
+            }
+            let rm = lv.right_minority[f];
+            let rr = lv.right_reference[f];
+            let right = side(rw, rm, reference.map(|_| rr), rr_rows, d, &rules);
+            let left = side(&lv.left_totals, minority - rm, reference.map(|_| reference_total - rr), rows - rr_rows, d, &rules);
+            lv.candidates.push(Candidate {
+                feature: f as u32,
+                order: left.leaf_cost + right.leaf_cost,
+                left,
+                right,
+                lb: left.lb + right.lb,
+                proven: left.proven + right.proven,
+            });
+        }
+        lv.candidates
+            .sort_unstable_by(|a, b| a.order.total_cmp(&b.order).then(a.feature.cmp(&b.feature)));
+    }
+
+    /// The child of split `feature` on one side, created in the store when it is new.
+    /// `None` when the memory limit refused it (the search then stops).
+    fn child(&mut self, level: usize, feature: u32, right: bool, side: Side, depth: u32) -> Option<Child> {
+        if side.terminal {
+            return Some(Child::Leaf(side));
+        }
+        let lv = &mut self.levels[level];
+        let fw = self.data.feature_words(feature as usize);
+        if right {
+            and_into(&mut lv.child, &lv.set, fw);
+        } else {
+            and_not_into(&mut lv.child, &lv.set, fw);
+        }
+        if let Some(id) = self.store.find(&lv.child, depth) {
+            return Some(Child::Record(id));
+        }
+        match self.store.insert(&lv.child, depth, side.lb, side.proven, side.leaf_cost) {
+            Some(id) => Some(Child::Record(id)),
+            None => {
+                self.stopped = Some(Status::MemoryLimit);
+                None
+            }
+        }
+    }
+
+    #[inline]
+    fn bounds(&self, child: Child) -> Bounds {
+        match child {
+            Child::Leaf(s) => Bounds { lb: s.leaf_cost, ub: s.leaf_cost, proven: s.proven },
+            Child::Record(id) => {
+                let r = self.store.get(id);
+                Bounds { lb: r.lb, ub: r.ub, proven: r.proven }
+            }
+        }
+    }
+
+    /// The proven bound of a record from its search bound and the candidates' proven
+    /// bounds: identical to the search bound unless guessing.
+    fn proven_bound(&self, r: &crate::store::Record, min_proven: f64) -> f64 {
+        if self.reference.is_some() {
+            r.proven.max(r.ub.min(min_proven))
+        } else {
+            r.lb
+        }
+    }
+
+    /// Stops the search when a limit is reached or the monitor asks to.
+    fn poll(&mut self) -> bool {
+        if self.stopped.is_some() {
+            return true;
+        }
+        let (store, root, w) = (&self.store, self.root, self.data.total_weight());
+        let subproblems = store.len() as u64;
+        let stop = self.budget.poll(|elapsed| {
+            let r = store.get(root);
+            Progress { elapsed, lower_bound: r.proven / w, objective: r.ub / w, subproblems }
+        });
+        if stop.is_some() {
+            self.stopped = stop;
+        }
+        self.stopped.is_some()
+    }
+
+    /// A quick first tree for record `id`: always split on the best stump while a split
+    /// can pay off, keep the split where it beats a leaf. Gives the search a good
+    /// initial budget and the anytime result a good tree from the start.
+    fn greedy(&mut self, id: u32, level: usize) -> f64 {
+        self.level(level);
+        let depth = self.store.get(id).depth;
+        if depth == 2 {
+            self.solve_small(id);
+            return self.store.get(id).ub;
+        }
+        self.levels[level].set.copy_from_slice(self.store.key(id));
+        self.bound_splits(level, depth);
+        let Some(&cand) = self.levels[level].candidates.first() else {
+            return self.store.get(id).ub;
+        };
+        let d = child_depth(depth);
+        let mut cost = 0.0;
+        for (right, side) in [(false, cand.left), (true, cand.right)] {
+            cost += match self.child(level, cand.feature, right, side, d) {
+                Some(Child::Leaf(s)) => s.leaf_cost,
+                Some(Child::Record(cid)) => self.greedy(cid, level + 1),
+                None => return self.store.get(id).ub,
+            };
+        }
+        let rec = self.store.get_mut(id);
+        if cost < rec.ub {
+            rec.ub = cost;
+            rec.best = cand.feature;
+        }
+        rec.ub
+    }
+
+    /// Tightens record `id` until it is solved or its search bound reaches `budget`
+    /// (or the search stops). Children get the budget left by their sibling's bound.
+    fn search(&mut self, id: u32, level: usize, budget: f64) {
+        let rec = *self.store.get(id);
+        if rec.solved() || rec.lb >= budget || self.poll() {
+            return;
+        }
+        self.expansions += 1;
+        if rec.depth == 2 {
+            self.solve_small(id);
+            return;
+        }
+        self.level(level);
+        self.levels[level].set.copy_from_slice(self.store.key(id));
+        self.bound_splits(level, rec.depth);
+        let d = child_depth(rec.depth);
+
+        // Splits into two closed leaves are exact; the others give the look-ahead bound.
+        let (mut ub, mut best) = (rec.ub, rec.best);
+        let (mut min_lb, mut min_proven) = (f64::INFINITY, f64::INFINITY);
+        for c in &self.levels[level].candidates {
+            if c.exact() && c.lb < ub {
+                ub = c.lb;
+                best = c.feature;
+            }
+            min_lb = min_lb.min(c.lb);
+            min_proven = min_proven.min(c.proven);
+        }
+        {
+            let mut r = rec;
+            r.ub = ub;
+            r.best = best;
+            r.lb = r.lb.max(ub.min(min_lb));
+            r.proven = self.proven_bound(&r, min_proven);
+            *self.store.get_mut(id) = r;
+            if r.lb >= ub.min(budget) {
+                return;
+            }
+        }
+
+        for k in 0..self.levels[level].candidates.len() {
+            let cand = self.levels[level].candidates[k];
+            let bound = self.store.get(id).ub.min(budget);
+            if cand.exact() || cand.lb >= bound {
+                continue;
+            }
+            let Some(left) = self.child(level, cand.feature, false, cand.left, d) else { break };
+            let Some(right) = self.child(level, cand.feature, true, cand.right, d) else { break };
+            let mut l = self.bounds(left);
+            let mut r = self.bounds(right);
+            if l.lb + r.lb < bound {
+                if let Child::Record(lid) = left {
+                    self.search(lid, level + 1, bound - r.lb);
+                    l = self.bounds(left);
+                }
+                if l.lb + r.lb < bound && l.closed() && self.stopped.is_none() {
+                    if let Child::Record(rid) = right {
+                        self.search(rid, level + 1, bound - l.ub);
+                        r = self.bounds(right);
+                    }
+                }
+            }
+            // A split whose children did not both close was pruned against `bound`: that
+            // is what it proved, even where rounding left l.lb + r.lb a hair below it.
+            let pruned = self.stopped.is_none() && !(l.closed() && r.closed());
+            let lb = if pruned { (l.lb + r.lb).max(bound) } else { l.lb + r.lb };
+            let c = &mut self.levels[level].candidates[k];
+            c.lb = lb;
+            c.proven = if self.reference.is_some() { l.proven + r.proven } else { lb };
+            let rec = self.store.get_mut(id);
+            if l.ub + r.ub < rec.ub {
+                rec.ub = l.ub + r.ub;
+                rec.best = cand.feature;
+            }
+            if self.stopped.is_some() {
+                break;
+            }
+        }
+        let cands = &self.levels[level].candidates;
+        let min_lb = cands.iter().fold(f64::INFINITY, |m, c| m.min(c.lb));
+        let min_proven = cands.iter().fold(f64::INFINITY, |m, c| m.min(c.proven));
+        let mut r = *self.store.get(id);
+        r.lb = r.lb.max(r.ub.min(min_lb));
+        r.proven = self.proven_bound(&r, min_proven);
+        *self.store.get_mut(id) = r;
+    }
+
+    /// Solves a record with two levels left exactly with the pairwise-count kernel.
+    fn solve_small(&mut self, id: u32) {
+        let small = self.depth2.solve(self.data, self.store.key(id), 2, &self.rules);
+        let guessing = self.reference.is_some();
+        let r = self.store.get_mut(id);
+        if small.cost < r.ub {
+            r.ub = small.cost;
+            r.best = small.split.map_or(LEAF, |s| s.0);
+        }
+        r.lb = r.ub;
+        if !guessing {
+            // The kernel's tree is optimal: the leaf-closing rules it shares are sound.
+            r.proven = r.ub;
+        }
+    }
+
+    /// Bounds of the subproblem `set` with `depth` levels left, from its groups.
+    fn set_side(&self, set: &[u64], depth: u32) -> Side {
+        let data = self.data;
+        let mut totals = vec![0.0; data.n_classes()];
+        data.class_totals(set, &mut totals);
+        let (mut minority, mut rows, mut reference) = (0.0, 0.0, 0.0);
+        for_each_one(set, |g| {
+            minority += data.group_minority(g);
+            rows += data.group_rows(g) as f64;
+            reference += self.reference.as_ref().map_or(0.0, |r| r[g]);
+        });
+        side(&totals, minority, self.reference.as_ref().map(|_| reference), rows, depth, &self.rules)
+    }
+
+    /// Appends a leaf for `set` to `tree` and returns its index.
+    fn push_leaf(&self, set: &[u64], tree: &mut Tree) -> usize {
+        let mut class_weights = vec![0.0; self.data.n_classes()];
+        self.data.class_totals(set, &mut class_weights);
+        tree.nodes.push(Node { feature: None, left: 0, right: 0, class_weights });
+        tree.nodes.len() - 1
+    }
+
+    /// The two halves of `set` split on `feature` (value 0, value 1).
+    fn halves(&self, set: &[u64], feature: u32) -> (Vec<u64>, Vec<u64>) {
+        let fw = self.data.feature_words(feature as usize);
+        let (mut left, mut right) = (vec![0u64; set.len()], vec![0u64; set.len()]);
+        and_not_into(&mut left, set, fw);
+        and_into(&mut right, set, fw);
+        (left, right)
+    }
+
+    /// Appends a node splitting `set` on `feature`, with children built by `child`.
+    fn push_split(&mut self, set: &[u64], feature: u32, tree: &mut Tree, mut child: impl FnMut(&mut Self, &[u64], &mut Tree) -> usize) -> usize {
+        let idx = self.push_leaf(set, tree);
+        let (l, r) = self.halves(set, feature);
+        let left = child(self, &l, tree);
+        let right = child(self, &r, tree);
+        let node = &mut tree.nodes[idx];
+        node.feature = Some(feature as usize);
+        node.left = left;
+        node.right = right;
+        idx
+    }
+
+    /// Appends the subtree of depth at most two found by the kernel.
+    fn push_small(&mut self, set: &[u64], split: Option<(u32, Option<u32>, Option<u32>)>, tree: &mut Tree) -> usize {
+        match split {
+            None => self.push_leaf(set, tree),
+            Some((f, fl, fr)) => {
+                let mut sides = [fl, fr].into_iter();
+                self.push_split(set, f, tree, |s, half, t| {
+                    let sub = sides.next().flatten();
+                    s.push_small(half, sub.map(|g| (g, None, None)), t)
+                })
+            }
+        }
+    }
+
+    /// Rebuilds the best known tree of a subproblem: closed subproblems are leaves,
+    /// those with at most two levels left are re-solved by the kernel (so the tree is
+    /// never worse than the cost the search accounted for), the others follow `best`.
+    fn extract(&mut self, set: &[u64], depth: u32, tree: &mut Tree) -> usize {
+        let side = self.set_side(set, depth);
+        if side.terminal {
+            return self.push_leaf(set, tree);
+        }
+        if depth <= 2 {
+            let small: SmallTree = self.depth2.solve(self.data, set, depth, &self.rules);
+            return self.push_small(set, small.split, tree);
+        }
+        match self.store.find(set, depth).map_or(LEAF, |id| self.store.get(id).best) {
+            LEAF => self.push_leaf(set, tree),
+            best => self.push_split(set, best, tree, |s, half, t| s.extract(half, child_depth(depth), t)),
+        }
+    }
+}
+
+/// Finds a tree minimising misclassified weight / total weight + λ x leaves under the
+/// problem's depth and support limits. On a limit or a stop request the best tree found
+/// is returned with its status and a proven lower bound.
+pub(crate) fn run<M: Monitor>(data: &BinaryDataset, config: &Problem, monitor: &mut M) -> Result<SearchResult> {
+    let reg = config.regularization;
+    if !reg.is_finite() || reg < 0.0 {
+        return Err(Error::new(format!(
+            "regularization must be a finite number >= 0, got {reg}"
+        )));
+    }
+    let reference = match &config.reference_errors {
+        Some(per_row) => {
+            if per_row.iter().any(|&e| !e.is_finite() || e < 0.0) {
+                return Err(Error::new("reference errors must be finite and >= 0"));
+            }
+            Some(data.sum_by_group(per_row)?)
+        }
+        None => None,
+    };
+    let depth = match config.max_depth {
+        Some(d) if d < data.n_features() => d as u32,
+        _ => UNLIMITED,
+    };
+    let w = data.total_weight();
+    let rules = Rules { penalty: reg * w, min_support: config.min_support.max(1) as f64, reference: reference.is_some() };
+    let mut solver = Solver {
+        data,
+        rules,
+        depth2: Depth2::new(data, reference.as_deref()),
+        store: Store::new(data.words(), config.limits.memory_limit),
+        levels: Vec::new(),
+        budget: Budget::new(&config.limits, monitor),
+        stopped: None,
+        expansions: 0,
+        root: 0,
+        reference,
+    };
+    let all = data.all_groups();
+    let root_side = solver.set_side(all.words(), depth);
+    let (mut root_lb, mut root_ub, mut root_proven) = (root_side.lb, root_side.leaf_cost, root_side.proven);
+    if !root_side.terminal {
+        match solver.store.insert(all.words(), depth, root_side.lb, root_side.proven, root_side.leaf_cost) {
+            Some(root) => {
+                solver.root = root;
+                solver.greedy(root, 0);
+                solver.search(root, 0, f64::INFINITY);
+                let r = solver.store.get(root);
+                (root_lb, root_ub, root_proven) = (r.lb, r.ub, r.proven);
+            }
+            None => solver.stopped = Some(Status::MemoryLimit),
+        }
+    }
+    let mut tree = Tree::default();
+    solver.extract(all.words(), depth, &mut tree);
+    let objective = tree.objective(data, reg);
+    let guessing = solver.reference.is_some();
+    // Proven optimal when the proven bound meets the best tree (up to rounding when the
+    // proven bound was summed apart from the search bound).
+    let proven_optimal = if guessing {
+        root_proven >= root_ub - 1e-12 * w
+    } else {
+        root_lb >= root_ub
+    };
+    let (status, lower_bound) = if proven_optimal {
+        (Status::Optimal, objective)
+    } else {
+        let status = match solver.stopped {
+            Some(s) => s,
+            None if guessing && root_lb >= root_ub => Status::MatchedReference,
+            None => Status::Interrupted,
+        };
+        (status, (root_proven / w).min(objective))
+    };
+    Ok(SearchResult {
+        tree,
+        objective,
+        lower_bound,
+        guessed_lower_bound: guessing.then_some(root_lb / w),
+        status,
+        stats: Stats {
+            subproblems: solver.store.len() as u64,
+            expansions: solver.expansions,
+            seconds: solver.budget.elapsed(),
+            memory_bytes: solver.store.bytes() as u64,
+        },
+    })
+}
