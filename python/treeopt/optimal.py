@@ -24,7 +24,7 @@ from sklearn.utils.validation import (
 from . import _core
 from ._tree import Tree
 
-__all__ = ["GOSDTClassifier"]
+__all__ = ["DL85Classifier", "GOSDTClassifier"]
 
 _BINARIZER_HINT = (
     "treeopt's optimal tree solvers need 0/1 features; binarize numeric columns first, "
@@ -127,6 +127,38 @@ class _OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
             )
         weight = _fit_weights(self, X, y, sample_weight)
         return _as_binary_matrix(X), y, y_encoded, weight
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None, y_ref=None):
+        """Finds the optimal tree for the 0/1 matrix X and labels y.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            0/1 (or boolean) features.
+        y : array-like of shape (n_samples,)
+            Class labels (at least two classes).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; the objective uses weighted misclassification.
+        y_ref : array-like of shape (n_samples,), default=None
+            Predictions of a reference model (e.g. a boosted ensemble) on the training
+            rows: turns on lower-bound guessing (McTavish et al. 2022, §4.3). Each
+            subproblem is then assumed solved once it matches the reference's accuracy
+            on its rows, which prunes most of the search; Theorem 4.3 bounds the loss:
+            the objective is at most the reference's errors plus the optimal tree's
+            errors on the rows the reference gets right, plus its leaf penalty.
+            ``lower_bound_`` stays the proven bound.
+
+        Returns
+        -------
+        self
+        """
+        if np.isnan(self.regularization):
+            raise ValueError("regularization is NaN; pass a number >= 0 such as 0.01.")
+        Xb, y, y_encoded, weight = self._validate_fit_input(X, y, sample_weight)
+        reference = None if y_ref is None else _reference_errors(y, y_ref, self.classes_, weight)
+        self._set_result(self._solve(Xb, y_encoded, weight, reference))
+        return self
 
     def _set_result(self, res):
         self.tree_ = _tree_from_result(
@@ -264,36 +296,9 @@ class GOSDTClassifier(_OptimalTreeClassifier):
         self.class_weight = class_weight
         self.verbose = verbose
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None, y_ref=None):
-        """Finds the optimal tree for the 0/1 matrix X and labels y.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            0/1 (or boolean) features.
-        y : array-like of shape (n_samples,)
-            Class labels (at least two classes).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights; the objective uses weighted misclassification.
-        y_ref : array-like of shape (n_samples,), default=None
-            Predictions of a reference model (e.g. a boosted ensemble) on the training
-            rows: turns on lower-bound guessing (McTavish et al. 2022, §4.3). Each
-            subproblem is then assumed solved once it matches the reference's accuracy
-            on its rows, which prunes most of the search; Theorem 4.3 bounds the loss:
-            the objective is at most the reference's errors plus the optimal tree's
-            errors on the rows the reference gets right, plus its leaf penalty.
-            ``lower_bound_`` stays the proven bound.
-
-        Returns
-        -------
-        self
-        """
-        if np.isnan(self.regularization):
-            raise ValueError("regularization is NaN; pass a number >= 0 such as 0.01.")
-        Xb, y, y_encoded, weight = self._validate_fit_input(X, y, sample_weight)
-        reference = None if y_ref is None else _reference_errors(y, y_ref, self.classes_, weight)
-        res = _core.gosdt_fit(
+    def _solve(self, Xb, y_encoded, weight, reference):
+        """Runs the Rust solver: returns its result dict."""
+        return _core.gosdt_fit(
             Xb,
             y_encoded,
             len(self.classes_),
@@ -305,5 +310,109 @@ class GOSDTClassifier(_OptimalTreeClassifier):
             verbose=bool(self.verbose),
             reference_errors=reference,
         )
-        self._set_result(res)
-        return self
+
+
+class DL85Classifier(_OptimalTreeClassifier):
+    """Optimal decision tree under a depth limit (DL8.5) over 0/1 features.
+
+    Minimises the weighted misclassification of trees of depth at most ``max_depth``
+    whose leaves each hold at least ``min_samples_leaf`` training rows (DL8.5's
+    ``min_sup``), optionally plus ``regularization`` per leaf (then it solves GOSDT's
+    objective under the depth limit). Cached branch and bound in Rust (Aglin, Nijssen
+    and Schaus 2020) with the cache keyed by the captured rows and MurTree's exact
+    depth-two kernel; the result carries the same certificate as
+    :class:`GOSDTClassifier`.
+
+    Parameters
+    ----------
+    max_depth : int, default=3
+        Maximum depth (a single leaf has depth 0).
+    min_samples_leaf : int or float, default=1
+        Minimum number of training rows (of positive weight) in every leaf; a float in
+        (0, 1) is a fraction of the rows, rounded up.
+    regularization : float, default=0.0
+        Penalty per leaf as a fraction of the training weight (0: pure accuracy).
+    time_limit : float or None, default=None
+        Seconds after which the best tree so far is returned (``status_ == "time_limit"``).
+    memory_limit : int or None, default=None
+        Bytes the subproblem cache may use (``status_ == "memory_limit"`` when reached).
+    class_weight : dict, "balanced" or None, default=None
+        Weights multiplying the sample weights of each class.
+    verbose : bool, default=False
+        Print the search progress.
+
+    Attributes
+    ----------
+    tree_, classes_, objective_, lower_bound_, guessed_lower_bound_, status_, n_leaves_, search_stats_
+        As for :class:`GOSDTClassifier`; ``objective_`` is the weighted error rate
+        (plus the leaf penalty when ``regularization > 0``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from treeopt import DL85Classifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.integers(0, 2, size=(200, 6))
+    >>> y = (X[:, 0] & X[:, 1]) | X[:, 2]
+    >>> clf = DL85Classifier(max_depth=3).fit(X, y)
+    >>> clf.status_, clf.tree_.depth, clf.score(X, y)
+    ('optimal', 3, 1.0)
+    """
+
+    _parameter_constraints = {
+        "max_depth": [Interval(Integral, 0, None, closed="left")],
+        "min_samples_leaf": [
+            Interval(Integral, 1, None, closed="left"),
+            Interval(Real, 0, 1, closed="neither"),
+        ],
+        "regularization": [Interval(Real, 0, None, closed="left")],
+        "time_limit": [Interval(Real, 0, None, closed="neither"), None],
+        "memory_limit": [Interval(Integral, 1, None, closed="left"), None],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        max_depth=3,
+        min_samples_leaf=1,
+        regularization=0.0,
+        time_limit=None,
+        memory_limit=None,
+        class_weight=None,
+        verbose=False,
+    ):
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.regularization = regularization
+        self.time_limit = time_limit
+        self.memory_limit = memory_limit
+        self.class_weight = class_weight
+        self.verbose = verbose
+
+    def _solve(self, Xb, y_encoded, weight, reference):
+        n_rows = Xb.shape[0] if weight is None else int(np.count_nonzero(weight))
+        if isinstance(self.min_samples_leaf, Integral):
+            min_leaf = int(self.min_samples_leaf)
+        else:
+            min_leaf = max(1, int(np.ceil(self.min_samples_leaf * Xb.shape[0])))
+        if 2 * min_leaf > n_rows and self.max_depth > 0:
+            warnings.warn(
+                f"min_samples_leaf={self.min_samples_leaf} needs at least {2 * min_leaf} "
+                f"rows for a split and there are {n_rows}: the tree is a single leaf.",
+                UserWarning,
+                stacklevel=3,
+            )
+        return _core.dl85_fit(
+            Xb,
+            y_encoded,
+            len(self.classes_),
+            weight,
+            int(self.max_depth),
+            min_leaf,
+            float(self.regularization),
+            time_limit=None if self.time_limit is None else float(self.time_limit),
+            memory_limit=self.memory_limit,
+            verbose=bool(self.verbose),
+            reference_errors=reference,
+        )

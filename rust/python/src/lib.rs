@@ -2,6 +2,8 @@
 //! arrays (no copy for C-contiguous input), maps errors to `ValueError`, releases the GIL
 //! for every search and checks for Ctrl-C while it runs. No algorithm lives here.
 
+mod isotonic;
+
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -10,7 +12,7 @@ use pyo3::types::PyDict;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 use treeopt_core::{BinaryDataset, Tree};
-use treeopt_search::{solve_gosdt, GosdtConfig, Limits, Monitor, Progress, SearchResult};
+use treeopt_search::{solve_dl85, solve_gosdt, Dl85Config, GosdtConfig, Limits, Monitor, Progress, SearchResult};
 
 /// Checks Ctrl-C with the GIL held for a moment, and prints progress when verbose.
 struct PyMonitor {
@@ -122,6 +124,23 @@ fn run_released<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResu
         .map_err(|_| PyRuntimeError::new_err("internal error in the treeopt solver; please report it with the data that triggered it"))
 }
 
+/// Packs the data, runs `solve` without the GIL and returns the result dict.
+#[allow(clippy::too_many_arguments)]
+fn fit_with<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, u8>,
+    y: PyReadonlyArray1<'py, u32>,
+    n_classes: usize,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    verbose: bool,
+    solve: impl FnOnce(&BinaryDataset, &mut PyMonitor) -> treeopt_core::Result<SearchResult> + Send,
+) -> PyResult<Bound<'py, PyDict>> {
+    let data = dataset(&x, &y, n_classes, &sample_weight)?;
+    let mut monitor = PyMonitor { verbose, next_print: Instant::now() };
+    let res = run_released(py, || solve(&data, &mut monitor))?.map_err(value_error)?;
+    result_dict(py, &res, n_classes)
+}
+
 /// GOSDT on a 0/1 matrix: returns the tree's node arrays, objective, lower bound,
 /// status and search statistics. `reference_errors` (per row, the weight a reference
 /// model misclassifies) turns on lower-bound guessing.
@@ -141,22 +160,50 @@ fn gosdt_fit<'py>(
     verbose: bool,
     reference_errors: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let data = dataset(&x, &y, n_classes, &sample_weight)?;
     let config = GosdtConfig {
         regularization,
         max_depth,
         limits: limits(time_limit, memory_limit)?,
         reference_errors: reference_errors.map(|r| r.as_array().to_vec()),
     };
-    let mut monitor = PyMonitor { verbose, next_print: Instant::now() };
-    let res = run_released(py, || solve_gosdt(&data, &config, &mut monitor))?.map_err(value_error)?;
-    result_dict(py, &res, n_classes)
+    fit_with(py, x, y, n_classes, sample_weight, verbose, |d, m| solve_gosdt(d, &config, m))
+}
+
+/// DL8.5 on a 0/1 matrix: depth-limited optimal tree with a minimum number of rows per
+/// leaf and an optional penalty per leaf; same result dict as `gosdt_fit`.
+#[pyfunction]
+#[pyo3(signature = (x, y, n_classes, sample_weight, max_depth, min_samples_leaf, regularization, time_limit=None, memory_limit=None, verbose=false, reference_errors=None))]
+#[allow(clippy::too_many_arguments)]
+fn dl85_fit<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, u8>,
+    y: PyReadonlyArray1<'py, u32>,
+    n_classes: usize,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    max_depth: usize,
+    min_samples_leaf: usize,
+    regularization: f64,
+    time_limit: Option<f64>,
+    memory_limit: Option<usize>,
+    verbose: bool,
+    reference_errors: Option<PyReadonlyArray1<'py, f64>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let config = Dl85Config {
+        max_depth,
+        min_samples_leaf,
+        regularization,
+        limits: limits(time_limit, memory_limit)?,
+        reference_errors: reference_errors.map(|r| r.as_array().to_vec()),
+    };
+    fit_with(py, x, y, n_classes, sample_weight, verbose, |d, m| solve_dl85(d, &config, m))
 }
 
 /// The compiled core of treeopt.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    isotonic::register(m)?;
     m.add_function(wrap_pyfunction!(gosdt_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(dl85_fit, m)?)?;
     Ok(())
 }

@@ -1,8 +1,12 @@
 //! Exact optimal subtrees of depth one or two from pairwise counts (the specialised
 //! depth-two solver of MurTree, Demirović et al., JMLR 2022, §4.4): one pass over the
-//! captured groups accumulates, for every pair of features, the class weights,
-//! equivalent-points weight, reference loss and row count of the rows where both are 1;
+//! captured groups accumulates, for every pair of features, the class weights (and, only
+//! when needed, the row count and the reference loss) of the rows where both are 1;
 //! every depth-two tree is then scored from those sums without touching the data again.
+//!
+//! Children are closed by the same rules as in the graph search, except that the
+//! equivalent-points weight is taken as zero: that only closes fewer nodes, and a node
+//! the search closes can never gain from a split, so both agree on every optimum.
 
 use crate::graph::{side, Rules};
 use treeopt_core::bitset::for_each_one;
@@ -22,7 +26,11 @@ pub(crate) struct Depth2 {
     m: usize,
     c: usize,
     k: usize,
-    /// Per group, its channel vector: class weights, minority, reference loss, rows.
+    /// Channel of the row count (only with a minimum leaf support above one).
+    rows_at: Option<usize>,
+    /// Channel of the reference loss (only with lower-bound guessing).
+    reference_at: Option<usize>,
+    /// Per group, its channel vector: class weights, then rows and reference loss.
     values: Vec<f64>,
     /// `m * m * k` sums over the rows where both features are 1 (upper triangle used).
     pairs: Vec<f64>,
@@ -30,29 +38,38 @@ pub(crate) struct Depth2 {
     a: Vec<f64>,
     b: Vec<f64>,
     x: Vec<f64>,
+    right: Vec<f64>,
 }
 
 impl Depth2 {
-    pub fn new(data: &BinaryDataset, reference: Option<&[f64]>) -> Self {
+    pub fn new(data: &BinaryDataset, reference: Option<&[f64]>, min_support: f64) -> Self {
         let (m, c) = (data.n_features(), data.n_classes());
-        let k = c + 3;
+        let rows_at = (min_support > 1.0).then_some(c);
+        let reference_at = reference.map(|_| c + rows_at.is_some() as usize);
+        let k = c + rows_at.is_some() as usize + reference_at.is_some() as usize;
         let mut values = Vec::with_capacity(data.n_groups() * k);
         for g in 0..data.n_groups() {
             values.extend_from_slice(data.class_weights(g));
-            values.push(data.group_minority(g));
-            values.push(reference.map_or(0.0, |r| r[g]));
-            values.push(data.group_rows(g) as f64);
+            if rows_at.is_some() {
+                values.push(data.group_rows(g) as f64);
+            }
+            if let Some(r) = reference {
+                values.push(r[g]);
+            }
         }
         Depth2 {
             m,
             c,
             k,
+            rows_at,
+            reference_at,
             values,
             pairs: Vec::new(),
             total: vec![0.0; k],
             a: vec![0.0; k],
             b: vec![0.0; k],
             x: vec![0.0; k],
+            right: vec![0.0; k],
         }
     }
 
@@ -96,16 +113,27 @@ impl Depth2 {
         treeopt_core::dataset::leaf_loss(&v[..self.c]).0 + rules.penalty
     }
 
+    /// Rows of `v` as far as the support rule needs them: with a minimum support of one
+    /// only emptiness matters, and every group has positive weight.
     #[inline]
     fn rows(&self, v: &[f64]) -> f64 {
-        v[self.c + 2]
+        match self.rows_at {
+            Some(r) => v[r],
+            None if v[..self.c].iter().any(|&w| w > 0.0) => f64::INFINITY,
+            None => 0.0,
+        }
+    }
+
+    /// The leaf-closing rules applied to channel vector `v` at `depth`.
+    #[inline]
+    fn side_of(&self, v: &[f64], depth: u32, rules: &Rules) -> crate::graph::Side {
+        side(&v[..self.c], 0.0, self.reference_at.map(|r| v[r]), self.rows(v), depth, rules)
     }
 
     /// Best stump or leaf for the rows of channel vector `x`, where `one_of(j)` gives
     /// the channel vector of its rows with feature j = 1. Returns (cost, feature).
     fn depth_one(&self, x: &[f64], one_of: impl Fn(usize, &mut [f64]), a: &mut [f64], b: &mut [f64], rules: &Rules) -> (f64, Option<u32>) {
-        let c = self.c;
-        let s = side(&x[..c], x[c], rules.reference.then_some(x[c + 1]), x[c + 2], 1, rules);
+        let s = self.side_of(x, 1, rules);
         if s.terminal {
             return (s.leaf_cost, None);
         }
@@ -136,27 +164,26 @@ impl Depth2 {
         debug_assert!(depth == 1 || depth == 2);
         self.accumulate(data, set);
         let (mut a, mut b, mut x) = (std::mem::take(&mut self.a), std::mem::take(&mut self.b), std::mem::take(&mut self.x));
+        let mut right = std::mem::take(&mut self.right);
         let total = self.total.clone();
         let tree = if depth == 1 {
             let (cost, f) = self.depth_one(&total, |j, out| out.copy_from_slice(self.pair(j, j)), &mut a, &mut b, rules);
             SmallTree { cost, split: f.map(|f| (f, None, None)) }
         } else {
-            let c = self.c;
-            let s = side(&total[..c], total[c], rules.reference.then_some(total[c + 1]), total[c + 2], 2, rules);
+            let s = self.side_of(&total, 2, rules);
             let mut best = SmallTree { cost: s.leaf_cost, split: None };
             if !s.terminal {
                 for i in 0..self.m {
-                    let right = self.pair(i, i);
-                    if self.rows(right) < rules.min_support || self.rows(&total) - self.rows(right) < rules.min_support {
+                    right.copy_from_slice(self.pair(i, i));
+                    for (xv, (t, r)) in x.iter_mut().zip(total.iter().zip(&right)) {
+                        *xv = t - r;
+                    }
+                    if self.rows(&right) < rules.min_support || self.rows(&x) < rules.min_support {
                         continue;
                     }
-                    let right = right.to_vec();
                     let (cr, fr) = self.depth_one(&right, |j, out| out.copy_from_slice(self.pair(i, j)), &mut a, &mut b, rules);
                     if cr >= best.cost {
                         continue;
-                    }
-                    for ((xv, t), r) in x.iter_mut().zip(&total).zip(&right) {
-                        *xv = t - r;
                     }
                     let left_one = |j: usize, out: &mut [f64]| {
                         for ((o, s), p) in out.iter_mut().zip(self.pair(j, j)).zip(self.pair(i, j)) {
@@ -171,7 +198,7 @@ impl Depth2 {
             }
             best
         };
-        (self.a, self.b, self.x) = (a, b, x);
+        (self.a, self.b, self.x, self.right) = (a, b, x, right);
         tree
     }
 }

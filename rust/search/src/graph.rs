@@ -61,8 +61,6 @@ pub(crate) struct Rules {
     pub penalty: f64,
     /// Minimum rows per leaf.
     pub min_support: f64,
-    /// Whether lower-bound guessing is on.
-    pub reference: bool,
 }
 
 /// Bounds of one side of a candidate split, known right after the parent's pass.
@@ -571,11 +569,11 @@ pub(crate) fn run<M: Monitor>(data: &BinaryDataset, config: &Problem, monitor: &
         _ => UNLIMITED,
     };
     let w = data.total_weight();
-    let rules = Rules { penalty: reg * w, min_support: config.min_support.max(1) as f64, reference: reference.is_some() };
+    let rules = Rules { penalty: reg * w, min_support: config.min_support.max(1) as f64 };
     let mut solver = Solver {
         data,
         rules,
-        depth2: Depth2::new(data, reference.as_deref()),
+        depth2: Depth2::new(data, reference.as_deref(), rules.min_support),
         store: Store::new(data.words(), config.limits.memory_limit),
         levels: Vec::new(),
         budget: Budget::new(&config.limits, monitor),

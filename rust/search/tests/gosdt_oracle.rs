@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 use std::collections::HashMap;
 use treeopt_core::BinaryDataset;
-use treeopt_search::{solve_gosdt, GosdtConfig, NoMonitor, Status};
+use treeopt_search::{solve_dl85, solve_gosdt, Dl85Config, GosdtConfig, NoMonitor, Status};
 
 #[derive(Debug)]
 struct Instance {
@@ -17,6 +17,11 @@ struct Instance {
 }
 
 fn oracle(inst: &Instance, penalty: f64, rows: Vec<usize>, depth: Option<usize>, memo: &mut HashMap<(Vec<usize>, Option<usize>), f64>) -> f64 {
+    oracle_min_support(inst, penalty, rows, depth, 1, memo)
+}
+
+/// The optimum over every tree whose leaves each hold at least `min_support` rows.
+fn oracle_min_support(inst: &Instance, penalty: f64, rows: Vec<usize>, depth: Option<usize>, min_support: usize, memo: &mut HashMap<(Vec<usize>, Option<usize>), f64>) -> f64 {
     if let Some(v) = memo.get(&(rows.clone(), depth)) {
         return *v;
     }
@@ -30,11 +35,12 @@ fn oracle(inst: &Instance, penalty: f64, rows: Vec<usize>, depth: Option<usize>,
     if depth != Some(0) {
         for j in 0..inst.features {
             let (l, r): (Vec<usize>, Vec<usize>) = rows.iter().partition(|&&i| inst.x[i * inst.features + j] == 0);
-            if l.is_empty() || r.is_empty() {
+            if l.len() < min_support.max(1) || r.len() < min_support.max(1) {
                 continue;
             }
             let d = depth.map(|d| d - 1);
-            let cost = oracle(inst, penalty, l, d, memo) + oracle(inst, penalty, r, d, memo);
+            let cost = oracle_min_support(inst, penalty, l, d, min_support, memo)
+                + oracle_min_support(inst, penalty, r, d, min_support, memo);
             best = best.min(cost);
         }
     }
@@ -112,6 +118,34 @@ proptest! {
             prop_assert!((res.objective - exact).abs() < 1e-9);
         } else {
             prop_assert_eq!(res.status, Status::MatchedReference);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+    /// DL8.5 (depth limit, minimum rows per leaf, optional penalty) against the oracle,
+    /// and against GOSDT where their objectives coincide.
+    #[test]
+    fn dl85_matches_the_oracle(
+        inst in instance(),
+        reg in prop_oneof![Just(0.0), Just(0.0), Just(0.01), 0.0f64..0.1],
+        depth in 0usize..5,
+        min_support in prop_oneof![Just(1usize), 1usize..6],
+    ) {
+        let data = BinaryDataset::new(&inst.x, inst.rows, inst.features, &inst.y, inst.classes, Some(&inst.w)).unwrap();
+        let total: f64 = inst.w.iter().sum();
+        let config = Dl85Config { max_depth: depth, min_samples_leaf: min_support, regularization: reg, ..Default::default() };
+        let res = solve_dl85(&data, &config, &mut NoMonitor).unwrap();
+        let mut memo = HashMap::new();
+        let want = oracle_min_support(&inst, reg * total, (0..inst.rows).collect(), Some(depth), min_support, &mut memo) / total;
+        prop_assert_eq!(res.status, Status::Optimal);
+        prop_assert!((res.objective - want).abs() < 1e-9, "objective {} oracle {}", res.objective, want);
+        prop_assert!(res.tree.depth() <= depth);
+        if min_support == 1 {
+            let gosdt = GosdtConfig { regularization: reg, max_depth: Some(depth), ..Default::default() };
+            let g = solve_gosdt(&data, &gosdt, &mut NoMonitor).unwrap();
+            prop_assert!((g.objective - res.objective).abs() < 1e-9);
         }
     }
 }
