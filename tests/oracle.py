@@ -23,6 +23,12 @@ memoised on ``(frozenset(S), d)``. Splits that leave one side empty are never
 useful (the non-empty child alone does at least as well with fewer leaves), so
 excluding them does not change the optimum.
 
+``min_samples_leaf = k`` (an int >= 1, DL8.5's ``min_sup``) restricts the trees
+to those whose every leaf holds at least ``k`` rows: a split of ``S`` is allowed
+only when both sides keep at least ``k`` rows (rows are counted, not weighed).
+The root may always be a leaf, whatever its size. ``k = 1`` is the
+unconstrained problem above.
+
 Trees are plain nested dicts:
 
 * leaf:     ``{"prediction": <class label>}``
@@ -47,6 +53,7 @@ __all__ = [
     "tree_predict",
     "tree_n_leaves",
     "tree_depth",
+    "tree_leaf_sizes",
 ]
 
 
@@ -79,14 +86,24 @@ def brute_force(
     sample_weight=None,
     regularization: float = 0.0,
     max_depth: Optional[int] = None,
+    min_samples_leaf: int = 1,
 ) -> Tuple[float, Tree]:
-    """Return ``(optimal objective, an optimal tree)`` by exhaustive search."""
+    """Return ``(optimal objective, an optimal tree)`` by exhaustive search.
+
+    ``min_samples_leaf``: a split is allowed only when both sides keep at least
+    this many rows (an int >= 1; 1 means no constraint beyond non-empty sides).
+    """
     X, y, w = _as_inputs(X, y, sample_weight)
     lam = float(regularization)
     if lam < 0:
         raise ValueError("regularization must be >= 0")
     if max_depth is not None and max_depth < 0:
         raise ValueError("max_depth must be >= 0 or None")
+    if isinstance(min_samples_leaf, bool) or not isinstance(min_samples_leaf, (int, np.integer)):
+        raise ValueError("min_samples_leaf must be an int >= 1 (convert fractions first)")
+    min_leaf = int(min_samples_leaf)
+    if min_leaf < 1:
+        raise ValueError("min_samples_leaf must be an int >= 1")
 
     n, m = X.shape
     classes = np.unique(y)  # sorted, so "lowest class index" = smallest label
@@ -119,8 +136,11 @@ def brute_force(
             for j in range(m):
                 left = rows & rows_with_zero[j]
                 right = rows & rows_with_one[j]
-                if not left or not right:
-                    continue  # trivial split: one side would be an empty leaf
+                if len(left) < min_leaf or len(right) < min_leaf:
+                    # with min_leaf == 1: a trivial split (one side would be an
+                    # empty leaf); otherwise a side too small to hold a leaf, and
+                    # every leaf below a side lies inside it
+                    continue
                 left_cost, left_tree = solve(left, child_depth)
                 right_cost, right_tree = solve(right, child_depth)
                 cost = left_cost + right_cost
@@ -143,6 +163,20 @@ def tree_predict(tree: Tree, X) -> np.ndarray:
             node = node["right"] if row[node["feature"]] == 1 else node["left"]
         out.append(node["prediction"])
     return np.asarray(out)
+
+
+def tree_leaf_sizes(tree: Tree, X) -> list:
+    """Number of rows of X reaching each leaf of ``tree`` (left-to-right order,
+    empty leaves included as 0)."""
+    X = np.asarray(X)
+
+    def sizes(node, rows):
+        if "prediction" in node:
+            return [len(rows)]
+        goes_right = X[rows, node["feature"]] == 1
+        return sizes(node["left"], rows[~goes_right]) + sizes(node["right"], rows[goes_right])
+
+    return sizes(tree, np.arange(X.shape[0]))
 
 
 def tree_n_leaves(tree: Tree) -> int:

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import pickle
 import re
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,77 +29,23 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import treeopt
 from treeopt import GOSDTClassifier, NumericBinarizer, Tree
 
+_TESTS_DIR = str(Path(__file__).resolve().parent)
+if _TESTS_DIR not in sys.path:
+    sys.path.insert(0, _TESTS_DIR)
+
+from binary_estimator_checks import expected_failed_checks  # noqa: E402
+
 STATUSES = {"optimal", "time_limit", "memory_limit", "interrupted"}
 
 # --------------------------------------------------------------------------- #
 # scikit-learn estimator checks
 # --------------------------------------------------------------------------- #
 
-# GOSDTClassifier accepts only 0/1 (or bool) features and rejects anything else with
-# a ValueError naming treeopt.NumericBinarizer. The generic checks below feed
-# continuous data (make_blobs, make_classification, uniform noise, iris, ...) to
-# ``fit``, so on the *bare* classifier they fail by design. They are declared as
-# expected failures (strict: a check listed here that starts passing fails the
-# run, so this list cannot silently go stale) and all of them run for real on the
-# pipeline below, which binarizes first. ``sample_weight`` is covered by the
-# dedicated tests further down because Pipeline.fit has no ``sample_weight``.
-_CONTINUOUS = (
-    "feeds continuous features; GOSDTClassifier accepts only 0/1 features by design "
-    "(ValueError naming treeopt.NumericBinarizer); the check runs on the "
-    "NumericBinarizer -> GOSDTClassifier pipeline instead"
-)
-_CONTINUOUS_SW = (
-    "feeds continuous features; GOSDTClassifier accepts only 0/1 features by design; "
-    "sample_weight semantics are covered by test_sample_weight_* on 0/1 data"
-)
-EXPECTED_FAILED_CHECKS_BARE = {
-    "check_fit_score_takes_y": _CONTINUOUS,
-    "check_estimators_overwrite_params": _CONTINUOUS,
-    "check_dont_overwrite_parameters": _CONTINUOUS,
-    "check_estimators_fit_returns_self": _CONTINUOUS,
-    "check_readonly_memmap_input": _CONTINUOUS,
-    "check_n_features_in_after_fitting": _CONTINUOUS,
-    "check_positive_only_tag_during_fit": _CONTINUOUS,
-    "check_estimators_dtypes": _CONTINUOUS,
-    "check_sample_weights_pandas_series": _CONTINUOUS_SW,
-    "check_sample_weights_not_an_array": _CONTINUOUS_SW,
-    "check_sample_weights_list": _CONTINUOUS_SW,
-    "check_sample_weights_shape": _CONTINUOUS_SW,
-    "check_sample_weights_not_overwritten": _CONTINUOUS_SW,
-    "check_sample_weight_equivalence_on_dense_data": _CONTINUOUS_SW,
-    "check_dtype_object": _CONTINUOUS,
-    "check_estimators_nan_inf": _CONTINUOUS,
-    "check_pipeline_consistency": _CONTINUOUS,
-    "check_estimators_pickle": _CONTINUOUS,
-    "check_array_api_input": _CONTINUOUS,
-    "check_f_contiguous_array_estimator": _CONTINUOUS,
-    "check_classifier_data_not_an_array": _CONTINUOUS,
-    "check_classifiers_one_label_sample_weights": _CONTINUOUS,
-    "check_classifiers_classes": _CONTINUOUS,
-    "check_classifiers_train": _CONTINUOUS,
-    "check_supervised_y_2d": _CONTINUOUS,
-    "check_class_weight_classifiers": _CONTINUOUS,
-    "check_methods_sample_order_invariance": _CONTINUOUS,
-    "check_methods_subset_invariance": _CONTINUOUS,
-    "check_fit2d_1feature": _CONTINUOUS,
-    "check_dict_unchanged": _CONTINUOUS,
-    "check_fit_idempotent": _CONTINUOUS,
-    "check_fit_check_is_fitted": _CONTINUOUS,
-    "check_n_features_in": _CONTINUOUS,
-    "check_fit2d_predict1d": _CONTINUOUS,
-}
-
-# Checks that fail on the pipeline because of sklearn's Pipeline itself: scikit-learn
-# declares the same two expected failures for Pipeline in its own test suite
-# (sklearn/utils/_test_common/instance_generator.py, PER_ESTIMATOR_XFAIL_CHECKS).
-_PIPELINE_STEPS = (
-    "sklearn's Pipeline fits its step estimators in place, so its `steps` parameter "
-    "changes during fit; scikit-learn xfails this check for every Pipeline"
-)
-EXPECTED_FAILED_CHECKS_PIPELINE = {
-    "check_estimators_overwrite_params": _PIPELINE_STEPS,
-    "check_dont_overwrite_parameters": _PIPELINE_STEPS,
-}
+# GOSDTClassifier accepts only 0/1 (or bool) features: the generic checks that feed
+# continuous data fail on the bare classifier by design and are declared as strict
+# expected failures, and every one of them runs for real on the NumericBinarizer
+# pipeline. The list and its reasons are shared with DL85Classifier's tests
+# (tests/binary_estimator_checks.py).
 
 
 def _make_bare():
@@ -115,15 +63,9 @@ def _make_pipeline():
     )
 
 
-def _expected_failed_checks(estimator):
-    if isinstance(estimator, Pipeline):
-        return EXPECTED_FAILED_CHECKS_PIPELINE
-    return EXPECTED_FAILED_CHECKS_BARE
-
-
 @parametrize_with_checks(
     [_make_bare(), _make_pipeline()],
-    expected_failed_checks=_expected_failed_checks,
+    expected_failed_checks=expected_failed_checks,
     xfail_strict=True,
 )
 def test_sklearn_estimator_checks(estimator, check):

@@ -21,6 +21,7 @@ if _TESTS_DIR not in sys.path:
 from oracle import (  # noqa: E402
     brute_force,
     tree_depth,
+    tree_leaf_sizes,
     tree_n_leaves,
     tree_objective,
     tree_predict,
@@ -30,12 +31,15 @@ XOR_X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
 XOR_Y = np.array([0, 1, 1, 0])
 
 
-def check(X, y, w=None, lam=0.0, max_depth=None):
+def check(X, y, w=None, lam=0.0, max_depth=None, min_samples_leaf=1):
     """Run the oracle and cross-check its tree against its objective."""
-    obj, tree = brute_force(X, y, sample_weight=w, regularization=lam, max_depth=max_depth)
+    obj, tree = brute_force(X, y, sample_weight=w, regularization=lam, max_depth=max_depth,
+                            min_samples_leaf=min_samples_leaf)
     assert tree_objective(tree, X, y, w, lam) == pytest.approx(obj, abs=1e-12)
     if max_depth is not None:
         assert tree_depth(tree) <= max_depth
+    if tree_n_leaves(tree) > 1:
+        assert min(tree_leaf_sizes(tree, X)) >= min_samples_leaf
     return obj, tree
 
 
@@ -188,6 +192,96 @@ def test_rejects_bad_input():
         brute_force(np.array([[1]]), np.array([0]), sample_weight=[0.0])
     with pytest.raises(ValueError):
         brute_force(np.array([[1]]), np.array([0]), regularization=-1.0)
+    for bad in (0, -1, 0.5, 2.0, True):
+        with pytest.raises(ValueError, match="min_samples_leaf"):
+            brute_force(np.array([[1]]), np.array([0]), min_samples_leaf=bad)
+
+
+# --------------------------------------------------------------------------- #
+# min_samples_leaf (hand-checkable)
+# --------------------------------------------------------------------------- #
+
+
+def test_min_samples_leaf_forbids_a_small_side():
+    X = np.array([[0], [0], [0], [1]])
+    y = np.array([0, 0, 0, 1])
+    obj, tree = check(X, y, min_samples_leaf=1)
+    assert obj == 0.0 and tree["feature"] == 0
+    # the only split leaves one row on the right: not allowed with 2
+    obj, tree = check(X, y, min_samples_leaf=2)
+    assert obj == pytest.approx(1 / 4)
+    assert tree == {"prediction": 0}
+
+
+def test_min_samples_leaf_picks_the_feature_each_level_allows():
+    # rows 0-2 are class 1, rows 3-7 class 0
+    # x0 isolates rows {0,1} (2 | 6 split, 1 error), x1 rows {0,1,2} (3 | 5, perfect),
+    # x2 rows {0,1,2,3} (4 | 4, 1 error); a leaf makes 3 errors.
+    y = np.array([1, 1, 1, 0, 0, 0, 0, 0])
+    X = np.zeros((8, 3), dtype=int)
+    X[[0, 1], 0] = 1
+    X[[0, 1, 2], 1] = 1
+    X[[0, 1, 2, 3], 2] = 1
+    for k in (1, 2, 3):
+        obj, tree = check(X, y, max_depth=1, min_samples_leaf=k)
+        assert obj == 0.0 and tree["feature"] == 1
+    obj, tree = check(X, y, max_depth=1, min_samples_leaf=4)
+    assert obj == pytest.approx(1 / 8) and tree["feature"] == 2
+    assert sorted(tree_leaf_sizes(tree, X)) == [4, 4]
+    for k in (5, 8, 100):  # no split keeps both sides that large: the root leaf
+        obj, tree = check(X, y, max_depth=1, min_samples_leaf=k)
+        assert obj == pytest.approx(3 / 8) and tree == {"prediction": 0}
+
+
+def test_min_samples_leaf_counts_rows_not_weight():
+    X = np.array([[0], [1], [1]])
+    y = np.array([0, 1, 1])
+    w = [10.0, 1.0, 1.0]
+    obj, tree = check(X, y, w=w, min_samples_leaf=1)
+    assert obj == 0.0
+    # the heavy row alone on the left is one row, however heavy: no split with 2
+    obj, tree = check(X, y, w=w, min_samples_leaf=2)
+    assert tree == {"prediction": 0}
+    assert obj == pytest.approx(2 / 12)
+
+
+def test_min_samples_leaf_applies_at_every_level():
+    # y = x0 AND x1 AND x2: only row 111 is positive. Without the constraint a
+    # depth-3 tree is perfect; with 2 rows per leaf the positive row shares its
+    # leaf with a negative one, so one error is unavoidable (the leaf's error).
+    X = np.array(list(itertools.product([0, 1], repeat=3)))
+    y = X[:, 0] & X[:, 1] & X[:, 2]
+    assert check(X, y, max_depth=3, min_samples_leaf=1)[0] == 0.0
+    for depth in (1, 2, 3, None):
+        obj, _ = check(X, y, max_depth=depth, min_samples_leaf=2)
+        assert obj == pytest.approx(1 / 8)
+    # XOR of x0, x1 needs four 2-row leaves: allowed with 2, not with 3
+    y = X[:, 0] ^ X[:, 1]
+    obj, tree = check(X, y, max_depth=2, min_samples_leaf=2)
+    assert obj == 0.0 and tree_n_leaves(tree) == 4
+    obj, tree = check(X, y, max_depth=2, min_samples_leaf=3)
+    # only 4 | 4 splits exist at the root, then no 2-row side may split again
+    assert obj == pytest.approx(1 / 2)
+
+
+def test_min_samples_leaf_with_penalty():
+    # leaf: 1/4 + lam; split on x0 (2 | 2): 0 + 2 lam. Split iff lam < 1/4.
+    X = np.array([[0], [0], [1], [1]])
+    y = np.array([0, 0, 1, 1])
+    obj, tree = check(X, y, lam=0.1, min_samples_leaf=2)
+    assert obj == pytest.approx(0.2) and tree_n_leaves(tree) == 2
+    obj, tree = check(X, y, lam=0.1, min_samples_leaf=3)
+    assert obj == pytest.approx(0.5 + 0.1) and tree == {"prediction": 0}
+
+
+def test_min_samples_leaf_one_is_the_default():
+    rng = np.random.default_rng(7)
+    for _ in range(10):
+        X = rng.integers(0, 2, size=(10, 3))
+        y = rng.integers(0, 3, size=10)
+        assert brute_force(X, y, regularization=0.02, max_depth=2) == brute_force(
+            X, y, regularization=0.02, max_depth=2, min_samples_leaf=1
+        )
 
 
 # --------------------------------------------------------------------------- #
@@ -209,11 +303,13 @@ def all_trees(features, depth_left):
                 yield (f, left, right)
 
 
-def explicit_objective(shape, X, y, w, lam):
+def explicit_objective(shape, X, y, w, lam, min_samples_leaf=0):
     """Objective of a tree shape whose leaves predict their best class.
 
     Unlike the oracle, this keeps empty leaves (a split may send no row to one
-    side); they cost lam and never beat the same tree without them.
+    side); they cost lam and never beat the same tree without them. A shape
+    with a leaf of fewer than ``min_samples_leaf`` rows (empty leaves included)
+    is infeasible: infinite objective, unless it is the root leaf.
     """
     def route(node, row):
         path = ""
@@ -230,15 +326,22 @@ def explicit_objective(shape, X, y, w, lam):
     for i in range(len(y)):
         per_class = leaves.setdefault(route(shape, X[i]), {})
         per_class[y[i]] = per_class.get(y[i], 0.0) + w[i]
+    if shape is not None and min_samples_leaf > 0:
+        # every leaf must be reached by >= min_samples_leaf rows; an unreached leaf has 0
+        if len(leaves) < count(shape) or min(
+            sum(1 for i in range(len(y)) if route(shape, X[i]) == p) for p in leaves
+        ) < min_samples_leaf:
+            return float("inf")
     errors = 0.0
     for per_class in leaves.values():
         errors += sum(per_class.values()) - max(per_class.values())
     return errors / sum(w) + lam * count(shape)
 
 
-def explicit_brute_force(X, y, w, lam, max_depth):
+def explicit_brute_force(X, y, w, lam, max_depth, min_samples_leaf=0):
     m = X.shape[1]
-    return min(explicit_objective(s, X, y, w, lam) for s in all_trees(tuple(range(m)), max_depth))
+    return min(explicit_objective(s, X, y, w, lam, min_samples_leaf)
+               for s in all_trees(tuple(range(m)), max_depth))
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -265,3 +368,20 @@ def test_unlimited_depth_equals_depth_m():
         b, _ = brute_force(X, y, regularization=0.0, max_depth=4)
         c, _ = brute_force(X, y, regularization=0.0, max_depth=10)
         assert a == pytest.approx(b, abs=1e-12) and a == pytest.approx(c, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_min_samples_leaf_matches_explicit_tree_enumeration(seed):
+    rng = np.random.default_rng(1000 + seed)
+    n = int(rng.integers(2, 16))
+    m = int(rng.integers(1, 4))
+    k = int(rng.integers(2, 4))
+    X = rng.integers(0, 2, size=(n, m))
+    y = rng.integers(0, k, size=n)
+    w = rng.uniform(0.1, 3.0, size=n) if seed % 2 else np.ones(n)
+    lam = [0.0, 0.0, 0.01, 0.05][seed % 4]
+    max_depth = [None, 1, 2, 3][(seed // 4) % 4]
+    min_leaf = [1, 2, 3, 4, 5][(seed // 16 + seed) % 5]
+    obj, _ = check(X, y, w, lam, max_depth, min_samples_leaf=min_leaf)
+    expected = explicit_brute_force(X, y, w, lam, max_depth, min_samples_leaf=min_leaf)
+    assert obj == pytest.approx(expected, abs=1e-12)

@@ -178,7 +178,7 @@ class _OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
                 "search interrupted; returning the best tree found so far "
                 f"(objective {self.objective_:.6g}, lower bound {self.lower_bound_:.6g})",
                 RuntimeWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
         if self.verbose:
             print(
@@ -391,17 +391,18 @@ class DL85Classifier(_OptimalTreeClassifier):
         self.verbose = verbose
 
     def _solve(self, Xb, y_encoded, weight, reference):
+        # Rows of zero weight take no part in the fit, nor in the support counts.
         n_rows = Xb.shape[0] if weight is None else int(np.count_nonzero(weight))
         if isinstance(self.min_samples_leaf, Integral):
             min_leaf = int(self.min_samples_leaf)
         else:
-            min_leaf = max(1, int(np.ceil(self.min_samples_leaf * Xb.shape[0])))
+            min_leaf = max(1, int(np.ceil(self.min_samples_leaf * n_rows)))
         if 2 * min_leaf > n_rows and self.max_depth > 0:
             warnings.warn(
                 f"min_samples_leaf={self.min_samples_leaf} needs at least {2 * min_leaf} "
                 f"rows for a split and there are {n_rows}: the tree is a single leaf.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
         return _core.dl85_fit(
             Xb,

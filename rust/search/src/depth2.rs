@@ -80,8 +80,8 @@ impl Depth2 {
         &self.pairs[s..s + self.k]
     }
 
-    fn accumulate(&mut self, data: &BinaryDataset, set: &[u64]) {
-        let (m, k) = (self.m, self.k);
+    fn accumulate<const K: usize>(&mut self, data: &BinaryDataset, set: &[u64]) {
+        let (m, k) = (self.m, channels::<K>(self.k));
         if self.pairs.is_empty() {
             self.pairs = vec![0.0; m * m * k];
         } else {
@@ -90,17 +90,18 @@ impl Depth2 {
         self.total.fill(0.0);
         let (values, pairs, total) = (&self.values, &mut self.pairs, &mut self.total);
         for_each_one(set, |g| {
-            let v = &values[g * k..(g + 1) * k];
-            for (t, x) in total.iter_mut().zip(v) {
-                *t += x;
+            let v = &values[g * k..g * k + k];
+            for t in 0..k {
+                total[t] += v[t];
             }
             let ones = data.ones_of(g);
             for (a, &i) in ones.iter().enumerate() {
                 let row = i as usize * m;
                 for &j in &ones[a..] {
                     let s = (row + j as usize) * k;
-                    for (p, x) in pairs[s..s + k].iter_mut().zip(v) {
-                        *p += x;
+                    let p = &mut pairs[s..s + k];
+                    for t in 0..k {
+                        p[t] += v[t];
                     }
                 }
             }
@@ -130,23 +131,30 @@ impl Depth2 {
         side(&v[..self.c], 0.0, self.reference_at.map(|r| v[r]), self.rows(v), depth, rules)
     }
 
-    /// Best stump or leaf for the rows of channel vector `x`, where `one_of(j)` gives
-    /// the channel vector of its rows with feature j = 1. Returns (cost, feature).
-    fn depth_one(&self, x: &[f64], one_of: impl Fn(usize, &mut [f64]), a: &mut [f64], b: &mut [f64], rules: &Rules) -> (f64, Option<u32>) {
+    /// Best stump or leaf for the rows of channel vector `x`, where `one_of(j, out)`
+    /// writes the channel vector of its rows with feature j = 1. Returns (cost, feature).
+    #[inline]
+    fn depth_one<const K: usize>(
+        &self,
+        x: &[f64],
+        one_of: impl Fn(usize, &mut [f64]),
+        a: &mut [f64],
+        b: &mut [f64],
+        rules: &Rules,
+    ) -> (f64, Option<u32>) {
+        let k = channels::<K>(self.k);
         let s = self.side_of(x, 1, rules);
         if s.terminal {
             return (s.leaf_cost, None);
         }
+        let (x, a, b) = (&x[..k], &mut a[..k], &mut b[..k]);
         let (mut best, mut feature) = (s.leaf_cost, None);
         for j in 0..self.m {
             one_of(j, a);
-            if self.rows(a) < rules.min_support {
-                continue;
+            for t in 0..k {
+                b[t] = x[t] - a[t];
             }
-            for ((bv, xv), av) in b.iter_mut().zip(x).zip(a.iter()) {
-                *bv = xv - av;
-            }
-            if self.rows(b) < rules.min_support {
+            if self.rows(a) < rules.min_support || self.rows(b) < rules.min_support {
                 continue;
             }
             let cost = self.leaf_cost(a, rules) + self.leaf_cost(b, rules);
@@ -162,12 +170,23 @@ impl Depth2 {
     /// same leaf-closing rules as the graph search.
     pub fn solve(&mut self, data: &BinaryDataset, set: &[u64], depth: u32, rules: &Rules) -> SmallTree {
         debug_assert!(depth == 1 || depth == 2);
-        self.accumulate(data, set);
+        // Fixed channel counts let the compiler unroll the inner loops.
+        match self.k {
+            2 => self.solve_k::<2>(data, set, depth, rules),
+            3 => self.solve_k::<3>(data, set, depth, rules),
+            4 => self.solve_k::<4>(data, set, depth, rules),
+            _ => self.solve_k::<0>(data, set, depth, rules),
+        }
+    }
+
+    fn solve_k<const K: usize>(&mut self, data: &BinaryDataset, set: &[u64], depth: u32, rules: &Rules) -> SmallTree {
+        let k = channels::<K>(self.k);
+        self.accumulate::<K>(data, set);
         let (mut a, mut b, mut x) = (std::mem::take(&mut self.a), std::mem::take(&mut self.b), std::mem::take(&mut self.x));
         let mut right = std::mem::take(&mut self.right);
-        let total = self.total.clone();
+        let total = std::mem::take(&mut self.total);
         let tree = if depth == 1 {
-            let (cost, f) = self.depth_one(&total, |j, out| out.copy_from_slice(self.pair(j, j)), &mut a, &mut b, rules);
+            let (cost, f) = self.depth_one::<K>(&total, |j, out| out.copy_from_slice(self.pair(j, j)), &mut a, &mut b, rules);
             SmallTree { cost, split: f.map(|f| (f, None, None)) }
         } else {
             let s = self.side_of(&total, 2, rules);
@@ -175,22 +194,23 @@ impl Depth2 {
             if !s.terminal {
                 for i in 0..self.m {
                     right.copy_from_slice(self.pair(i, i));
-                    for (xv, (t, r)) in x.iter_mut().zip(total.iter().zip(&right)) {
-                        *xv = t - r;
+                    for t in 0..k {
+                        x[t] = total[t] - right[t];
                     }
                     if self.rows(&right) < rules.min_support || self.rows(&x) < rules.min_support {
                         continue;
                     }
-                    let (cr, fr) = self.depth_one(&right, |j, out| out.copy_from_slice(self.pair(i, j)), &mut a, &mut b, rules);
+                    let (cr, fr) = self.depth_one::<K>(&right, |j, out| out.copy_from_slice(self.pair(i, j)), &mut a, &mut b, rules);
                     if cr >= best.cost {
                         continue;
                     }
                     let left_one = |j: usize, out: &mut [f64]| {
-                        for ((o, s), p) in out.iter_mut().zip(self.pair(j, j)).zip(self.pair(i, j)) {
-                            *o = s - p;
+                        let (sj, pij) = (self.pair(j, j), self.pair(i, j));
+                        for t in 0..k {
+                            out[t] = sj[t] - pij[t];
                         }
                     };
-                    let (cl, fl) = self.depth_one(&x, left_one, &mut a, &mut b, rules);
+                    let (cl, fl) = self.depth_one::<K>(&x, left_one, &mut a, &mut b, rules);
                     if cl + cr < best.cost {
                         best = SmallTree { cost: cl + cr, split: Some((i as u32, fl, fr)) };
                     }
@@ -198,7 +218,17 @@ impl Depth2 {
             }
             best
         };
-        (self.a, self.b, self.x, self.right) = (a, b, x, right);
+        (self.a, self.b, self.x, self.right, self.total) = (a, b, x, right, total);
         tree
+    }
+}
+
+/// The channel count: the const parameter when set, else the runtime one (`K == 0`).
+#[inline(always)]
+fn channels<const K: usize>(k: usize) -> usize {
+    if K == 0 {
+        k
+    } else {
+        K
     }
 }

@@ -124,7 +124,7 @@ impl Store {
 
     fn table_bytes(capacity: usize) -> usize {
         // hashbrown keeps at most 7/8 of its power-of-two buckets full; 4 + 1 bytes each.
-        (capacity.saturating_mul(8) / 7 + 1).next_power_of_two() * 5
+        capacity.saturating_mul(8).div_ceil(7).max(1).next_power_of_two() * 5
     }
 
     /// Bytes currently reserved by the store.
