@@ -9,6 +9,12 @@ The optimal solvers of :mod:`treeopt` work on 0/1 features and use the
 threshold ``0.5``: the *left* branch is "feature is 0 / false", the *right*
 branch is "feature is 1 / true".
 
+A node may instead carry an *oblique* (linear) test: ``feature[i] ==
+TREE_OBLIQUE`` and a row of ``weights`` (one weight per input column), and the
+row goes left when ``x @ weights[i] <= threshold[i]``. A tree built with
+``task="regression"`` stores one column in ``value``, the node mean of the
+target, and predicts that mean.
+
 This module deliberately depends only on numpy and scikit-learn (and, lazily,
 on matplotlib inside :meth:`Tree.plot`).
 """
@@ -22,12 +28,14 @@ from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = ["Tree", "TREE_LEAF", "TREE_UNDEFINED"]
+__all__ = ["Tree", "TREE_LEAF", "TREE_UNDEFINED", "TREE_OBLIQUE"]
 
 #: Child index of a leaf (same value as :mod:`sklearn.tree`).
 TREE_LEAF = -1
 #: ``feature`` / ``threshold`` value stored at a leaf (same as :mod:`sklearn.tree`).
 TREE_UNDEFINED = -2
+#: ``feature`` value of an internal node with an oblique test ``x @ weights[i] <= threshold[i]``.
+TREE_OBLIQUE = -3
 
 _SCHEMA = "treeopt.tree/1"
 
@@ -117,6 +125,21 @@ def _format_number(x, decimals):
     return text
 
 
+def _format_linear(weights, names, decimals):
+    """``"0.5*age - 2*income"`` for an oblique test (zero weights are left out)."""
+    terms = []
+    for w, name in zip(weights, names):
+        if w == 0:
+            continue
+        mag = _format_number(abs(w), decimals)
+        term = name if mag == "1" else f"{mag}*{name}"
+        if not terms:
+            terms.append(term if w > 0 else f"-{term}")
+        else:
+            terms.append(f"+ {term}" if w > 0 else f"- {term}")
+    return " ".join(terms) if terms else "0"
+
+
 def _negate_condition(name):
     """Negate a condition-like feature name for the false (0) branch.
 
@@ -201,7 +224,18 @@ class Tree:
         Names of the ``n_features`` input columns.
     n_features : int, optional
         Number of input columns. Defaults to ``len(feature_names)`` when names
-        are given, else ``max(feature) + 1`` (``0`` for a root-only tree).
+        are given, else ``weights.shape[1]`` when weights are given, else
+        ``max(feature) + 1`` (``0`` for a root-only tree).
+    weights : array-like of float, shape (n_nodes, n_features), optional
+        Weights of the oblique tests: an internal node with ``feature ==
+        TREE_OBLIQUE`` (-3) sends a row left when ``x @ weights[i] <=
+        threshold[i]``. Rows of the other nodes are ignored (stored as zeros).
+        Stored as ``None`` when no node is oblique.
+    task : {"classification", "regression"}, default="classification"
+        For ``"regression"``, ``value`` has one column holding the (weighted)
+        mean target of the training rows reaching each node (any finite
+        number), ``classes`` must be None and :meth:`predict` returns the leaf
+        mean.
 
     Raises
     ------
@@ -229,6 +263,10 @@ class Tree:
         predict 0  (n=6; 0: 5, 1: 1; p=0.8333)
     """
 
+    # Defaults for trees pickled before oblique tests and regression existed.
+    weights = None
+    task = "classification"
+
     def __init__(
         self,
         children_left,
@@ -241,7 +279,11 @@ class Tree:
         classes=None,
         feature_names=None,
         n_features=None,
+        weights=None,
+        task="classification",
     ):
+        if task not in ("classification", "regression"):
+            raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
         children_left = _as_index_array("children_left", children_left)
         n_nodes = children_left.shape[0]
         if n_nodes == 0:
@@ -267,7 +309,17 @@ class Tree:
             )
         if value.shape[1] == 0:
             raise ValueError("value must have at least one class column")
-        if not np.all(np.isfinite(value)) or np.any(value < 0):
+        if task == "regression":
+            if value.shape[1] != 1:
+                raise ValueError(
+                    "a regression tree stores one value column (the node mean), got "
+                    f"{value.shape[1]} columns"
+                )
+            if not np.all(np.isfinite(value)):
+                raise ValueError("value must contain finite node means")
+            if classes is not None:
+                raise ValueError("a regression tree has no classes; pass classes=None")
+        elif not np.all(np.isfinite(value)) or np.any(value < 0):
             raise ValueError("value must contain finite, non-negative class totals")
         weighted = _as_float_array("weighted_n_node_samples", weighted_n_node_samples, 1)
         if weighted.shape[0] != n_nodes:
@@ -317,19 +369,44 @@ class Tree:
         # ---- tests ----------------------------------------------------------
         feature = np.where(is_leaf, TREE_UNDEFINED, feature)
         threshold = np.where(is_leaf, float(TREE_UNDEFINED), threshold)
-        if np.any(feature[internal] < 0):
-            bad = int(np.flatnonzero(internal & (feature < 0))[0])
+        oblique = internal & (feature == TREE_OBLIQUE)
+        if oblique.any() and weights is None:
+            bad = int(np.flatnonzero(oblique)[0])
+            raise ValueError(
+                f"internal node {bad} has an oblique test (feature={TREE_OBLIQUE}) but no "
+                "weights were given"
+            )
+        if np.any(feature[internal & ~oblique] < 0):
+            bad = int(np.flatnonzero(internal & ~oblique & (feature < 0))[0])
             raise ValueError(f"internal node {bad} has a negative feature index")
         if np.any(np.isnan(threshold)):
             raise ValueError("threshold must not contain NaN")
-        used = int(feature[internal].max()) + 1 if internal.any() else 0
+        axis = internal & ~oblique
+        used = int(feature[axis].max()) + 1 if axis.any() else 0
+        if weights is not None:
+            weights = _as_float_array("weights", weights, 2)
+            if weights.shape[0] != n_nodes:
+                raise ValueError(
+                    f"weights has {weights.shape[0]} rows but children_left has length {n_nodes}"
+                )
+            if not np.all(np.isfinite(weights[oblique])):
+                raise ValueError("weights of oblique nodes must be finite")
+            weights[~oblique] = 0.0
+            n_cols = weights.shape[1]
+            if not oblique.any():
+                weights = None
 
         if feature_names is not None:
             if isinstance(feature_names, str):
                 raise ValueError("feature_names must be a sequence of str, not a str")
             feature_names = [str(f) for f in feature_names]
         if n_features is None:
-            n_features = len(feature_names) if feature_names is not None else used
+            if feature_names is not None:
+                n_features = len(feature_names)
+            elif weights is not None:
+                n_features = n_cols
+            else:
+                n_features = used
         if (
             not isinstance(n_features, numbers.Integral)
             or isinstance(n_features, (bool, np.bool_))
@@ -339,13 +416,19 @@ class Tree:
         n_features = int(n_features)
         if used > n_features:
             raise ValueError(f"the tree tests feature {used - 1} but n_features={n_features}")
+        if weights is not None and weights.shape[1] != n_features:
+            raise ValueError(
+                f"weights has {weights.shape[1]} columns but n_features={n_features}"
+            )
         if feature_names is not None and len(feature_names) != n_features:
             raise ValueError(
                 f"feature_names has {len(feature_names)} names but n_features={n_features}"
             )
 
         n_classes = value.shape[1]
-        if classes is None:
+        if task == "regression":
+            pass
+        elif classes is None:
             classes = np.arange(n_classes)
         else:
             classes = np.array(classes, copy=True)
@@ -370,6 +453,8 @@ class Tree:
         self.classes = classes
         self.feature_names = feature_names
         self.n_features = n_features
+        self.weights = weights
+        self.task = task
         self._node_depth = node_depth
 
     # ------------------------------------------------------------------ #
@@ -409,8 +494,11 @@ class Tree:
     def prediction(self):
         """ndarray, shape (n_nodes,) : Class label predicted at every node.
 
-        ``classes[argmax(value[i])]``; ties go to the first class.
+        ``classes[argmax(value[i])]``; ties go to the first class. For a
+        regression tree, the node mean ``value[i, 0]``.
         """
+        if self.task == "regression":
+            return self.value[:, 0].copy()
         return self.classes[np.argmax(self.value, axis=1)]
 
     # ------------------------------------------------------------------ #
@@ -441,7 +529,18 @@ class Tree:
         -------
         ndarray of bool : True where the row goes to the left child.
         """
-        return X[rows, self.feature[nodes]] <= self.threshold[nodes]
+        if self.weights is None:
+            return X[rows, self.feature[nodes]] <= self.threshold[nodes]
+        feature = self.feature[nodes]
+        axis = feature >= 0
+        left = np.empty(nodes.shape[0], dtype=bool)
+        left[axis] = X[rows[axis], feature[axis]] <= self.threshold[nodes[axis]]
+        obl = ~axis
+        if obl.any():
+            Xo = np.asarray(X[rows[obl], : self.n_features], dtype=np.float64)
+            score = np.einsum("ij,ij->i", Xo, self.weights[nodes[obl]])
+            left[obl] = score <= self.threshold[nodes[obl]]
+        return left
 
     def _apply(self, X):
         n = X.shape[0]
@@ -474,15 +573,20 @@ class Tree:
     def predict(self, X):
         """Predicted class label of every row (``classes[argmax(value[leaf])]``).
 
+        For a regression tree, the mean ``value[leaf, 0]`` of the leaf.
+
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_columns)
 
         Returns
         -------
-        ndarray, shape (n_samples,) with the dtype of ``classes``.
+        ndarray, shape (n_samples,) with the dtype of ``classes`` (float64 for
+        a regression tree).
         """
         leaves = self.apply(X)
+        if self.task == "regression":
+            return self.value[leaves, 0].copy()
         return self.classes[np.argmax(self.value, axis=1)[leaves]]
 
     def predict_proba(self, X):
@@ -498,7 +602,14 @@ class Tree:
         -------
         ndarray of float64, shape (n_samples, n_classes)
             Columns follow the order of ``classes``.
+
+        Raises
+        ------
+        ValueError
+            For a regression tree (use :meth:`predict`).
         """
+        if self.task == "regression":
+            raise ValueError("predict_proba is only defined for classification trees; use predict")
         return self._node_proba()[self.apply(X)]
 
     def _node_proba(self):
@@ -527,6 +638,8 @@ class Tree:
         return names
 
     def _resolve_class_names(self, class_names):
+        if self.task == "regression":
+            return []
         labels = [_to_native(c) for c in self.classes]
         if class_names is None:
             return [str(c) for c in labels]
@@ -542,7 +655,7 @@ class Tree:
         return names
 
     def _is_binary_test(self, node):
-        return self.threshold[node] == 0.5
+        return self.feature[node] >= 0 and self.threshold[node] == 0.5
 
     def _branches(self, node, names, decimals):
         """``[(child, condition), (child, condition)]`` for an internal node.
@@ -551,14 +664,21 @@ class Tree:
         the right child for a 0/1 test (threshold 0.5, the column is 1), the
         left child for a generic ``x <= t`` test.
         """
-        name = names[self.feature[node]]
         left, right = int(self.children_left[node]), int(self.children_right[node])
+        if self.feature[node] == TREE_OBLIQUE:
+            lhs = _format_linear(self.weights[node], names, decimals)
+            t = _format_number(self.threshold[node], decimals)
+            return [(left, f"{lhs} <= {t}"), (right, f"{lhs} > {t}")]
+        name = names[self.feature[node]]
         if self._is_binary_test(node):
             return [(right, name), (left, _negate_condition(name))]
         t = _format_number(self.threshold[node], decimals)
         return [(left, f"{name} <= {t}"), (right, f"{name} > {t}")]
 
     def _leaf_summary(self, node, cnames, decimals):
+        if self.task == "regression":
+            n = _format_number(self.weighted_n_node_samples[node], decimals)
+            return _format_number(self.value[node, 0], decimals), n, None, None
         k = int(np.argmax(self.value[node]))
         counts = ", ".join(
             f"{c}: {_format_number(v, decimals)}" for c, v in zip(cnames, self.value[node])
@@ -625,7 +745,10 @@ class Tree:
             node = item
             if self.children_left[node] == TREE_LEAF:
                 label, n, counts, p = self._leaf_summary(node, cnames, decimals)
-                lines.append(f"{pad}predict {label}  (n={n}; {counts}; p={p})")
+                if counts is None:  # regression: the leaf mean
+                    lines.append(f"{pad}predict {label}  (n={n})")
+                else:
+                    lines.append(f"{pad}predict {label}  (n={n}; {counts}; p={p})")
                 continue
             (first, cond), (second, neg) = self._branches(node, names, decimals)
             # pushed in reverse order of emission
@@ -668,10 +791,19 @@ class Tree:
         while stack:
             node = stack.pop()
             n = _format_number(self.weighted_n_node_samples[node], 4)
-            counts = ", ".join(
-                f"{c}: {_format_number(v, 4)}" for c, v in zip(cnames, self.value[node])
-            )
+            if self.task == "regression":
+                counts = f"value = {_format_number(self.value[node, 0], 4)}"
+            else:
+                counts = ", ".join(
+                    f"{c}: {_format_number(v, 4)}" for c, v in zip(cnames, self.value[node])
+                )
             if self.children_left[node] == TREE_LEAF:
+                if self.task == "regression":
+                    out.append(
+                        f'    {node} [label="{esc(counts)}\\nn = {n}", '
+                        f'fillcolor="{_LEAF_COLOURS[0]}"];'
+                    )
+                    continue
                 k = int(np.argmax(self.value[node]))
                 colour = _LEAF_COLOURS[k % len(_LEAF_COLOURS)]
                 out.append(
@@ -768,7 +900,10 @@ class Tree:
             )
         for node in order:
             n = _format_number(self.weighted_n_node_samples[node], 4)
-            if self.children_left[node] == TREE_LEAF:
+            if self.children_left[node] == TREE_LEAF and self.task == "regression":
+                text = f"{_format_number(self.value[node, 0], 4)}\nn = {n}"
+                face = _LEAF_COLOURS[0]
+            elif self.children_left[node] == TREE_LEAF:
                 k = int(np.argmax(self.value[node]))
                 text = f"{cnames[k]}\nn = {n}"
                 face = _LEAF_COLOURS[k % len(_LEAF_COLOURS)]
@@ -807,28 +942,40 @@ class Tree:
             "weight": float}``. Leaves have ``feature``, ``threshold``, ``left``
             and ``right`` set to ``None`` (JSON ``null``). Nodes are listed in
             id order. Class labels are Python natives (int/float/str/bool).
+
+            Optional fields, present only when used: an oblique node has
+            ``"feature": None`` and ``"weights": [float, ...]`` (one per
+            feature); a regression tree has ``"task": "regression"``,
+            ``"classes": None`` and one-entry ``value`` lists (the node mean).
         """
         nodes = []
         for i in range(self.node_count):
             leaf = bool(self.children_left[i] == TREE_LEAF)
-            nodes.append(
-                {
-                    "id": i,
-                    "feature": None if leaf else int(self.feature[i]),
-                    "threshold": None if leaf else float(self.threshold[i]),
-                    "left": None if leaf else int(self.children_left[i]),
-                    "right": None if leaf else int(self.children_right[i]),
-                    "value": [float(v) for v in self.value[i]],
-                    "weight": float(self.weighted_n_node_samples[i]),
-                }
-            )
-        return {
+            oblique = not leaf and self.feature[i] == TREE_OBLIQUE
+            node = {
+                "id": i,
+                "feature": None if leaf or oblique else int(self.feature[i]),
+                "threshold": None if leaf else float(self.threshold[i]),
+                "left": None if leaf else int(self.children_left[i]),
+                "right": None if leaf else int(self.children_right[i]),
+                "value": [float(v) for v in self.value[i]],
+                "weight": float(self.weighted_n_node_samples[i]),
+            }
+            if oblique:
+                node["weights"] = [float(w) for w in self.weights[i]]
+            nodes.append(node)
+        out = {
             "schema": _SCHEMA,
             "n_features": int(self.n_features),
-            "classes": [_to_native(c) for c in self.classes],
+            "classes": None
+            if self.task == "regression"
+            else [_to_native(c) for c in self.classes],
             "feature_names": None if self.feature_names is None else list(self.feature_names),
             "nodes": nodes,
         }
+        if self.task == "regression":
+            out["task"] = "regression"
+        return out
 
     @classmethod
     def from_dict(cls, d):
@@ -851,12 +998,16 @@ class Tree:
             raise ValueError("from_dict expects a dict")
         if d.get("schema") != _SCHEMA:
             raise ValueError(f"unsupported tree schema {d.get('schema')!r}; expected {_SCHEMA!r}")
+        task = d.get("task", "classification")
         try:
             nodes = list(d["nodes"])
-            classes = list(d["classes"])
+            classes = None if task == "regression" else list(d["classes"])
             n_features = d["n_features"]
         except KeyError as exc:
             raise ValueError(f"tree dict is missing the key {exc}") from None
+        except TypeError:
+            raise ValueError("tree dict 'classes' must be a list") from None
+        n_values = 1 if classes is None else len(classes)
         n = len(nodes)
         if n == 0:
             raise ValueError("tree dict has no nodes")
@@ -872,12 +1023,17 @@ class Tree:
         threshold = np.full(n, float(TREE_UNDEFINED))
         value = [None] * n
         weight = np.zeros(n)
+        weights = {}
         for i, node in zip(ids, nodes):
             try:
                 if node.get("left") is not None:
                     left[i] = int(node["left"])
                     right[i] = int(node["right"])
-                    feature[i] = int(node["feature"])
+                    if node.get("weights") is not None:
+                        feature[i] = TREE_OBLIQUE
+                        weights[i] = [float(w) for w in node["weights"]]
+                    else:
+                        feature[i] = int(node["feature"])
                     threshold[i] = float(node["threshold"])
                 elif node.get("right") is not None:
                     raise ValueError(f"node {i} has a right child but no left child")
@@ -885,18 +1041,27 @@ class Tree:
                 weight[i] = float(node["weight"])
             except (KeyError, TypeError) as exc:
                 raise ValueError(f"malformed node {i}: {exc!r}") from None
-        if any(len(v) != len(classes) for v in value):
+        if any(len(v) != n_values for v in value):
             raise ValueError("every node 'value' must have one entry per class")
+        weight_matrix = None
+        if weights:
+            if any(len(w) != n_features for w in weights.values()):
+                raise ValueError("every oblique node needs one weight per feature")
+            weight_matrix = np.zeros((n, int(n_features)))
+            for i, w in weights.items():
+                weight_matrix[i] = w
         return cls(
             left,
             right,
             feature,
             threshold,
-            np.asarray(value, dtype=np.float64).reshape(n, len(classes)),
+            np.asarray(value, dtype=np.float64).reshape(n, n_values),
             weight,
             classes=np.asarray(classes) if classes else None,
             feature_names=d.get("feature_names"),
             n_features=n_features,
+            weights=weight_matrix,
+            task=task,
         )
 
     @classmethod
@@ -975,10 +1140,13 @@ class Tree:
     # dunder methods
     # ------------------------------------------------------------------ #
     def __repr__(self):
-        classes = [_to_native(c) for c in self.classes]
+        if self.task == "regression":
+            what = "task='regression'"
+        else:
+            what = f"classes={[_to_native(c) for c in self.classes]!r}"
         return (
             f"Tree(node_count={self.node_count}, n_leaves={self.n_leaves}, "
-            f"depth={self.depth}, n_features={self.n_features}, classes={classes!r})"
+            f"depth={self.depth}, n_features={self.n_features}, {what})"
         )
 
     def __eq__(self, other):
@@ -987,6 +1155,19 @@ class Tree:
             return NotImplemented
         if self.node_count != other.node_count or self.n_features != other.n_features:
             return False
+        if self.task != other.task or (self.weights is None) != (other.weights is None):
+            return False
+        if self.weights is not None and not np.array_equal(self.weights, other.weights):
+            return False
+        if self.task == "regression":
+            return (
+                all(
+                    np.array_equal(getattr(self, k), getattr(other, k))
+                    for k in ("children_left", "children_right", "feature", "threshold",
+                              "value", "weighted_n_node_samples")
+                )
+                and self.feature_names == other.feature_names
+            )
         arrays = (
             "children_left",
             "children_right",

@@ -2,6 +2,7 @@
 //! arrays (no copy for C-contiguous input), maps errors to `ValueError`, releases the GIL
 //! for every search and checks for Ctrl-C while it runs. No algorithm lives here.
 
+mod isotonic;
 
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
@@ -201,6 +202,7 @@ fn dl85_fit<'py>(
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    isotonic::register(m)?;
     m.add_function(wrap_pyfunction!(gosdt_fit, m)?)?;
     m.add_function(wrap_pyfunction!(dl85_fit, m)?)?;
     Ok(())

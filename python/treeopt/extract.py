@@ -1,0 +1,1306 @@
+"""Model extraction: explain a black-box model with a decision tree learned by active sampling.
+
+This implements section 3 of Bastani, Kim and Bastani, *Interpreting Blackbox Models via
+Model Extraction* (``../shared/papers/model-extraction-active-sampling.txt``):
+
+1. **Input distribution.** A mixture of axis-aligned Gaussians is fitted to the training
+   inputs by EM (scikit-learn's ``GaussianMixture(covariance_type="diag")``).
+2. **Conditional sampling.** To sample inside a node's box ``s_i < x_i <= t_i``, every
+   component ``j`` is reweighted by ``phi_j * prod_i (Phi((t_i - mu_ji) / sigma_ji) -
+   Phi((s_i - mu_ji) / sigma_ji))``; a component is drawn from the reweighted mixture and
+   every coordinate from its truncated normal (``scipy.stats.truncnorm``).
+3. **Greedy extraction.** Best-first growth: for every leaf, ``n`` fresh samples of the
+   leaf's region, labelled by the black box, give the best ``(feature, threshold)``; ``n``
+   *additional* samples estimate that split's gain ``Pr[C_N] * (impurity decrease)`` (Gini
+   for classification, variance for regression). The leaf with the highest gain is split,
+   until ``max_leaves`` leaves or zero gain.
+
+:class:`ExtractedTreeClassifier` and :class:`ExtractedTreeRegressor` wrap this in a
+scikit-learn estimator; the result is the shared :class:`treeopt.Tree` (``tree_``).
+:class:`ExtractedTreeClassifier` can hand the sampled data to
+:class:`treeopt.GOSDTClassifier` (``refine="gosdt"``) for a provably optimal sparse tree
+of the black box over the thresholds the extraction found.
+"""
+
+from __future__ import annotations
+
+import copy
+import heapq
+import inspect
+import time
+from numbers import Integral, Real
+
+import numpy as np
+from scipy.special import log_ndtr
+from scipy.stats import truncnorm
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context, clone
+from sklearn.exceptions import NotFittedError
+from sklearn.metrics import accuracy_score, f1_score, mean_squared_error
+from sklearn.mixture import GaussianMixture
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from .binarize import _format_thresholds, _midpoints
+
+__all__ = ["BoxGaussianMixture", "ExtractedTreeClassifier", "ExtractedTreeRegressor"]
+
+
+# --------------------------------------------------------------------------- #
+# the input distribution: a diagonal Gaussian mixture conditioned on boxes
+# --------------------------------------------------------------------------- #
+def _logsumexp(values):
+    """``log(sum(exp(values)))`` of a 1-D array (``-inf`` when every value is ``-inf``).
+
+    A plain numpy version: ``scipy.special.logsumexp`` costs ~0.3 ms per call, about
+    as much as sampling a node, and it is called several times per node.
+    """
+    top = np.max(values)
+    if not np.isfinite(top):
+        return float(top)
+    return float(top + np.log(np.sum(np.exp(values - top))))
+
+
+def _log_ndtr_diff(alpha, beta):
+    """``log(Phi(beta) - Phi(alpha))`` elementwise, stable far in both tails.
+
+    ``alpha <= beta`` is expected; an empty interval (``alpha >= beta``) gives ``-inf``.
+    In the upper tail the symmetry ``Phi(b) - Phi(a) = Phi(-a) - Phi(-b)`` keeps the
+    difference of two numbers close to 1 from cancelling.
+    """
+    alpha, beta = np.broadcast_arrays(np.asarray(alpha, float), np.asarray(beta, float))
+    flip = alpha > 0
+    lo = np.where(flip, -beta, alpha)
+    hi = np.where(flip, -alpha, beta)
+    out = np.full(alpha.shape, -np.inf)
+    ok = lo < hi
+    log_lo, log_hi = log_ndtr(lo[ok]), log_ndtr(hi[ok])
+    with np.errstate(divide="ignore"):
+        out[ok] = log_hi + np.log1p(-np.exp(log_lo - log_hi))
+    return out
+
+
+class BoxGaussianMixture:
+    """A mixture of axis-aligned Gaussians that can be conditioned on a box and sampled.
+
+    The density is ``sum_j weights[j] * prod_i N(x_i; means[j, i], stds[j, i] ** 2)``
+    (section 3 of the model-extraction paper). *Discrete* columns take values on an
+    arithmetic grid ``grid_min + step * k`` (``k = 0 .. grid_size - 1``): their Gaussian is
+    discretised, value ``v`` receiving the mass of the cell ``[v - step/2, v + step/2]``,
+    so samples only ever take valid values (integers, the two values of a binary column,
+    the single value of a constant column).
+
+    A box is a pair of arrays ``lower``, ``upper`` meaning ``lower[i] < x_i <= upper[i]``
+    (``-inf`` / ``+inf`` for no bound), the region of a decision-tree node.
+
+    Parameters
+    ----------
+    weights : array-like of shape (n_components,)
+        Mixing proportions (non-negative, normalised internally).
+    means, stds : array-like of shape (n_components, n_features)
+        Per-component, per-feature means and standard deviations (``stds > 0``).
+    grid_min, grid_max, grid_size : array-like of shape (n_features,), optional
+        Grid of every discrete column: ``grid_size`` equally spaced values from
+        ``grid_min`` to ``grid_max`` (``grid_size == 0`` marks a continuous column).
+        Default: every column continuous.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from treeopt.extract import BoxGaussianMixture
+    >>> mix = BoxGaussianMixture([0.5, 0.5], [[-2.0], [2.0]], [[1.0], [1.0]])
+    >>> x = mix.sample([0.0], [1.0], 1000, random_state=0)   # 0 < x <= 1
+    >>> bool(((x > 0) & (x <= 1)).all())
+    True
+    >>> round(mix.probability([-np.inf], [0.0]), 6)          # P(x <= 0), by symmetry
+    0.5
+    """
+
+    def __init__(self, weights, means, stds, grid_min=None, grid_max=None, grid_size=None):
+        weights = np.asarray(weights, dtype=np.float64)
+        means = np.atleast_2d(np.asarray(means, dtype=np.float64))
+        stds = np.atleast_2d(np.asarray(stds, dtype=np.float64))
+        if weights.ndim != 1 or means.shape != stds.shape or means.shape[0] != weights.size:
+            raise ValueError(
+                "weights must have shape (n_components,) and means / stds shape "
+                f"(n_components, n_features); got {weights.shape}, {means.shape}, {stds.shape}"
+            )
+        if np.any(weights < 0) or not weights.sum() > 0 or not np.all(np.isfinite(weights)):
+            raise ValueError("weights must be finite, non-negative and not all zero")
+        if not (np.all(np.isfinite(means)) and np.all(np.isfinite(stds)) and np.all(stds > 0)):
+            raise ValueError("means must be finite and stds finite and positive")
+        d = means.shape[1]
+        self.weights = weights / weights.sum()
+        self.means = means
+        self.stds = stds
+        self.grid_min = np.zeros(d) if grid_min is None else np.asarray(grid_min, float)
+        self.grid_max = np.zeros(d) if grid_max is None else np.asarray(grid_max, float)
+        self.grid_size = np.zeros(d) if grid_size is None else np.asarray(grid_size, float)
+        for name in ("grid_min", "grid_max", "grid_size"):
+            if getattr(self, name).shape != (d,):
+                raise ValueError(f"{name} must have shape ({d},)")
+        discrete = self.grid_size > 0
+        if (
+            np.any(self.grid_size < 0)
+            or np.any(self.grid_size != np.round(self.grid_size))
+            or np.any(~np.isfinite(self.grid_min[discrete]))
+            or np.any(~np.isfinite(self.grid_max[discrete]))
+            or np.any((self.grid_max <= self.grid_min)[self.grid_size > 1])
+            or np.any((self.grid_max != self.grid_min)[self.grid_size == 1])
+        ):
+            raise ValueError(
+                "grid_size must be a non-negative integer, and a discrete column's grid "
+                "needs finite grid_min <= grid_max (equal for a one-point grid)"
+            )
+        # Spacing of each grid; the largest value is grid_max itself, not
+        # grid_min + step * (size - 1), which may be one ulp off.
+        self.grid_step = np.where(
+            self.grid_size > 1,
+            (self.grid_max - self.grid_min) / np.maximum(self.grid_size - 1, 1),
+            1.0,
+        )
+        self._log_root_mass = _logsumexp(self._log_component_mass(*self._root()))
+
+    # ---- construction ---------------------------------------------------------- #
+    @classmethod
+    def fit(cls, X, n_components=10, random_state=None, reg_covar=1e-6, max_iter=100):
+        """Fit the mixture to the rows of ``X`` with ``GaussianMixture(covariance_type="diag")``.
+
+        Columns are standardised before EM and the parameters mapped back, so that the
+        fit does not depend on the units of the columns. Constant columns, columns with
+        exactly two distinct values and integer-valued columns become discrete columns.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+            Finite training inputs.
+        n_components : int, default=10
+            Number of mixture components (capped at the number of rows).
+        random_state : int, RandomState or None
+            Seed of the EM initialisation.
+        reg_covar : float, default=1e-6
+            Added to the variances (in standardised units) by ``GaussianMixture``.
+        max_iter : int, default=100
+            EM iterations.
+
+        Returns
+        -------
+        BoxGaussianMixture
+        """
+        X = np.asarray(X, dtype=np.float64)
+        center = X.mean(axis=0)
+        scale = X.std(axis=0)
+        scale[~(scale > 0)] = 1.0
+        gmm = GaussianMixture(
+            n_components=int(min(n_components, X.shape[0])),
+            covariance_type="diag",
+            reg_covar=reg_covar,
+            max_iter=max_iter,
+            init_params="k-means++",  # k-means++ seeding, no Lloyd iterations before EM
+            random_state=random_state,
+        ).fit((X - center) / scale)
+        low, high, size = _discrete_grids(X)
+        return cls(
+            gmm.weights_,
+            gmm.means_ * scale + center,
+            np.sqrt(gmm.covariances_) * scale,
+            low,
+            high,
+            size,
+        )
+
+    # ---- properties ----------------------------------------------------------- #
+    @property
+    def n_components(self):
+        """int : Number of mixture components."""
+        return int(self.weights.size)
+
+    @property
+    def n_features(self):
+        """int : Number of columns."""
+        return int(self.means.shape[1])
+
+    @property
+    def discrete(self):
+        """ndarray of bool : True for the discrete (grid-valued) columns."""
+        return self.grid_size > 0
+
+    # ---- boxes ------------------------------------------------------------------ #
+    def _root(self):
+        d = self.n_features
+        return np.full(d, -np.inf), np.full(d, np.inf)
+
+    def _check_box(self, lower, upper):
+        lower = np.asarray(lower, dtype=np.float64).reshape(-1)
+        upper = np.asarray(upper, dtype=np.float64).reshape(-1)
+        if lower.shape != (self.n_features,) or upper.shape != (self.n_features,):
+            raise ValueError(
+                f"lower and upper must have shape ({self.n_features},); got "
+                f"{lower.shape} and {upper.shape}"
+            )
+        if np.isnan(lower).any() or np.isnan(upper).any():
+            raise ValueError("box bounds must not be NaN (use -inf / inf for no bound)")
+        return lower, upper
+
+    def _intervals(self, lower, upper):
+        """Sampling interval ``[a, b]`` of every column and the grid indices of the box.
+
+        Continuous columns: ``[lower, upper]``. Discrete columns: the union of the cells
+        of the valid values ``v`` with ``lower < v <= upper``, i.e.
+        ``[v(k_lo) - step/2, v(k_hi) + step/2]``; empty when ``k_lo > k_hi``.
+        """
+        disc = self.discrete
+        a, b = lower.copy(), upper.copy()
+        k_lo = np.zeros(self.n_features)
+        k_hi = np.zeros(self.n_features)
+        if disc.any():
+            o, h, m = self.grid_min[disc], self.grid_step[disc], self.grid_size[disc]
+            with np.errstate(invalid="ignore", over="ignore"):
+                lo = np.floor((lower[disc] - o) / h) + 1.0  # smallest k with v(k) > lower
+                hi = np.floor((upper[disc] - o) / h)  # largest k with v(k) <= upper
+            lo = np.clip(np.nan_to_num(lo, nan=0.0, neginf=0.0), 0.0, m)
+            hi = np.clip(np.nan_to_num(hi, nan=-1.0, posinf=m - 1), -1.0, m - 1)
+            k_lo[disc], k_hi[disc] = lo, hi
+            a[disc] = o + (lo - 0.5) * h
+            b[disc] = o + (hi + 0.5) * h
+            b[disc] = np.where(lo > hi, a[disc], b[disc])  # empty: zero-width interval
+        return a, b, k_lo, k_hi
+
+    def _log_component_mass(self, lower, upper):
+        """``log(weights[j] * P_j(box))`` for every component (``-inf`` when empty)."""
+        a, b, _, _ = self._intervals(lower, upper)
+        alpha = (a[None, :] - self.means) / self.stds
+        beta = (b[None, :] - self.means) / self.stds
+        with np.errstate(divide="ignore"):
+            return np.log(self.weights) + _log_ndtr_diff(alpha, beta).sum(axis=1)
+
+    def component_probabilities(self, lower, upper):
+        """Component probabilities conditioned on the box (section 3's ``phi~``).
+
+        Parameters
+        ----------
+        lower, upper : array-like of shape (n_features,)
+
+        Returns
+        -------
+        ndarray of shape (n_components,)
+            Sums to 1; all zeros when the box has zero probability.
+        """
+        log_mass = self._log_component_mass(*self._check_box(lower, upper))
+        total = _logsumexp(log_mass)
+        if not np.isfinite(total):
+            return np.zeros(self.n_components)
+        return np.exp(log_mass - total)
+
+    def log_probability(self, lower, upper):
+        """``log P(lower < x <= upper)`` under the mixture (``-inf`` for an empty box)."""
+        log_mass = self._log_component_mass(*self._check_box(lower, upper))
+        with np.errstate(divide="ignore"):
+            return float(_logsumexp(log_mass) - self._log_root_mass)
+
+    def probability(self, lower, upper):
+        """``P(lower < x <= upper)`` under the mixture."""
+        return float(np.exp(self.log_probability(lower, upper)))
+
+    # ---- sampling ------------------------------------------------------------ #
+    def sample(self, lower, upper, n_samples, random_state=None):
+        """Draw ``n_samples`` i.i.d. rows from the mixture conditioned on the box.
+
+        A component is drawn from :meth:`component_probabilities`, then every coordinate
+        from that component's normal truncated to the box (``scipy.stats.truncnorm``).
+        For speed, a coordinate is first drawn from the untruncated normal, up to
+        ``1 + _REJECTION_ROUNDS`` times, and kept as soon as it lands inside its interval;
+        only the coordinates still outside are drawn with ``truncnorm``. This is exact: a
+        normal draw conditioned on landing inside the interval *is* a draw of the
+        truncated normal, so every way of reaching a value has the truncated normal's
+        distribution. Discrete columns are rounded to their grid, within the box.
+
+        Parameters
+        ----------
+        lower, upper : array-like of shape (n_features,)
+            The box ``lower < x <= upper``.
+        n_samples : int
+        random_state : int, RandomState, Generator or None
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features)
+            Every row satisfies ``lower < x <= upper``.
+
+        Raises
+        ------
+        ValueError
+            If the box has zero probability (for instance no valid value of a discrete
+            column lies inside it).
+        """
+        lower, upper = self._check_box(lower, upper)
+        return self.sample_boxes(lower[None, :], upper[None, :], n_samples, random_state)
+
+    def sample_boxes(self, lowers, uppers, n_samples, random_state=None):
+        """:meth:`sample` for several boxes at once (one vectorised pass).
+
+        Parameters
+        ----------
+        lowers, uppers : array-like of shape (n_boxes, n_features)
+        n_samples : int
+            Rows drawn per box.
+        random_state : int, RandomState, Generator or None
+
+        Returns
+        -------
+        ndarray of shape (n_boxes * n_samples, n_features)
+            Rows ``i * n_samples`` to ``(i + 1) * n_samples - 1`` lie in box ``i``.
+        """
+        lowers = np.atleast_2d(np.asarray(lowers, dtype=np.float64))
+        uppers = np.atleast_2d(np.asarray(uppers, dtype=np.float64))
+        if lowers.shape != uppers.shape:
+            raise ValueError("lowers and uppers must have the same shape (n_boxes, n_features)")
+        boxes = [self._check_box(lo, hi) for lo, hi in zip(lowers, uppers)]
+        rng = random_state
+        if not isinstance(rng, np.random.Generator):
+            rng = check_random_state(rng)
+        n = int(n_samples)
+        x = self._draw(boxes, n, 1, rng)
+        # _draw orders the rows of a box by component: shuffle them back to i.i.d. order
+        order = np.concatenate([i * n + rng.permutation(n) for i in range(len(boxes))])
+        return x[order]
+
+    def _draw(self, boxes, n, chunks, rng):
+        """``chunks`` independent samples of ``n`` rows for every box, stacked.
+
+        Each chunk is an i.i.d. sample of the conditioned mixture *as a multiset*: its
+        rows are ordered by component (component counts are multinomial), which lets
+        every component's rows be drawn as one block without gathering parameters.
+        """
+        n_boxes, d = len(boxes), self.n_features
+        comps = np.empty(n_boxes * chunks * n, dtype=np.intp)
+        a, b = np.empty((n_boxes, d)), np.empty((n_boxes, d))
+        k_lo, k_hi = np.empty((n_boxes, d)), np.empty((n_boxes, d))
+        x = rng.standard_normal((n_boxes * chunks * n, d))
+        start = 0
+        for i, (lower, upper) in enumerate(boxes):
+            log_mass = self._log_component_mass(lower, upper)
+            total = _logsumexp(log_mass)
+            if not np.isfinite(total):
+                raise ValueError("the box has zero probability under the mixture; cannot sample it")
+            p = np.exp(log_mass - total)
+            p /= p.sum()
+            a[i], b[i], k_lo[i], k_hi[i] = self._intervals(lower, upper)
+            for _ in range(chunks):
+                for j, count in enumerate(rng.multinomial(n, p)):
+                    if count:
+                        block = x[start : start + count]
+                        block *= self.stds[j]
+                        block += self.means[j]
+                        comps[start : start + count] = j
+                        start += count
+        box = np.repeat(np.arange(n_boxes), chunks * n)
+        disc = self.discrete
+        # Only bounded columns need more work than the untruncated draws above.
+        bounded = np.flatnonzero((np.isfinite(a) | np.isfinite(b)).any(axis=0))
+        if bounded.size:
+            sub = x[:, bounded]
+            row_a, row_b = a[:, bounded][box], b[:, bounded][box]
+            rows, cols = np.nonzero((sub < row_a) | (sub > row_b))
+            lo, hi = row_a[rows, cols], row_b[rows, cols]
+            m = self.means[comps[rows], bounded[cols]]
+            s = self.stds[comps[rows], bounded[cols]]
+            # Redraw the coordinates that fell outside: a few more untruncated draws
+            # (kept when inside), then scipy's truncnorm for whatever is still outside.
+            for _ in range(_REJECTION_ROUNDS):
+                if rows.size == 0:
+                    break
+                redraw = m + s * rng.standard_normal(rows.size)
+                inside = (redraw >= lo) & (redraw <= hi)
+                sub[rows[inside], cols[inside]] = redraw[inside]
+                out = ~inside
+                rows, cols, lo, hi, m, s = rows[out], cols[out], lo[out], hi[out], m[out], s[out]
+            if rows.size:
+                sub[rows, cols] = truncnorm.rvs(
+                    (lo - m) / s, (hi - m) / s, loc=m, scale=s, random_state=rng
+                )
+            cont = ~disc[bounded]
+            if cont.any():
+                # enforce lower < x <= upper exactly (floating-point safety)
+                row_lower = np.array([bx[0] for bx in boxes])[:, bounded[cont]][box]
+                row_upper = np.array([bx[1] for bx in boxes])[:, bounded[cont]][box]
+                xc = np.minimum(sub[:, cont], row_upper)
+                sub[:, cont] = np.where(xc <= row_lower, np.nextafter(row_lower, np.inf), xc)
+            x[:, bounded] = sub
+        if disc.any():
+            o, h = self.grid_min[disc], self.grid_step[disc]
+            k = np.clip(np.rint((x[:, disc] - o) / h), k_lo[:, disc][box], k_hi[:, disc][box])
+            x[:, disc] = np.where(k == self.grid_size[disc] - 1, self.grid_max[disc], o + h * k)
+        return x
+
+
+#: Untruncated redraws tried, in :meth:`BoxGaussianMixture.sample`, for a coordinate
+#: that fell outside its interval before it is drawn from ``scipy.stats.truncnorm``.
+_REJECTION_ROUNDS = 8
+
+
+def _discrete_grids(X):
+    """Grid ``(min, max, size)`` of every column of ``X`` (size 0: continuous).
+
+    * constant column ``c``: the one-point grid ``{c}``;
+    * exactly two distinct values ``a < b`` (a binary feature, however coded): the
+      two-point grid ``{a, b}``;
+    * other integer-valued column: every integer from its minimum to its maximum.
+    """
+    d = X.shape[1]
+    low, high, size = np.zeros(d), np.zeros(d), np.zeros(d)
+    for j in range(d):
+        values = np.unique(X[:, j])
+        if values.size <= 2:
+            low[j], high[j], size[j] = values[0], values[-1], values.size
+        elif np.all(values == np.round(values)):
+            low[j], high[j], size[j] = values[0], values[-1], values[-1] - values[0] + 1
+    return low, high, size
+
+
+# --------------------------------------------------------------------------- #
+# split search on a sample of a node
+# --------------------------------------------------------------------------- #
+def _best_split(Xs, target, classification):
+    """Best ``(feature, threshold, impurity decrease)`` on the sample ``(Xs, target)``.
+
+    ``target`` holds class indices (classification, Gini impurity) or values (regression,
+    variance). The decrease is ``impurity(node) - sum_side n_side / n * impurity(side)``.
+    Every feature and every midpoint between consecutive distinct values is scored at
+    once from sorted cumulative sums: with ``L`` the left sum of a target column and
+    ``T`` its total, a split scores ``L^2 / n_left + (T - L)^2 / n_right``, summed over
+    the indicator columns of the classes (Gini) or for the centred values (variance).
+    For two classes one indicator suffices (the other's score is the same up to a
+    constant). Returns ``(-1, nan, 0.0)`` when no split separates the sample.
+    """
+    n = Xs.shape[0]
+    if n < 2:
+        return -1, np.nan, 0.0
+    XT = np.ascontiguousarray(Xs.T)  # one contiguous row per feature: fast sorts
+    order = np.argsort(XT, axis=1)  # ties: any order (only value changes are scored)
+    xs = np.take_along_axis(XT, order, axis=1)
+    valid = xs[:, 1:] > xs[:, :-1]
+    if not valid.any():
+        return -1, np.nan, 0.0
+    inv_left = 1.0 / np.arange(1, n, dtype=np.float64)
+    inv_right = 1.0 / np.arange(n - 1, 0, -1, dtype=np.float64)
+    if classification:
+        present = np.flatnonzero(np.bincount(target))
+        if present.size < 2:
+            return -1, np.nan, 0.0  # pure: no split decreases the impurity
+        columns = present[1:] if present.size == 2 else present
+        sorted_target = target[order]
+        score = None
+        for c in columns:
+            hit = sorted_target == c
+            part = _side_score(np.cumsum(hit, axis=1, dtype=np.float64), inv_left, inv_right)
+            score = part if score is None else np.add(score, part, out=score)
+    else:
+        centered = target - target.mean()
+        score = _side_score(np.cumsum(centered[order], axis=1), inv_left, inv_right)
+    score[~valid] = -np.inf
+    flat = int(np.argmax(score))  # row-major over (feature, position)
+    feature, pos = divmod(flat, n - 1)
+    threshold = float(_midpoints(xs[feature, pos : pos + 2])[0])
+    decrease = _split_decrease(Xs, target, feature, threshold, classification)
+    return int(feature), threshold, decrease
+
+
+def _side_score(cumulative, inv_left, inv_right):
+    """``L^2 / n_left + (T - L)^2 / n_right`` for every prefix of every row, in place.
+
+    ``cumulative`` holds the running sums (``shape (d, n)``); its last column is the total
+    ``T``. Returns an array of shape ``(d, n - 1)``.
+    """
+    total = cumulative[:, -1:].copy()
+    left = cumulative[:, :-1]
+    right = np.subtract(total, left)
+    np.square(left, out=left)
+    left *= inv_left
+    np.square(right, out=right)
+    right *= inv_right
+    left += right
+    return left
+
+
+def _split_decrease(Xs, target, feature, threshold, classification):
+    """Impurity decrease of the split ``x[feature] <= threshold`` on a sample."""
+    n = Xs.shape[0]
+    if feature < 0 or n == 0:
+        return 0.0
+    goes_left = Xs[:, feature] <= threshold
+    n_left = int(goes_left.sum())
+    n_right = n - n_left
+    if n_left == 0 or n_right == 0:
+        return 0.0
+    if classification:
+        total = np.bincount(target).astype(np.float64)
+        left = np.bincount(target[goes_left], minlength=total.size).astype(np.float64)
+        score = np.sum(left**2) / n_left + np.sum((total - left) ** 2) / n_right
+        base = np.sum(total**2) / n
+    else:
+        centered = target - target.mean()
+        s_left = float(centered[goes_left].sum())
+        s_total = float(centered.sum())
+        score = s_left**2 / n_left + (s_total - s_left) ** 2 / n_right
+        base = s_total**2 / n
+    return max(float((score - base) / n), 0.0)
+
+
+def _node_gain(node, n, classification, scale):
+    """Best split of a node from its first ``n`` samples, gain from the next ``n``.
+
+    The gain is ``Pr[C_N] * decrease`` with the decrease estimated on the additional
+    samples (paper, section 3); decreases below ``1e-10 * scale`` count as zero.
+    """
+    target = node["target"]
+    feature, threshold, decrease = _best_split(node["X"][:n], target[:n], classification)
+    if feature >= 0 and decrease > 1e-10 * scale:
+        decrease = _split_decrease(node["X"][n:], target[n:], feature, threshold, classification)
+    else:
+        decrease = 0.0
+    node["feature"], node["threshold"] = feature, threshold
+    gain = node["prob"] * decrease
+    node["gain"] = gain if decrease > 1e-10 * scale else 0.0
+
+
+# --------------------------------------------------------------------------- #
+# black-box access
+# --------------------------------------------------------------------------- #
+def _resolve_blackbox(blackbox, classification):
+    """The function that labels a 2-D array, and whether it wants a DataFrame."""
+    if inspect.isclass(blackbox):
+        raise TypeError(
+            f"blackbox must be a fitted model or a function, got the class "
+            f"{blackbox.__name__}; pass a fitted instance, e.g. {blackbox.__name__}().fit(X, y)"
+        )
+    wants_frame = hasattr(blackbox, "feature_names_in_")
+    if hasattr(blackbox, "predict"):
+        return blackbox.predict, wants_frame
+    if classification and hasattr(blackbox, "predict_proba"):
+        classes = getattr(blackbox, "classes_", None)
+
+        def labels_from_proba(X):
+            proba = np.asarray(blackbox.predict_proba(X))
+            if proba.ndim != 2:
+                raise ValueError(
+                    f"blackbox.predict_proba returned shape {proba.shape}; expected "
+                    "(n_rows, n_classes)"
+                )
+            index = np.argmax(proba, axis=1)
+            return index if classes is None else np.asarray(classes)[index]
+
+        return labels_from_proba, wants_frame
+    if callable(blackbox):
+        return blackbox, False
+    methods = "predict or predict_proba" if classification else "predict"
+    raise TypeError(
+        f"blackbox must be a fitted estimator with {methods}, or a function taking a "
+        f"2-D array; got {type(blackbox).__name__}"
+    )
+
+
+def _is_nan(value):
+    return isinstance(value, (float, np.floating)) and np.isnan(value)
+
+
+def _check_outputs(out, n_rows, classification):
+    """Validate what the black box returned for ``n_rows`` rows; returns a 1-D array."""
+    out = np.asarray(out)
+    if out.ndim == 2 and out.shape[1] == 1:
+        out = out[:, 0]
+    if out.ndim != 1 or out.shape[0] != n_rows:
+        what = "one label" if classification else "one value"
+        raise ValueError(
+            f"the black box returned an array of shape {out.shape} for {n_rows} rows; it "
+            f"must return {what} per row, shape ({n_rows},)"
+        )
+    if out.dtype.kind == "O" and any(v is None or _is_nan(v) for v in out):
+        raise ValueError("the black box returned None or NaN for some rows")
+    if classification:
+        if out.dtype.kind == "f":
+            if np.isnan(out).any():
+                raise ValueError("the black box returned NaN labels for some rows")
+            if not np.all(out == np.round(out)):
+                raise ValueError(
+                    "the black box returned continuous values, not class labels; use "
+                    "treeopt.ExtractedTreeRegressor to explain a regression model"
+                )
+        elif out.dtype.kind not in "biuUSO":
+            raise ValueError(f"the black box returned labels of unsupported dtype {out.dtype}")
+    else:
+        if out.dtype.kind not in "biuf":
+            raise ValueError(
+                f"the black box returned values of dtype {out.dtype}; a regression black "
+                "box must return numbers"
+            )
+        out = out.astype(np.float64)
+        if not np.all(np.isfinite(out)):
+            raise ValueError("the black box returned NaN or infinite values for some rows")
+    return out
+
+
+# --------------------------------------------------------------------------- #
+# the estimators
+# --------------------------------------------------------------------------- #
+class _BaseExtractedTree(BaseEstimator):
+    """Shared machinery: input distribution, black-box queries and best-first growth."""
+
+    _classification = True
+
+    _parameter_constraints = {
+        "blackbox": [callable, HasMethods(["predict"]), HasMethods(["predict_proba"])],
+        "max_leaves": [Interval(Integral, 1, None, closed="left")],
+        "n_samples": [Interval(Integral, 2, None, closed="left")],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+        "input_distribution": [BoxGaussianMixture, None],
+    }
+
+    def __sklearn_clone__(self):
+        # Like sklearn's default clone, except that the black box is shared, not cloned:
+        # it is a fixed, already fitted model that fit() only queries (cloning a fitted
+        # estimator would return an unfitted copy, breaking GridSearchCV and friends).
+        params = self.get_params(deep=False)
+        new = type(self)(
+            **{k: (v if k == "blackbox" else clone(v, safe=False)) for k, v in params.items()}
+        )
+        if hasattr(self, "_metadata_request"):
+            new._metadata_request = copy.deepcopy(self._metadata_request)
+        if hasattr(self, "_sklearn_output_config"):
+            new._sklearn_output_config = copy.deepcopy(self._sklearn_output_config)
+        return new
+
+    # ---- black-box queries --------------------------------------------------- #
+    def _query(self, X, count=True):
+        """Black-box outputs for the rows of X, in one batch, validated."""
+        fn, wants_frame = _resolve_blackbox(self.blackbox, self._classification)
+        Xq = X
+        if wants_frame and getattr(self, "feature_names_in_", None) is not None:
+            import pandas as pd  # the user gave a DataFrame, so pandas is installed
+
+            Xq = pd.DataFrame(X, columns=self.feature_names_in_)
+        start = time.perf_counter()
+        try:
+            out = fn(Xq)
+        except NotFittedError as exc:
+            raise ValueError(
+                f"the black box {type(self.blackbox).__name__} is not fitted; fit it on your "
+                f"data first (the extracted tree explains an existing model): {exc}"
+            ) from exc
+        elapsed = time.perf_counter() - start
+        out = _check_outputs(out, X.shape[0], self._classification)
+        if count:
+            self.n_queries_ += int(X.shape[0])
+            self.n_blackbox_calls_ += 1
+            self.blackbox_time_ += elapsed
+        return out
+
+    # ---- growth -------------------------------------------------------------- #
+    def _new_node(self, lower, upper, parent):
+        """A node for the box; samples are filled in by :meth:`_sample_nodes`."""
+        return {
+            "lower": lower,
+            "upper": upper,
+            "prob": self.input_distribution_.probability(lower, upper),
+            "parent": parent,
+            "left": TREE_LEAF,
+            "right": TREE_LEAF,
+        }
+
+    def _sample_nodes(self, new, nodes, rng):
+        """Draw 2 * n_samples rows for every node of ``new`` and label them in ONE query."""
+        n = self.n_samples
+        dist = self.input_distribution_
+        try:
+            # two chunks of n per node: one to choose the split, one to estimate its gain
+            X_new = dist._draw([(nd["lower"], nd["upper"]) for nd in new], n, 2, rng)
+        except ValueError:
+            blocks = []
+            for node in new:
+                try:
+                    blocks.append(dist.sample(node["lower"], node["upper"], 2 * n, rng))
+                except ValueError:
+                    # Zero probability under the mixture (numerically): reuse the
+                    # parent's samples that lie in the box, valid draws of the same
+                    # conditional distribution.
+                    parent = nodes[node["parent"]]["X"]
+                    inside = np.all((parent > node["lower"]) & (parent <= node["upper"]), axis=1)
+                    blocks.append(parent[inside])
+            X_new = np.vstack(blocks)
+        else:
+            blocks = np.split(X_new, len(new))
+        labels = self._query(X_new)
+        if self._classification:  # class indices (within this batch) for the split search
+            target = np.unique(labels, return_inverse=True)[1].reshape(-1)
+        else:
+            target = labels
+        start = 0
+        for node, block in zip(new, blocks):
+            stop = start + block.shape[0]
+            node["X"], node["labels"], node["target"] = (
+                block,
+                labels[start:stop],
+                target[start:stop],
+            )
+            start = stop
+
+    def _grow(self, X, rng):
+        """Best-first extraction; returns the list of nodes (root first)."""
+        n = self.n_samples
+        d = X.shape[1]
+        gmm_seed = rng.randint(np.iinfo(np.int32).max)
+        if self.input_distribution is None:
+            self.input_distribution_ = BoxGaussianMixture.fit(
+                X, self.n_components, random_state=gmm_seed
+            )
+        else:
+            if self.input_distribution.n_features != d:
+                raise ValueError(
+                    f"input_distribution has {self.input_distribution.n_features} features "
+                    f"but X has {d}"
+                )
+            self.input_distribution_ = self.input_distribution
+        # A Generator for the sampling: much faster normal draws than a RandomState
+        # (SFC64: the fastest of numpy's bit generators here).
+        rng = np.random.Generator(np.random.SFC64(rng.randint(np.iinfo(np.int32).max)))
+        root = self._new_node(np.full(d, -np.inf), np.full(d, np.inf), -1)
+        root["prob"] = 1.0
+        nodes = [root]
+        self._sample_nodes([root], nodes, rng)
+        scale = 1.0 if self._classification else max(float(np.var(root["labels"])), 1e-300)
+        _node_gain(root, n, self._classification, scale)
+        heap = [(-root["gain"], 0)]
+        n_leaves = 1
+        while heap and n_leaves < self.max_leaves:
+            neg_gain, idx = heapq.heappop(heap)
+            if not -neg_gain > 0:
+                break
+            node = nodes[idx]
+            f, t = node["feature"], node["threshold"]
+            left_upper = node["upper"].copy()
+            left_upper[f] = min(left_upper[f], t)
+            right_lower = node["lower"].copy()
+            right_lower[f] = max(right_lower[f], t)
+            left = self._new_node(node["lower"], left_upper, idx)
+            right = self._new_node(right_lower, node["upper"], idx)
+            self._sample_nodes([left, right], nodes, rng)
+            for child in (left, right):
+                _node_gain(child, n, self._classification, scale)
+                nodes.append(child)
+                heapq.heappush(heap, (-child["gain"], len(nodes) - 1))
+            node["left"], node["right"] = len(nodes) - 2, len(nodes) - 1
+            n_leaves += 1
+        return nodes
+
+    def _tree_arrays(self, nodes):
+        """Node arrays of the grown tree: children, feature, threshold, probability."""
+        left = np.array([nd["left"] for nd in nodes], dtype=np.int64)
+        right = np.array([nd["right"] for nd in nodes], dtype=np.int64)
+        internal = left != TREE_LEAF
+        feature = np.array(
+            [nd["feature"] if split else TREE_UNDEFINED for nd, split in zip(nodes, internal)],
+            dtype=np.int64,
+        )
+        threshold = np.array(
+            [nd["threshold"] if split else TREE_UNDEFINED for nd, split in zip(nodes, internal)],
+            dtype=np.float64,
+        )
+        # Probability of every node's region, floored at the smallest normal float so
+        # that a vanishingly unlikely region keeps its class proportions in ``value``.
+        prob = np.maximum([nd["prob"] for nd in nodes], np.finfo(np.float64).tiny)
+        return left, right, feature, threshold, prob
+
+    def _fit_common(self, X):
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True)
+        _resolve_blackbox(self.blackbox, self._classification)  # fail early on a bad one
+        self.n_queries_ = 0
+        self.n_blackbox_calls_ = 0
+        self.blackbox_time_ = 0.0
+        rng = check_random_state(self.random_state)
+        return X, self._grow(X, rng)
+
+    def _feature_names(self):
+        names = getattr(self, "feature_names_in_", None)
+        return None if names is None else [str(s) for s in names]
+
+    def _validated(self, X):
+        check_is_fitted(self, "tree_")
+        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+
+    def apply(self, X):
+        """Index of the leaf of ``tree_`` reached by every row of X."""
+        X = self._validated(X)
+        return self.tree_.apply(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = False
+        tags.input_tags.allow_nan = False
+        return tags
+
+
+class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
+    """Explain a black-box classifier with a decision tree extracted by active sampling.
+
+    Fits a diagonal Gaussian mixture to the training inputs, then grows an axis-aligned
+    tree best-first: every leaf's split (Gini) is chosen on fresh inputs sampled from the
+    mixture *conditioned on the leaf's region* and labelled by the black box, so deep
+    leaves get as much data as the root (Bastani, Kim and Bastani, "Interpreting Blackbox
+    Models via Model Extraction", section 3). ``y`` is ignored: the labels come from the
+    black box.
+
+    Parameters
+    ----------
+    blackbox : fitted estimator or callable
+        The model to explain. An estimator's ``predict`` is queried (for a classifier
+        without ``predict``, the argmax of ``predict_proba``); a callable is called as
+        ``blackbox(X)`` on a 2-D float array and must return one output per row (and
+        must not modify X in place). It is only ever called on batches of rows, and
+        never refitted (``clone`` shares it).
+        When ``fit`` received a DataFrame and the black box has ``feature_names_in_``,
+        it is queried with DataFrames of the same columns.
+    max_leaves : int, default=16
+        Maximum number of leaves of the extracted tree.
+    n_samples : int, default=1000
+        ``n`` of the paper: samples drawn from the input distribution conditioned on a
+        leaf to choose its split, plus ``n`` more to estimate that split's gain (so every
+        node costs ``2 * n_samples`` black-box queries).
+    n_components : int, default=10
+        Components of the diagonal Gaussian mixture fitted to X (capped at the number
+        of rows).
+    random_state : int, RandomState or None, default=None
+        Seed of the mixture fit and of all sampling.
+    input_distribution : BoxGaussianMixture or None, default=None
+        Use this input distribution instead of fitting one to X (``n_components`` is
+        then ignored), e.g. another extractor's ``input_distribution_`` to extract
+        several trees, with different seeds or sizes, from one fitted distribution.
+    refine : {None, "gosdt"}, default=None
+        ``"gosdt"``: after extraction, binarize all the actively sampled, black-box
+        labelled rows with the thresholds the extraction found (the splits of the tree
+        and the best candidate split of every leaf), weight them so that they represent
+        the input distribution, and fit :class:`treeopt.GOSDTClassifier` on them: a
+        provably optimal sparse tree of the black box over those thresholds (optimal
+        when ``refine_status_ == "optimal"``). ``tree_`` is then that tree, mapped back
+        to the original features; ``max_leaves`` only bounds the extraction stage.
+    refine_regularization : float, default=0.01
+        GOSDT's per-leaf penalty: a leaf must add this much fidelity (as a probability
+        under the input distribution) to be worth it.
+    refine_max_depth : int or None, default=None
+        Depth limit for GOSDT.
+    refine_time_limit : float, default=60
+        Seconds after which GOSDT returns its best tree so far (see ``refine_status_``).
+
+    Attributes
+    ----------
+    tree_ : treeopt.Tree
+        The explanation. ``weighted_n_node_samples`` is the probability of the node's
+        region under the input distribution and ``value`` that probability split by
+        the black box's class proportions in the region (estimated from the samples).
+    extracted_tree_ : treeopt.Tree
+        The tree of the greedy extraction (the same object as ``tree_`` without refine).
+    classes_ : ndarray
+        Class labels (those the black box returned, plus its ``classes_`` if any).
+    n_queries_ : int
+        Rows sent to the black box during ``fit``.
+    n_blackbox_calls_ : int
+        Calls made to the black box during ``fit`` (every call is one batch).
+    blackbox_time_ : float
+        Seconds spent inside black-box calls during ``fit``.
+    input_distribution_ : BoxGaussianMixture
+        The fitted input distribution (can be sampled in any box).
+    refine_estimator_ : GOSDTClassifier or None
+        The fitted GOSDT model (on the binarized columns) with ``refine="gosdt"``.
+    refine_thresholds_ : list of (int, float)
+        ``(feature, threshold)`` of every binarized column given to GOSDT.
+    refine_feature_names_ : list of str
+        Names of those columns, like ``"x3 <= 0.5"``.
+    refine_status_ : str or None
+        GOSDT's ``status_`` (``"optimal"``, ``"time_limit"``, ...); ``"trivial"`` when
+        there was nothing to optimise (a single class or no threshold).
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only with DataFrame input.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.ensemble import RandomForestClassifier
+    >>> from treeopt import ExtractedTreeClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> forest = RandomForestClassifier(random_state=0).fit(X, y)
+    >>> tree = ExtractedTreeClassifier(forest, max_leaves=8, random_state=0).fit(X)
+    >>> tree.tree_.n_leaves
+    8
+    >>> tree.fidelity(X)["accuracy"] > 0.9
+    True
+    """
+
+    _classification = True
+
+    _parameter_constraints = {
+        **_BaseExtractedTree._parameter_constraints,
+        "refine": [StrOptions({"gosdt"}), None],
+        "refine_regularization": [Interval(Real, 0, None, closed="left")],
+        "refine_max_depth": [Interval(Integral, 0, None, closed="left"), None],
+        "refine_time_limit": [Interval(Real, 0, None, closed="neither")],
+    }
+
+    def __init__(
+        self,
+        blackbox,
+        max_leaves=16,
+        n_samples=1000,
+        n_components=10,
+        random_state=None,
+        input_distribution=None,
+        refine=None,
+        refine_regularization=0.01,
+        refine_max_depth=None,
+        refine_time_limit=60.0,
+    ):
+        self.blackbox = blackbox
+        self.max_leaves = max_leaves
+        self.n_samples = n_samples
+        self.n_components = n_components
+        self.random_state = random_state
+        self.input_distribution = input_distribution
+        self.refine = refine
+        self.refine_regularization = refine_regularization
+        self.refine_max_depth = refine_max_depth
+        self.refine_time_limit = refine_time_limit
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Extract a tree that approximates the black box on the distribution of X.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Training inputs (finite); only used to fit the input distribution.
+        y : ignored
+            Accepted for pipeline compatibility; labels come from the black box.
+
+        Returns
+        -------
+        self
+        """
+        X, nodes = self._fit_common(X)
+        classes = self._classes(nodes)
+        self.classes_ = classes
+        left, right, feature, threshold, prob = self._tree_arrays(nodes)
+        value = np.zeros((len(nodes), classes.size))
+        for i, node in enumerate(nodes):
+            counts = np.bincount(
+                np.searchsorted(classes, node["labels"]), minlength=classes.size
+            ).astype(np.float64)
+            value[i] = prob[i] * counts / counts.sum()
+        self.extracted_tree_ = Tree(
+            left,
+            right,
+            feature,
+            threshold,
+            value,
+            prob,
+            classes=classes,
+            feature_names=self._feature_names(),
+            n_features=X.shape[1],
+        )
+        self.tree_ = self.extracted_tree_
+        self.refine_estimator_ = None
+        self.refine_thresholds_ = []
+        self.refine_feature_names_ = []
+        self.refine_status_ = None
+        if self.refine == "gosdt":
+            self._refine_gosdt(nodes)
+        return self
+
+    def _classes(self, nodes):
+        labels = np.concatenate([node["labels"] for node in nodes])
+        known = getattr(self.blackbox, "classes_", None)
+        try:
+            if known is not None and np.ndim(known) == 1:
+                labels = np.concatenate([np.asarray(known), labels])
+            return np.unique(labels)
+        except TypeError as exc:
+            raise ValueError(
+                f"the black box's labels cannot be sorted (mixed types?): {exc}"
+            ) from None
+
+    # ---- refine with GOSDT --------------------------------------------------- #
+    def _refine_gosdt(self, nodes):
+        from .optimal import GOSDTClassifier
+
+        tree = self.extracted_tree_
+        # Thresholds found by the extraction: the splits of the tree and the best
+        # candidate split of every leaf.
+        pairs = sorted(
+            {(int(nd["feature"]), float(nd["threshold"])) for nd in nodes if nd["feature"] >= 0}
+        )
+        X_all = np.vstack([nd["X"] for nd in nodes])
+        y_all = np.concatenate([nd["labels"] for nd in nodes])
+        n_rows = np.array([nd["X"].shape[0] for nd in nodes])
+        weight = _importance_weights(tree, n_rows, X_all)
+        names = self._feature_names() or [f"x{j}" for j in range(self.n_features_in_)]
+        self.refine_thresholds_ = pairs
+        self.refine_feature_names_ = _column_names(pairs, names)
+        if len(pairs) == 0 or np.unique(y_all).size < 2:
+            self.refine_status_ = "trivial"
+            return
+        feat = np.array([f for f, _ in pairs])
+        thr = np.array([t for _, t in pairs])
+        X01 = (X_all[:, feat] <= thr).astype(np.uint8)
+        gosdt = GOSDTClassifier(
+            regularization=self.refine_regularization,
+            max_depth=self.refine_max_depth,
+            time_limit=self.refine_time_limit,
+        ).fit(X01, y_all, sample_weight=weight)
+        self.refine_estimator_ = gosdt
+        self.refine_status_ = gosdt.status_
+        self.tree_ = _tree_from_binarized(
+            gosdt.tree_,
+            gosdt.classes_,
+            self.classes_,
+            feat,
+            thr,
+            self._feature_names(),
+            self.n_features_in_,
+        )
+
+    # ---- prediction ---------------------------------------------------------- #
+    def predict(self, X):
+        """Class predicted by ``tree_`` for every row of X."""
+        X = self._validated(X)
+        return self.tree_.predict(X)
+
+    def predict_proba(self, X):
+        """Black-box class proportions of the leaf each row of X reaches."""
+        X = self._validated(X)
+        return self.tree_.predict_proba(X)
+
+    def fidelity(self, X):
+        """Agreement of ``tree_`` with the black box on X.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            For instance a held-out test set; the black box is queried once on it (not
+            counted in ``n_queries_``).
+
+        Returns
+        -------
+        dict
+            ``{"accuracy": ...}``, plus ``"f1"`` for a binary problem: the F1 score of
+            the tree's predictions against the black box's labels, with ``classes_[1]``
+            as the positive class (the paper's fidelity measure).
+        """
+        X = self._validated(X)
+        truth = self._query(X, count=False)
+        pred = self.tree_.predict(X)
+        out = {"accuracy": float(accuracy_score(truth, pred))}
+        if self.classes_.size == 2:
+            out["f1"] = float(f1_score(truth, pred, pos_label=self.classes_[1]))
+        return out
+
+
+def _importance_weights(tree, n_rows, X):
+    """Weights that make the pooled samples of all nodes represent the input distribution.
+
+    Node ``i`` of ``tree`` contributed ``n_rows[i]`` draws from ``P | C_i``, where
+    ``P(C_i) = tree.weighted_n_node_samples[i]``. A row ``x`` could have come from any
+    node on its root-to-leaf path, so the pooled sampling density at ``x`` is
+    proportional to ``p(x) * sum_{i on the path} n_rows[i] / P(C_i)`` and the importance
+    weight is ``1 / sum_{i on the path} n_rows[i] / P(C_i)`` (the balance heuristic of
+    multiple importance sampling), normalised to sum to 1.
+
+    Parameters
+    ----------
+    tree : Tree
+    n_rows : ndarray of shape (n_nodes,)
+    X : ndarray of shape (n_rows_total, n_features)
+        The pooled rows.
+
+    Returns
+    -------
+    ndarray of shape (n_rows_total,)
+    """
+    path_rate = np.asarray(n_rows, dtype=np.float64) / tree.weighted_n_node_samples
+    stack = [0]
+    while stack:  # add every node's rate to its descendants, from the root down
+        node = stack.pop()
+        for child in (tree.children_left[node], tree.children_right[node]):
+            if child != TREE_LEAF:
+                path_rate[child] += path_rate[node]
+                stack.append(child)
+    weight = 1.0 / path_rate[tree.apply(X)]
+    return weight / weight.sum()
+
+
+def _column_names(pairs, names):
+    """``"<name> <= <t>"`` for every (feature, threshold), as NumericBinarizer names them."""
+    out = [None] * len(pairs)
+    by_feature = {}
+    for pos, (f, t) in enumerate(pairs):
+        by_feature.setdefault(f, []).append((pos, t))
+    for f, items in by_feature.items():
+        texts = _format_thresholds([t for _, t in items])
+        for (pos, _), text in zip(items, texts):
+            out[pos] = f"{names[f]} <= {text}"
+    return out
+
+
+def _tree_from_binarized(btree, bclasses, classes, feat, thr, feature_names, n_features):
+    """Map a tree over ``x[feat[c]] <= thr[c]`` 0/1 columns back to the original features.
+
+    A 0/1 tree sends column value 0 (``x > t``) left and 1 (``x <= t``) right, while
+    ``Tree`` sends ``x <= t`` left: the children are swapped.
+    """
+    internal = btree.children_left != TREE_LEAF
+    column = np.where(internal, btree.feature, 0)
+    value = np.zeros((btree.node_count, classes.size))
+    value[:, np.searchsorted(classes, bclasses)] = btree.value
+    return Tree(
+        btree.children_right,
+        btree.children_left,
+        np.where(internal, feat[column], TREE_UNDEFINED),
+        np.where(internal, thr[column], float(TREE_UNDEFINED)),
+        value,
+        btree.weighted_n_node_samples,
+        classes=classes,
+        feature_names=feature_names,
+        n_features=n_features,
+    )
+
+
+class ExtractedTreeRegressor(RegressorMixin, _BaseExtractedTree):
+    """Explain a black-box regression model with a decision tree extracted by active sampling.
+
+    The regression version of :class:`ExtractedTreeClassifier`: splits maximise the
+    variance reduction of the black box's outputs, estimated on fresh samples of every
+    leaf's region, and leaves predict the mean output of their samples. ``y`` is
+    ignored.
+
+    Parameters
+    ----------
+    blackbox : fitted estimator or callable
+        The model to explain. An estimator's ``predict`` is queried (for a classifier
+        without ``predict``, the argmax of ``predict_proba``); a callable is called as
+        ``blackbox(X)`` on a 2-D float array and must return one output per row (and
+        must not modify X in place). It is only ever called on batches of rows, and
+        never refitted (``clone`` shares it).
+        When ``fit`` received a DataFrame and the black box has ``feature_names_in_``,
+        it is queried with DataFrames of the same columns.
+    max_leaves : int, default=16
+        Maximum number of leaves of the extracted tree.
+    n_samples : int, default=1000
+        ``n`` of the paper: samples drawn from the input distribution conditioned on a
+        leaf to choose its split, plus ``n`` more to estimate that split's gain (so every
+        node costs ``2 * n_samples`` black-box queries).
+    n_components : int, default=10
+        Components of the diagonal Gaussian mixture fitted to X (capped at the number
+        of rows).
+    random_state : int, RandomState or None, default=None
+        Seed of the mixture fit and of all sampling.
+    input_distribution : BoxGaussianMixture or None, default=None
+        Use this input distribution instead of fitting one to X (``n_components`` is
+        then ignored), e.g. another extractor's ``input_distribution_`` to extract
+        several trees, with different seeds or sizes, from one fitted distribution.
+
+    Attributes
+    ----------
+    tree_ : treeopt.Tree
+        The explanation, a regression tree (``task="regression"``): ``value`` has one
+        column, the mean black-box output of each node's samples, and
+        ``weighted_n_node_samples`` is the probability of the node's region under the
+        input distribution.
+    n_queries_, n_blackbox_calls_, blackbox_time_, input_distribution_ :
+        As for :class:`ExtractedTreeClassifier`.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only with DataFrame input.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from sklearn.ensemble import RandomForestRegressor
+    >>> from treeopt import ExtractedTreeRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> forest = RandomForestRegressor(random_state=0).fit(X, y)
+    >>> tree = ExtractedTreeRegressor(forest, max_leaves=8, random_state=0).fit(X)
+    >>> tree.tree_.n_leaves
+    8
+    >>> sorted(tree.fidelity(X))
+    ['mse']
+    """
+
+    _classification = False
+
+    def __init__(
+        self,
+        blackbox,
+        max_leaves=16,
+        n_samples=1000,
+        n_components=10,
+        random_state=None,
+        input_distribution=None,
+    ):
+        self.blackbox = blackbox
+        self.max_leaves = max_leaves
+        self.n_samples = n_samples
+        self.n_components = n_components
+        self.random_state = random_state
+        self.input_distribution = input_distribution
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Extract a tree that approximates the black box on the distribution of X.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Training inputs (finite); only used to fit the input distribution.
+        y : ignored
+            Accepted for pipeline compatibility; outputs come from the black box.
+
+        Returns
+        -------
+        self
+        """
+        X, nodes = self._fit_common(X)
+        left, right, feature, threshold, prob = self._tree_arrays(nodes)
+        means = np.array([float(np.mean(node["labels"])) for node in nodes])
+        self.tree_ = Tree(
+            left,
+            right,
+            feature,
+            threshold,
+            means[:, None],
+            prob,
+            feature_names=self._feature_names(),
+            n_features=X.shape[1],
+            task="regression",
+        )
+        return self
+
+    def predict(self, X):
+        """Mean black-box output of the leaf each row of X reaches."""
+        X = self._validated(X)
+        return self.tree_.predict(X)
+
+    def fidelity(self, X):
+        """Mean squared error between ``tree_`` and the black box on X.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            The black box is queried once on it (not counted in ``n_queries_``).
+
+        Returns
+        -------
+        dict
+            ``{"mse": ...}``.
+        """
+        X = self._validated(X)
+        truth = self._query(X, count=False)
+        return {"mse": float(mean_squared_error(truth, self.tree_.predict(X)))}

@@ -1,0 +1,234 @@
+"""Tree-structured isotonic optimisation: the pruning layer of latent decision trees.
+
+For a complete binary tree of depth ``D`` with ``T = 2**(D+1) - 1`` nodes numbered
+breadth-first (node ``t > 0`` has parent ``(t - 1) // 2``) and a batch of node scores
+``q`` of shape ``(n, T)``, :func:`tree_pav` solves problem (3) of Zantedeschi, Kusner
+and Niculae, *Learning Binary Decision Trees by Argmin Differentiation* (ICML 2021)::
+
+    min_{z, a}  lam/2 ||a||^2 + 1/2 sum_i ||z_i - q_i - 1/2||^2
+    s.t.        a_t <= a_parent(t),  0 <= z_it <= a_t,  0 <= a_t <= 1
+
+exactly, by the tree-structured pool-adjacent-violators algorithm (Algorithm 1) with the
+closed-form group solution of Proposition 2, in Rust (``treeopt._core``). ``a`` says how
+much each node is kept (0 = pruned) and ``z_it = clip(q_it + 1/2, 0, a_t)`` how much row
+``i`` reaches node ``t``. :func:`tree_pav_backward` (or :meth:`TreePAV.backward`)
+returns ``dL/dq`` from ``dL/da`` and ``dL/dz`` with the Jacobian of the paper's
+section 3.2. For use inside PyTorch see :mod:`treeopt.torch`.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import _core
+
+__all__ = ["TreePAV", "tree_pav", "tree_pav_backward", "tree_depth"]
+
+#: Deepest tree the solver accepts.
+MAX_DEPTH = 24
+
+
+def tree_depth(n_nodes):
+    """Depth of the complete binary tree with ``n_nodes`` nodes.
+
+    Parameters
+    ----------
+    n_nodes : int
+        ``2**(depth + 1) - 1``.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError
+        If ``n_nodes`` is not the node count of a complete binary tree.
+
+    Examples
+    --------
+    >>> tree_depth(7)
+    2
+    """
+    n = int(n_nodes)
+    if n < 1 or (n + 1) & n:
+        raise ValueError(
+            f"{n_nodes} is not the node count 2**(depth+1) - 1 of a complete binary tree "
+            "(1, 3, 7, 15, 31, ...); pass one column per node in breadth-first order"
+        )
+    return (n + 1).bit_length() - 2
+
+
+def _as_scores(q, name="q"):
+    try:
+        arr = np.asarray(q, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a numeric array of shape (n_rows, n_nodes): {exc}") from None
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D array of shape (n_rows, n_nodes), got shape {arr.shape}")
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} has no rows; pass at least one row of node scores")
+    depth = tree_depth(arr.shape[1])
+    if depth > MAX_DEPTH:
+        raise ValueError(f"a tree of depth {depth} is too deep; the solver supports depth <= {MAX_DEPTH}")
+    if not np.all(np.isfinite(arr)):
+        row, col = np.argwhere(~np.isfinite(arr))[0]
+        raise ValueError(f"{name}[{row}, {col}] is {arr[row, col]}; the solver needs finite scores")
+    return np.ascontiguousarray(arr)
+
+
+def _as_lambda(lam):
+    if isinstance(lam, (bool, np.bool_)) or not isinstance(lam, numbers.Real):
+        raise TypeError(f"lam must be a real number >= 0, got {lam!r}")
+    lam = float(lam)
+    if not (np.isfinite(lam) and lam >= 0):
+        raise ValueError(f"lam must be a finite number >= 0, got {lam}")
+    return lam
+
+
+class TreePAV:
+    """Reusable solver of the latent-tree pruning problem, with its backward pass.
+
+    The object keeps its buffers between calls (no allocation in the solver after the
+    first call of a given size) and the state of the last :meth:`forward` for
+    :meth:`backward` and :meth:`info`. Not picklable; create one where it is used.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from treeopt.isotonic import TreePAV
+    >>> q = np.array([[0.5, 0.4, -0.9], [0.5, -0.8, 0.3]])   # depth 1: 3 nodes
+    >>> solver = TreePAV()
+    >>> a, z = solver.forward(q, lam=0.1)
+    >>> bool(a[1] <= a[0] and a[2] <= a[0])
+    True
+    >>> grad_q = solver.backward(grad_a=np.array([1.0, 0.0, 0.0]))
+    >>> grad_q.shape
+    (2, 3)
+    """
+
+    def __init__(self):
+        self._solver = _core.TreePAV()
+        self._shape = None
+
+    def forward(self, q, lam):
+        """Solve problem (3).
+
+        Parameters
+        ----------
+        q : array-like of shape (n_rows, n_nodes)
+            Node scores; ``n_nodes = 2**(depth+1) - 1``, breadth-first.
+        lam : float
+            Pruning strength ``lam >= 0``.
+
+        Returns
+        -------
+        a : ndarray of shape (n_nodes,)
+            Node values in ``[0, 1]``, non-increasing from parent to child.
+        z : ndarray of shape (n_rows, n_nodes)
+            ``clip(q + 1/2, 0, a)``.
+        """
+        q = _as_scores(q)
+        lam = _as_lambda(lam)
+        self._shape = None
+        a, z = self._solver.forward(q, lam)
+        self._shape = q.shape
+        return a, z
+
+    def backward(self, grad_a=None, grad_z=None):
+        """Gradient of a loss with respect to ``q`` at the last :meth:`forward`.
+
+        Parameters
+        ----------
+        grad_a : array-like of shape (n_nodes,), optional
+            ``dL/da`` (zeros when omitted).
+        grad_z : array-like of shape (n_rows, n_nodes), optional
+            ``dL/dz`` (zeros when omitted).
+
+        Returns
+        -------
+        ndarray of shape (n_rows, n_nodes)
+            ``dL/dq``. At the measure-zero set of kinks this is one of the Clarke
+            generalized gradients.
+        """
+        if self._shape is None:
+            raise ValueError("backward needs a successful forward pass first")
+        n, t = self._shape
+        if grad_a is None:
+            grad_a = np.zeros(t)
+        if grad_z is None:
+            grad_z = np.zeros((n, t))
+        grad_a = np.ascontiguousarray(grad_a, dtype=np.float64)
+        grad_z = np.ascontiguousarray(grad_z, dtype=np.float64)
+        if grad_a.shape != (t,):
+            raise ValueError(f"grad_a must have shape ({t},), got {grad_a.shape}")
+        if grad_z.shape != (n, t):
+            raise ValueError(f"grad_z must have shape ({n}, {t}), got {grad_z.shape}")
+        return self._solver.backward(grad_a, grad_z)
+
+    def info(self):
+        """Groups and support sets of the last :meth:`forward`.
+
+        Returns
+        -------
+        dict
+            ``group`` (int, top node of each node's group), ``value`` (unclipped group
+            value per node), ``denominator`` (``lam |G| + k*`` per node) and ``support``
+            (bool ``(n_rows, n_nodes)``, True where ``(i, t)`` is in the support set
+            ``S(k*)`` of Proposition 2).
+        """
+        if self._shape is None:
+            raise ValueError("info() needs a successful forward pass first")
+        return self._solver.info()
+
+    def __reduce__(self):
+        raise TypeError("TreePAV holds solver buffers and cannot be pickled; create a new one")
+
+
+def tree_pav(q, lam):
+    """Forward pass: node values ``a`` and traversals ``z`` for scores ``q``.
+
+    Parameters
+    ----------
+    q : array-like of shape (n_rows, n_nodes)
+        Node scores of a complete binary tree (``n_nodes = 2**(depth+1) - 1``).
+    lam : float
+        Pruning strength ``>= 0``.
+
+    Returns
+    -------
+    a : ndarray of shape (n_nodes,)
+    z : ndarray of shape (n_rows, n_nodes)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from treeopt.isotonic import tree_pav
+    >>> a, z = tree_pav(np.array([[0.5, 0.5, -1.0]]), lam=1.0)
+    >>> a.round(3).tolist(), z.round(3).tolist()
+    ([0.5, 0.5, 0.0], [[0.5, 0.5, 0.0]])
+    """
+    return TreePAV().forward(q, lam)
+
+
+def tree_pav_backward(q, lam, grad_a=None, grad_z=None):
+    """Backward pass at ``q``: ``dL/dq`` from ``dL/da`` and ``dL/dz``.
+
+    Solves the forward problem again; keep a :class:`TreePAV` to avoid that.
+
+    Parameters
+    ----------
+    q : array-like of shape (n_rows, n_nodes)
+    lam : float
+    grad_a : array-like of shape (n_nodes,), optional
+    grad_z : array-like of shape (n_rows, n_nodes), optional
+
+    Returns
+    -------
+    ndarray of shape (n_rows, n_nodes)
+    """
+    solver = TreePAV()
+    solver.forward(q, lam)
+    return solver.backward(grad_a, grad_z)

@@ -1,0 +1,854 @@
+"""Latent decision trees learned by argmin differentiation (Zantedeschi et al., ICML 2021).
+
+:class:`LatentTreeClassifier` and :class:`LatentTreeRegressor` learn, jointly and by
+mini-batch gradient descent, the linear split functions of a complete binary tree of
+depth ``D``, which of its nodes to keep (pruning), and a linear predictor on top of the
+relaxed traversals. For a row ``x`` (features z-scored with the training statistics):
+
+* every branching node ``t`` has a split ``s_t(x) = w_t . x + b_t``; the row goes left
+  when ``s_t(x) <= 0``;
+* the score of node ``t`` is the smallest margin along its path:
+  ``q_root = 1/2`` and ``q_child = min(q_parent, -s_parent(x))`` for a left child,
+  ``min(q_parent, s_parent(x))`` for a right child (eq. (1) of the paper);
+* the tree-structured isotonic problem (3) turns the scores of a mini-batch into node
+  values ``a`` (how much each node is kept; 0 = pruned) and traversals
+  ``z = clip(q + 1/2, 0, a)``, solved exactly in Rust (:mod:`treeopt.isotonic`);
+* a linear predictor on ``[x; z_leaves]`` (or on ``z_leaves`` only) gives the logits
+  (binary cross-entropy, softmax cross-entropy) or the regression output (squared error).
+
+All gradients are hand-derived and computed in numpy: through the predictor, through
+``z`` and ``a`` with the closed-form Jacobian of section 3.2 (Rust backward pass),
+through the min-paths by Danskin's theorem (the gradient goes to the minimising term),
+to the split weights. Optimisation is Adam with a learning rate divided by ``lr_factor``
+after ``lr_patience`` epochs without validation improvement, and early stopping on a
+held-out ``validation_fraction`` of the training data (paper appendix A.4), restoring the
+best epoch. Split biases start at minus the mean split value of the training rows that
+reach each node, so rows spread evenly over the leaves (appendix A.4).
+
+``pruning`` is the paper's ``lambda`` for a mini-batch of ``batch_size`` rows; for a
+batch of ``m`` rows the solver gets ``lambda * m / batch_size``, so the pruning strength
+per row does not depend on the batch. After training, the node values are fixed to their
+average over the training set (``node_values_``); prediction uses them, so predictions do
+not depend on which rows are predicted together.
+
+The fitted tree is exported as a :class:`treeopt.Tree` (``tree_``) with oblique tests in
+the original feature units and the pruned nodes (``node_values_ == 0``) removed:
+``tree_.to_text()``, ``tree_.to_dot()`` and ``tree_.predict`` route each row along its
+hard path and predict the training majority (or mean) of its leaf. The estimator's own
+``predict`` is the learned model (predictor on ``[x; z]``), usually more accurate.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
+from sklearn.model_selection import train_test_split
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
+
+from ._tree import TREE_LEAF, TREE_OBLIQUE, TREE_UNDEFINED, Tree
+from .isotonic import TreePAV
+
+__all__ = ["LatentTreeClassifier", "LatentTreeRegressor"]
+
+#: Score of the root: every row reaches it with full margin (``q + 1/2 = 1``).
+Q_ROOT = 0.5
+#: Largest tree depth the estimators accept.
+MAX_DEPTH = 12
+# Rows per chunk at prediction time and for the bias initialisation, so that
+# rows * nodes stays near 2**22 cells whatever the depth.
+_CELLS = 1 << 22
+
+
+# --------------------------------------------------------------------------- #
+# the model, as plain functions of arrays
+# --------------------------------------------------------------------------- #
+def _level(d):
+    """Node index range of tree level ``d`` (root = level 0)."""
+    return (1 << d) - 1, (1 << (d + 1)) - 1
+
+
+def node_scores(S, depth):
+    """Min-path node scores ``q`` from split values ``S`` (eq. (1) of the paper).
+
+    Parameters
+    ----------
+    S : ndarray of shape (n, 2**depth - 1)
+        Split value of every branching node (row goes left when ``<= 0``).
+    depth : int
+
+    Returns
+    -------
+    q : ndarray of shape (n, 2**(depth+1) - 1)
+        ``q_root = 1/2``; ``q_child = min(q_parent, -+ s_parent)`` (left: ``-s``).
+    own : ndarray of bool, same shape
+        True where ``q_t`` is the node's own split term rather than its parent's score
+        (ties go to the parent); the Danskin gradient follows it.
+    """
+    n = S.shape[0]
+    n_nodes = (1 << (depth + 1)) - 1
+    q = np.empty((n, n_nodes))
+    own = np.zeros((n, n_nodes), dtype=bool)
+    q[:, 0] = Q_ROOT
+    for d in range(depth):
+        plo, phi = _level(d)
+        clo, chi = _level(d + 1)
+        s = S[:, plo:phi]
+        parent = np.repeat(q[:, plo:phi], 2, axis=1)
+        cand = np.empty((n, chi - clo))
+        cand[:, 0::2] = -s
+        cand[:, 1::2] = s
+        take = cand < parent
+        q[:, clo:chi] = np.where(take, cand, parent)
+        own[:, clo:chi] = take
+    return q, own
+
+
+def node_scores_backward(grad_q, own, depth):
+    """Gradient with respect to ``S`` of a loss whose gradient in ``q`` is ``grad_q``."""
+    n = grad_q.shape[0]
+    grad_q = grad_q.copy()
+    grad_S = np.zeros((n, (1 << depth) - 1))
+    for d in range(depth - 1, -1, -1):
+        plo, phi = _level(d)
+        clo, chi = _level(d + 1)
+        g = grad_q[:, clo:chi]
+        o = own[:, clo:chi]
+        g_own = np.where(o, g, 0.0)
+        g_parent = g - g_own
+        grad_S[:, plo:phi] += g_own[:, 1::2] - g_own[:, 0::2]
+        grad_q[:, plo:phi] += g_parent[:, 0::2] + g_parent[:, 1::2]
+    return grad_S
+
+
+def _chunks(n, n_nodes):
+    step = max(1, _CELLS // max(n_nodes, 1))
+    return [slice(i, min(i + step, n)) for i in range(0, n, step)]
+
+
+def _log_softmax(Z):
+    Z = Z - Z.max(axis=1, keepdims=True)
+    return Z - np.log(np.exp(Z).sum(axis=1, keepdims=True))
+
+
+class _Adam:
+    """Adam on a list of arrays, updated in place."""
+
+    def __init__(self, params, lr, beta1=0.9, beta2=0.999, eps=1e-8):
+        self.params = params
+        self.lr = lr
+        self.beta1, self.beta2, self.eps = beta1, beta2, eps
+        self.m = [np.zeros_like(p) for p in params]
+        self.v = [np.zeros_like(p) for p in params]
+        self.t = 0
+
+    def step(self, grads):
+        self.t += 1
+        c1 = 1.0 - self.beta1**self.t
+        c2 = 1.0 - self.beta2**self.t
+        for p, g, m, v in zip(self.params, grads, self.m, self.v):
+            m *= self.beta1
+            m += (1.0 - self.beta1) * g
+            v *= self.beta2
+            v += (1.0 - self.beta2) * (g * g)
+            p -= self.lr * (m / c1) / (np.sqrt(v / c2) + self.eps)
+
+
+# --------------------------------------------------------------------------- #
+# shared estimator logic
+# --------------------------------------------------------------------------- #
+class _BaseLatentTree(BaseEstimator):
+    """Training loop, prediction and tree export shared by the two estimators."""
+
+    _parameter_constraints = {
+        "depth": [Interval(Integral, 1, MAX_DEPTH, closed="both")],
+        "pruning": [Interval(Real, 0, None, closed="left")],
+        "predictor_input": [StrOptions({"x_and_leaves", "leaves"})],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "max_epochs": [Interval(Integral, 1, None, closed="left")],
+        "lr_patience": [Interval(Integral, 1, None, closed="left")],
+        "lr_factor": [Interval(Real, 0, 1, closed="neither")],
+        "early_stopping": ["boolean"],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        depth=3,
+        pruning=1.0,
+        *,
+        predictor_input="x_and_leaves",
+        learning_rate=0.01,
+        batch_size=512,
+        max_epochs=100,
+        lr_patience=2,
+        lr_factor=0.1,
+        early_stopping=True,
+        validation_fraction=0.2,
+        n_iter_no_change=10,
+        tol=1e-4,
+        random_state=None,
+        verbose=False,
+    ):
+        self.depth = depth
+        self.pruning = pruning
+        self.predictor_input = predictor_input
+        self.learning_rate = learning_rate
+        self.batch_size = batch_size
+        self.max_epochs = max_epochs
+        self.lr_patience = lr_patience
+        self.lr_factor = lr_factor
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ---- hooks of the subclasses ------------------------------------------
+    # _n_outputs(), _loss_and_grad(out, target, w), _init_intercept(target, w),
+    # _split_validation(n, target, rng), _export_values(leaf_of_row, y, w)
+
+    # ---- model -------------------------------------------------------------
+    def _features(self, Xs, z_leaves):
+        if self.predictor_input == "leaves":
+            return z_leaves
+        return np.hstack([Xs, z_leaves])
+
+    def _forward(self, params, Xs, node_values=None, solver=None, lam=None):
+        """Outputs for standardised rows; with ``solver``, also the backward cache."""
+        W, b, coef, intercept = params
+        depth = self.depth
+        n_branch = (1 << depth) - 1
+        S = Xs @ W.T + b
+        q, own = node_scores(S, depth)
+        if solver is not None:
+            _, z = solver.forward(q, lam)
+        else:
+            z = np.clip(q + 0.5, 0.0, node_values)
+        H = self._features(Xs, z[:, n_branch:])
+        out = H @ coef.T + intercept
+        return out, (Xs, H, own, z.shape)
+
+    def _backward(self, params, cache, grad_out, solver):
+        W, b, coef, intercept = params
+        Xs, H, own, z_shape = cache
+        n_branch = (1 << self.depth) - 1
+        grad_coef = grad_out.T @ H
+        grad_intercept = grad_out.sum(axis=0)
+        grad_H = grad_out @ coef
+        grad_z = np.zeros(z_shape)
+        grad_z[:, n_branch:] = grad_H[:, -(z_shape[1] - n_branch):]
+        grad_q = solver.backward(None, grad_z)
+        grad_S = node_scores_backward(grad_q, own, self.depth)
+        return [grad_S.T @ Xs, grad_S.sum(axis=0), grad_coef, grad_intercept]
+
+    def _node_values(self, params, Xs, solver, lam_per_row):
+        """Average over the training rows (in batches) of the solver's node values."""
+        W, b, _, _ = params
+        total = np.zeros((1 << (self.depth + 1)) - 1)
+        n = Xs.shape[0]
+        for start in range(0, n, self.batch_size):
+            Xb = Xs[start : start + self.batch_size]
+            q, _ = node_scores(Xb @ W.T + b, self.depth)
+            a, _ = solver.forward(q, lam_per_row * Xb.shape[0])
+            total += a * Xb.shape[0]
+        return total / n
+
+    def _init_biases(self, W, Xs, rng):
+        """Appendix A.4: b_t = -mean of w_t . x over the rows reaching node t."""
+        depth = self.depth
+        n_branch = (1 << depth) - 1
+        rows = Xs
+        limit = max(1, _CELLS >> depth)
+        if rows.shape[0] > limit:
+            rows = rows[np.sort(rng.choice(rows.shape[0], limit, replace=False))]
+        S0 = rows @ W.T
+        b = np.zeros(n_branch)
+        q_level = np.full((rows.shape[0], 1), Q_ROOT)
+        for d in range(depth):
+            lo, hi = _level(d)
+            reach = q_level > 0
+            counts = reach.sum(axis=0)
+            sums = np.where(reach, S0[:, lo:hi], 0.0).sum(axis=0)
+            b[lo:hi] = -np.divide(sums, counts, out=np.zeros(hi - lo), where=counts > 0)
+            s = S0[:, lo:hi] + b[lo:hi]
+            parent = np.repeat(q_level, 2, axis=1)
+            cand = np.empty_like(parent)
+            cand[:, 0::2] = -s
+            cand[:, 1::2] = s
+            q_level = np.minimum(parent, cand)
+        return b
+
+    # ---- fitting -------------------------------------------------------------
+    def _fit(self, X, target, sample_weight):
+        # The matrices are small: BLAS threads only add wake-up latency.
+        with threadpool_limits(limits=1, user_api="blas"):
+            self._fit_single_thread(X, target, sample_weight)
+
+    def _fit_single_thread(self, X, target, sample_weight):
+        rng = check_random_state(self.random_state)
+        n, n_features = X.shape
+        self.x_mean_ = X.mean(axis=0)
+        scale = X.std(axis=0)
+        scale[~(scale > 1e-12 * np.maximum(1.0, np.abs(self.x_mean_)))] = 1.0
+        self.x_scale_ = scale
+        Xs = (X - self.x_mean_) / self.x_scale_
+        w = sample_weight
+
+        train, val = self._split_validation(n, target, rng)
+        X_tr, t_tr, w_tr = Xs[train], target[train], w[train]
+        if val is not None:
+            X_val, t_val, w_val = Xs[val], target[val], w[val]
+        else:  # too few rows to hold some out: monitor the training loss
+            X_val, t_val, w_val = X_tr, t_tr, w_tr
+
+        depth = self.depth
+        n_branch = (1 << depth) - 1
+        n_leaves = 1 << depth
+        n_in = n_leaves + (0 if self.predictor_input == "leaves" else n_features)
+        k = self._n_outputs()
+        W = rng.normal(0.0, 1.0 / np.sqrt(n_features), size=(n_branch, n_features))
+        b = self._init_biases(W, X_tr, rng)
+        coef = np.zeros((k, n_in))
+        intercept = self._init_intercept(t_tr, w_tr)
+        params = [W, b, coef, intercept]
+        adam = _Adam(params, float(self.learning_rate))
+        solver = TreePAV()
+        lam_per_row = float(self.pruning) / self.batch_size
+
+        best = (np.inf, [p.copy() for p in params], None, 0)
+        bad_epochs = bad_epochs_lr = 0
+        self.loss_curve_, self.validation_loss_curve_ = [], []
+        n_tr = X_tr.shape[0]
+        for epoch in range(self.max_epochs):
+            order = rng.permutation(n_tr)
+            epoch_loss = 0.0
+            for start in range(0, n_tr, self.batch_size):
+                idx = order[start : start + self.batch_size]
+                wb = w_tr[idx]
+                if not wb.sum() > 0:
+                    continue
+                out, cache = self._forward(params, X_tr[idx], solver=solver, lam=lam_per_row * len(idx))
+                loss, grad_out = self._loss_and_grad(out, t_tr[idx], wb)
+                adam.step(self._backward(params, cache, grad_out, solver))
+                epoch_loss += loss * wb.sum()
+            self.loss_curve_.append(epoch_loss / w_tr.sum())
+            node_values = self._node_values(params, X_tr, solver, lam_per_row)
+            out, _ = self._forward(params, X_val, node_values=node_values)
+            val_loss, _ = self._loss_and_grad(out, t_val, w_val)
+            self.validation_loss_curve_.append(val_loss)
+            if self.verbose:
+                print(
+                    f"[treeopt] epoch {epoch + 1:3d}  train loss {self.loss_curve_[-1]:.5f}  "
+                    f"validation loss {val_loss:.5f}  lr {adam.lr:.2e}"
+                )
+            if val_loss < best[0] - self.tol:
+                best = (val_loss, [p.copy() for p in params], node_values, epoch + 1)
+                bad_epochs = bad_epochs_lr = 0
+            else:
+                bad_epochs += 1
+                bad_epochs_lr += 1
+                if bad_epochs_lr >= self.lr_patience:
+                    adam.lr *= self.lr_factor
+                    bad_epochs_lr = 0
+                if self.early_stopping and bad_epochs >= self.n_iter_no_change:
+                    break
+            if not np.isfinite(self.loss_curve_[-1]):
+                break
+
+        self.n_epochs_ = len(self.loss_curve_)
+        self.best_epoch_ = best[3]
+        self.best_validation_loss_ = float(best[0])
+        W, b, coef, intercept = best[1]
+        node_values = best[2]
+        if node_values is None:  # no finite validation loss: keep the last parameters
+            W, b, coef, intercept = params
+            node_values = self._node_values(params, X_tr, solver, lam_per_row)
+        self.split_weights_, self.split_biases_ = W, b
+        self.coef_, self.intercept_ = coef, intercept
+        self.node_values_ = node_values
+        # a_t relaxes the binary keep/prune variable of problem (2); round it.
+        self.active_nodes_ = node_values >= 0.5
+        self.n_active_nodes_ = int(np.count_nonzero(self.active_nodes_))
+
+    def _decision(self, X):
+        """Raw outputs of the fitted model, computed in chunks of rows."""
+        Xs = (X - self.x_mean_) / self.x_scale_
+        params = [self.split_weights_, self.split_biases_, self.coef_, self.intercept_]
+        with threadpool_limits(limits=1, user_api="blas"):
+            parts = [
+                self._forward(params, Xs[sl], node_values=self.node_values_)[0]
+                for sl in _chunks(Xs.shape[0], self.node_values_.shape[0])
+            ]
+        return np.vstack(parts) if parts else np.zeros((0, self.coef_.shape[0]))
+
+    # ---- the exported tree ---------------------------------------------------
+    def _tree_skeleton(self):
+        """Node arrays of the hard tree: oblique tests in original units, pruned removed.
+
+        A node is kept when its relaxed pruning variable rounds to 1
+        (``node_values_ >= 1/2``, see :attr:`active_nodes_`). A kept branching node
+        stays a split when at least one of its children is kept; a pruned child of a
+        split becomes a leaf, and the rest of its subtree is removed.
+        """
+        depth = self.depth
+        n_branch = (1 << depth) - 1
+        active = self.active_nodes_
+        W = self.split_weights_ / self.x_scale_
+        thresholds = (self.split_weights_ * (self.x_mean_ / self.x_scale_)).sum(axis=1) - self.split_biases_
+        left, right, feature, threshold, weights, origin = [], [], [], [], [], []
+
+        def add(t):
+            i = len(left)
+            left.append(TREE_LEAF)
+            right.append(TREE_LEAF)
+            feature.append(TREE_UNDEFINED)
+            threshold.append(float(TREE_UNDEFINED))
+            weights.append(np.zeros(W.shape[1]))
+            origin.append(t)
+            return i
+
+        root = add(0)
+        stack = [(0, root)]
+        while stack:
+            t, i = stack.pop()
+            if t >= n_branch or not active[t]:
+                continue
+            lc, rc = 2 * t + 1, 2 * t + 2
+            if not (active[lc] or active[rc]):
+                continue
+            feature[i] = TREE_OBLIQUE
+            threshold[i] = float(thresholds[t])
+            weights[i] = W[t]
+            left[i] = add(lc)
+            right[i] = add(rc)
+            stack.append((rc, right[i]))
+            stack.append((lc, left[i]))
+        return left, right, feature, threshold, np.array(weights), origin
+
+    def _export_tree(self, X, y, w, feature_names):
+        left, right, feature, threshold, weights, origin = self._tree_skeleton()
+        n_nodes = len(left)
+        kw = dict(feature_names=feature_names, n_features=X.shape[1], weights=weights)
+        # Route the training rows with the Tree itself, so the counts match its tests.
+        k = self._n_value_columns()
+        probe = Tree(left, right, feature, threshold, np.zeros((n_nodes, k)), np.zeros(n_nodes),
+                     **self._tree_kwargs(), **kw)
+        leaf = probe.apply(X)
+        value, weight = self._export_values(leaf, y, w, np.array(left), np.array(right), n_nodes)
+        self.tree_ = Tree(left, right, feature, threshold, value, weight, **self._tree_kwargs(), **kw)
+        self.tree_node_origin_ = np.array(origin, dtype=np.int64)
+
+    @staticmethod
+    def _subtree_totals(leaf_totals, left, right):
+        """Add leaf totals up to every internal node (children have larger ids)."""
+        totals = leaf_totals.copy()
+        for i in range(len(left) - 1, -1, -1):
+            if left[i] != TREE_LEAF:
+                totals[i] = totals[left[i]] + totals[right[i]]
+        return totals
+
+    def apply(self, X):
+        """Index of the leaf of ``tree_`` each row of X reaches (hard routing).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of int64, shape (n_samples,)
+        """
+        check_is_fitted(self, "tree_")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return self.tree_.apply(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+    def _validate_common(self):
+        if not np.isfinite(self.pruning):
+            raise ValueError(f"pruning must be a finite number >= 0, got {self.pruning}")
+        if not np.isfinite(self.learning_rate):
+            raise ValueError(f"learning_rate must be a finite positive number, got {self.learning_rate}")
+
+
+# --------------------------------------------------------------------------- #
+# the estimators
+# --------------------------------------------------------------------------- #
+_COMMON_PARAMS_DOC = """
+    Parameters
+    ----------
+    depth : int, default=3
+        Depth ``D`` of the complete tree the splits are learned on (1 to 12); the
+        tree has ``2**D - 1`` splits and ``2**D`` leaves before pruning.
+    pruning : float, default=1.0
+        ``lambda`` of problem (3) for a mini-batch of ``batch_size`` rows (``>= 0``).
+        Larger values shrink the node values ``a`` and, through training, prune
+        more nodes. The paper tunes it in ``[1e-3, 1e3]``.
+    predictor_input : {"x_and_leaves", "leaves"}, default="x_and_leaves"
+        Input of the linear predictor: the standardised features and the leaf
+        traversals ``[x; z_leaves]``, or ``z_leaves`` only.
+    learning_rate : float, default=0.01
+        Initial Adam learning rate (the paper uses 0.001 with 100 epochs on large
+        data; 0.01 also trains small data sets in a few hundred steps).
+    batch_size : int, default=512
+        Rows per mini-batch.
+    max_epochs : int, default=100
+        Passes over the training rows.
+    lr_patience : int, default=2
+        Epochs without validation improvement after which the learning rate is
+        multiplied by ``lr_factor``.
+    lr_factor : float, default=0.1
+        Learning-rate reduction factor.
+    early_stopping : bool, default=True
+        Stop after ``n_iter_no_change`` epochs without validation improvement. The
+        parameters of the best epoch are kept in any case.
+    validation_fraction : float, default=0.2
+        Fraction of the training rows held out (stratified for the classifier) to
+        monitor the loss. With too few rows to hold any out, the training loss is
+        monitored instead.
+    n_iter_no_change : int, default=10
+        Patience of early stopping, in epochs.
+    tol : float, default=1e-4
+        Minimum decrease of the validation loss that counts as an improvement.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the initialisation, the shuffling and the validation split; an int
+        makes ``fit`` reproducible bit for bit.
+    verbose : bool, default=False
+        Print the training and validation loss of every epoch.
+"""
+
+_COMMON_ATTRIBUTES_DOC = """
+    tree_ : treeopt.Tree
+        The learned tree, with oblique tests ``w . x <= threshold`` in the original
+        feature units and the pruned nodes removed; leaf values from the training
+        rows routed along their hard paths.
+    node_values_ : ndarray of shape (2**(depth+1) - 1,)
+        Node values ``a`` of the complete tree (breadth-first), averaged over the
+        training rows; 0 means pruned. Prediction uses them.
+    n_active_nodes_ : int
+        Nodes with ``node_values_ > 0``.
+    split_weights_, split_biases_ : ndarray
+        Split functions ``s_t(x) = split_weights_[t] . x_std + split_biases_[t]`` of
+        the branching nodes, on standardised features ``x_std = (x - x_mean_) / x_scale_``.
+    x_mean_, x_scale_ : ndarray of shape (n_features,)
+        Standardisation statistics of the training data.
+    coef_, intercept_ : ndarray
+        Linear predictor on ``[x_std; z_leaves]`` (or ``z_leaves``).
+    n_epochs_, best_epoch_ : int
+        Epochs run and epoch whose parameters were kept.
+    loss_curve_, validation_loss_curve_ : list of float
+        Training and validation loss per epoch.
+    best_validation_loss_ : float
+    tree_node_origin_ : ndarray of int
+        For each node of ``tree_``, its index in the complete tree.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        With pandas input.
+"""
+
+
+class LatentTreeClassifier(ClassifierMixin, _BaseLatentTree):
+    __doc__ = (
+        """Latent decision tree classifier learned by argmin differentiation.
+
+    Learns a depth-``D`` binary tree with linear (oblique) splits, its pruning and a
+    linear predictor on ``[x; z_leaves]`` by mini-batch Adam on the binary or softmax
+    cross-entropy, with the tree-structured isotonic layer of Zantedeschi, Kusner and
+    Niculae (ICML 2021) solved and differentiated exactly in Rust. See
+    :mod:`treeopt.latent` for the model.
+"""
+        + _COMMON_PARAMS_DOC
+        + """
+    Attributes
+    ----------
+    classes_ : ndarray
+        Class labels."""
+        + _COMMON_ATTRIBUTES_DOC
+        + """
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from treeopt import LatentTreeClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = LatentTreeClassifier(depth=2, random_state=0).fit(X, y)
+    >>> clf.score(X, y) > 0.9
+    True
+    >>> clf.tree_.n_leaves <= 4
+    True
+    """
+    )
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Learn the tree and the predictor.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric features (no NaN).
+        y : array-like of shape (n_samples,)
+            Class labels (at least two classes).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the loss terms.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_common()
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_features=1)
+        check_classification_targets(y)
+        self.classes_, encoded = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"y has only one class ({self.classes_[0]!r}); a classifier needs at least 2 classes."
+            )
+        w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        if not w.sum() > 0:
+            raise ValueError("sample_weight sums to zero; give some samples a positive weight.")
+        self._fit(X, encoded, w)
+        self._export_tree(X, encoded, w, getattr(self, "feature_names_in_", None))
+        self.n_leaves_ = int(self.tree_.n_leaves)
+        return self
+
+    # ---- hooks ---------------------------------------------------------------
+    def _n_outputs(self):
+        return 1 if len(self.classes_) == 2 else len(self.classes_)
+
+    def _init_intercept(self, target, w):
+        prior = np.bincount(target, weights=w, minlength=len(self.classes_)) + 1e-3
+        prior /= prior.sum()
+        if len(self.classes_) == 2:
+            return np.array([np.log(prior[1] / prior[0])])
+        return np.log(prior)
+
+    def _loss_and_grad(self, out, target, w):
+        total = w.sum()
+        if out.shape[1] == 1:  # binary cross-entropy on one logit
+            o = out[:, 0]
+            loss = (w * (np.logaddexp(0.0, o) - target * o)).sum() / total
+            p = 0.5 * (1.0 + np.tanh(0.5 * o))  # stable sigmoid
+            return float(loss), ((w * (p - target)) / total)[:, None]
+        logp = _log_softmax(out)
+        loss = -(w * logp[np.arange(len(target)), target]).sum() / total
+        grad = np.exp(logp)
+        grad[np.arange(len(target)), target] -= 1.0
+        return float(loss), grad * (w / total)[:, None]
+
+    def _split_validation(self, n, target, rng):
+        if not self.early_stopping:
+            return np.arange(n), None
+        counts = np.bincount(target)
+        n_val = int(np.ceil(self.validation_fraction * n))
+        n_classes = len(counts)
+        if counts.min() < 2 or n_val < n_classes or n - n_val < n_classes:
+            return np.arange(n), None
+        train, val = train_test_split(
+            np.arange(n), test_size=n_val, stratify=target, random_state=rng.randint(2**31 - 1)
+        )
+        return np.sort(train), np.sort(val)
+
+    def _n_value_columns(self):
+        return len(self.classes_)
+
+    def _tree_kwargs(self):
+        return {"classes": self.classes_}
+
+    def _export_values(self, leaf, target, w, left, right, n_nodes):
+        k = len(self.classes_)
+        totals = np.zeros((n_nodes, k))
+        np.add.at(totals, (leaf, target), w)
+        totals = self._subtree_totals(totals, left, right)
+        return totals, totals.sum(axis=1)
+
+    # ---- prediction ------------------------------------------------------------
+    def _input(self, X):
+        check_is_fitted(self, "tree_")
+        return validate_data(self, X, reset=False, dtype=np.float64)
+
+    def decision_function(self, X):
+        """Logits of the predictor (one column for two classes).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+        """
+        out = self._decision(self._input(X))
+        return out[:, 0] if out.shape[1] == 1 else out
+
+    def predict_proba(self, X):
+        """Class probabilities of the predictor.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        out = self._decision(self._input(X))
+        if out.shape[1] == 1:
+            p = 0.5 * (1.0 + np.tanh(0.5 * out[:, 0]))
+            return np.column_stack([1.0 - p, p])
+        return np.exp(_log_softmax(out))
+
+    def predict(self, X):
+        """Predicted class of each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        out = self._decision(self._input(X))
+        if out.shape[1] == 1:
+            return self.classes_[(out[:, 0] > 0).astype(np.int64)]
+        return self.classes_[np.argmax(out, axis=1)]
+
+
+class LatentTreeRegressor(RegressorMixin, _BaseLatentTree):
+    __doc__ = (
+        """Latent decision tree regressor learned by argmin differentiation.
+
+    Learns a depth-``D`` binary tree with linear (oblique) splits, its pruning and a
+    linear predictor on ``[x; z_leaves]`` by mini-batch Adam on the squared error (of
+    the standardised target), with the tree-structured isotonic layer of Zantedeschi,
+    Kusner and Niculae (ICML 2021) solved and differentiated exactly in Rust. See
+    :mod:`treeopt.latent` for the model. ``tree_`` is a regression
+    :class:`treeopt.Tree`: its ``value`` column holds the training mean of each node.
+"""
+        + _COMMON_PARAMS_DOC
+        + """
+    Attributes
+    ----------
+    y_mean_, y_scale_ : float
+        Standardisation of the target."""
+        + _COMMON_ATTRIBUTES_DOC
+        + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from treeopt import LatentTreeRegressor
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(-1, 1, size=(400, 2))
+    >>> y = np.where(X[:, 0] > 0, 2.0, -1.0) + 0.5 * X[:, 1]
+    >>> reg = LatentTreeRegressor(depth=2, random_state=0).fit(X, y)
+    >>> reg.score(X, y) > 0.9
+    True
+    """
+    )
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Learn the tree and the predictor.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric features (no NaN).
+        y : array-like of shape (n_samples,)
+            Target values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the loss terms.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_common()
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, ensure_min_features=1)
+        w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        if not w.sum() > 0:
+            raise ValueError("sample_weight sums to zero; give some samples a positive weight.")
+        y = np.asarray(y, dtype=np.float64)
+        self.y_mean_ = float(np.average(y, weights=w))
+        scale = float(np.sqrt(np.average((y - self.y_mean_) ** 2, weights=w)))
+        self.y_scale_ = scale if scale > 1e-12 * max(1.0, abs(self.y_mean_)) else 1.0
+        self._fit(X, (y - self.y_mean_) / self.y_scale_, w)
+        self._export_tree(X, y, w, getattr(self, "feature_names_in_", None))
+        self.n_leaves_ = int(self.tree_.n_leaves)
+        return self
+
+    # ---- hooks ---------------------------------------------------------------
+    def _n_outputs(self):
+        return 1
+
+    def _init_intercept(self, target, w):
+        return np.array([np.average(target, weights=w) if w.sum() > 0 else 0.0])
+
+    def _loss_and_grad(self, out, target, w):
+        total = w.sum()
+        r = out[:, 0] - target
+        loss = (w * r * r).sum() / total
+        return float(loss), (2.0 * w * r / total)[:, None]
+
+    def _split_validation(self, n, target, rng):
+        n_val = int(np.ceil(self.validation_fraction * n))
+        if not self.early_stopping or n - n_val < 1 or n_val < 1 or n < 2:
+            return np.arange(n), None
+        perm = rng.permutation(n)
+        return np.sort(perm[n_val:]), np.sort(perm[:n_val])
+
+    def _n_value_columns(self):
+        return 1
+
+    def _tree_kwargs(self):
+        return {"task": "regression"}
+
+    def _export_values(self, leaf, y, w, left, right, n_nodes):
+        wsum = np.zeros(n_nodes)
+        wy = np.zeros(n_nodes)
+        np.add.at(wsum, leaf, w)
+        np.add.at(wy, leaf, w * y)
+        wsum = self._subtree_totals(wsum, left, right)
+        wy = self._subtree_totals(wy, left, right)
+        parent = np.full(n_nodes, -1)
+        internal = np.flatnonzero(left != TREE_LEAF)
+        parent[left[internal]] = internal
+        parent[right[internal]] = internal
+        mean = np.empty(n_nodes)
+        for i in range(n_nodes):  # parents first: an empty node takes its parent's mean
+            if wsum[i] > 0:
+                mean[i] = wy[i] / wsum[i]
+            else:
+                mean[i] = mean[parent[i]] if parent[i] >= 0 else self.y_mean_
+        return mean[:, None], wsum
+
+    # ---- prediction ------------------------------------------------------------
+    def predict(self, X):
+        """Predicted target of each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self, "tree_")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return self._decision(X)[:, 0] * self.y_scale_ + self.y_mean_

@@ -1,0 +1,325 @@
+//! Property tests of the tree-structured PAV solver: an optimality (KKT) certificate of
+//! the forward pass that does not use the algorithm, a from-scratch reference PAV,
+//! finite differences of the backward pass, determinism and the absence of allocations
+//! after warm-up.
+
+use proptest::prelude::*;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use treeopt_isotonic::{nodes_for_depth, TreePav};
+
+// ---------------------------------------------------------------- counting allocator
+
+/// Counts the allocations of the current thread (tests run on several threads).
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn allocations() -> usize {
+    ALLOCATIONS.with(|c| c.get())
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+        System.alloc(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+        System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+// ---------------------------------------------------------------- problems
+
+#[derive(Debug, Clone)]
+struct Problem {
+    q: Vec<f64>,
+    n: usize,
+    t: usize,
+    lam: f64,
+}
+
+/// Random problems: depth 0-4, 1-40 rows, lam from 1e-3 to 1e3 (and exactly 0), scores
+/// drawn on a coarse grid (ties) or continuously, inside and outside [-1/2, 1/2].
+fn problem() -> impl Strategy<Value = Problem> {
+    (
+        0usize..=4,
+        1usize..=40,
+        prop_oneof![Just(0.0), (-3.0f64..3.0).prop_map(|e| 10f64.powf(e))],
+        any::<bool>(),
+    )
+        .prop_flat_map(|(depth, n, lam, grid)| {
+            let t = nodes_for_depth(depth).unwrap();
+            let value = if grid {
+                (-6i32..=6).prop_map(|k| k as f64 * 0.25).boxed()
+            } else {
+                (-2.0f64..2.0).boxed()
+            };
+            proptest::collection::vec(value, n * t).prop_map(move |q| Problem { q, n, t, lam })
+        })
+}
+
+fn solve(p: &Problem, pav: &mut TreePav) -> (Vec<f64>, Vec<f64>) {
+    let mut a = vec![0.0; p.t];
+    let mut z = vec![0.0; p.n * p.t];
+    pav.forward(&p.q, p.n, p.t, p.lam, &mut a, &mut z).unwrap();
+    (a, z)
+}
+
+/// Derivative of the unconstrained node objective g_t(a) = lam a^2/2 + sum_i (v_it - a)_+^2 / 2.
+fn node_derivative(p: &Problem, t: usize, a: f64) -> f64 {
+    let mut d = p.lam * a;
+    for i in 0..p.n {
+        let v = p.q[i * p.t + t] + 0.5;
+        if v > a {
+            d -= v - a;
+        }
+    }
+    d
+}
+
+/// Reference PAV written from the paper with no cleverness: every pooling re-sorts the
+/// whole group and walks Proposition 2 from the top; the largest violator is found by a
+/// full scan. Returns the unclipped node values.
+fn reference_values(p: &Problem) -> Vec<f64> {
+    let t_count = p.t;
+    let solve_group = |members: &[usize]| -> f64 {
+        let mut vals: Vec<f64> = members
+            .iter()
+            .flat_map(|&t| (0..p.n).map(move |i| p.q[i * t_count + t] + 0.5))
+            .collect();
+        vals.sort_by(|x, y| y.partial_cmp(x).unwrap());
+        let c = p.lam * members.len() as f64;
+        let mut s = 0.0;
+        for (k, &v) in vals.iter().enumerate() {
+            if k > 0 || c > 0.0 {
+                let a = s / (c + k as f64);
+                if a > v {
+                    return a;
+                }
+            }
+            s += v;
+        }
+        s / (c + vals.len() as f64)
+    };
+    let mut color: Vec<usize> = (0..t_count).collect();
+    let mut value: Vec<f64> = (0..t_count).map(|t| solve_group(&[t])).collect();
+    loop {
+        let mut best: Option<usize> = None;
+        for t in 1..t_count {
+            let pt = (t - 1) / 2;
+            if value[t] > value[pt]
+                && match best {
+                    None => true,
+                    Some(b) => value[t] > value[b],
+                }
+            {
+                best = Some(t);
+            }
+        }
+        let Some(t) = best else { break };
+        let (from, to) = (color[t], color[(t - 1) / 2]);
+        for c in color.iter_mut() {
+            if *c == from {
+                *c = to;
+            }
+        }
+        let members: Vec<usize> = (0..t_count).filter(|&u| color[u] == to).collect();
+        let v = solve_group(&members);
+        for &u in &members {
+            value[u] = v;
+        }
+    }
+    value
+}
+
+fn scale(p: &Problem) -> f64 {
+    1.0 + p.lam + p.q.iter().map(|x| (x + 0.5).abs()).sum::<f64>()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// KKT certificate of the unconstrained tree-isotonic problem for the unclipped values
+    /// r (multipliers of the edges computed bottom-up), then a = clip(r, 0, 1) and
+    /// z = clip(q + 1/2, 0, a).
+    #[test]
+    fn forward_satisfies_the_kkt_conditions(p in problem()) {
+        let mut pav = TreePav::new();
+        let (a, z) = solve(&p, &mut pav);
+        let r: Vec<f64> = (0..p.t).map(|t| pav.node_info(t).unwrap().value).collect();
+        let tol = 1e-9 * scale(&p);
+        let mut mu = vec![0.0; p.t]; // multiplier of the edge (t, parent(t))
+        for t in (0..p.t).rev() {
+            let children: f64 = [2 * t + 1, 2 * t + 2].iter().filter(|&&c| c < p.t).map(|&c| mu[c]).sum();
+            mu[t] = children - node_derivative(&p, t, r[t]);
+            if t > 0 {
+                let pt = (t - 1) / 2;
+                prop_assert!(r[t] <= r[pt], "order violated at {t}: {} > {}", r[t], r[pt]);
+                prop_assert!(mu[t] >= -tol, "negative multiplier {} at {t}", mu[t]);
+                if r[t] < r[pt] {
+                    prop_assert!(mu[t].abs() <= tol, "inactive edge {t} has multiplier {}", mu[t]);
+                }
+            }
+        }
+        prop_assert!(mu[0].abs() <= tol, "root stationarity {}", mu[0]);
+        for t in 0..p.t {
+            prop_assert_eq!(a[t], r[t].clamp(0.0, 1.0));
+            for i in 0..p.n {
+                let v = p.q[i * p.t + t] + 0.5;
+                prop_assert_eq!(z[i * p.t + t], v.clamp(0.0, a[t]));
+            }
+        }
+    }
+
+    /// The same values as a plain from-scratch implementation of Algorithm 1.
+    #[test]
+    fn forward_matches_the_reference_pav(p in problem()) {
+        let mut pav = TreePav::new();
+        solve(&p, &mut pav);
+        let reference = reference_values(&p);
+        for (t, expected) in reference.iter().enumerate() {
+            let ours = pav.node_info(t).unwrap().value;
+            prop_assert!((ours - expected).abs() <= 1e-12 * scale(&p), "node {t}: {ours} vs {expected}");
+        }
+    }
+
+    /// Support sets are exactly the values >= the group value (Proposition 2).
+    #[test]
+    fn supports_are_the_values_above_the_group_value(p in problem()) {
+        let mut pav = TreePav::new();
+        solve(&p, &mut pav);
+        for t in 0..p.t {
+            let info = pav.node_info(t).unwrap();
+            let total: usize = (0..p.t).filter(|&u| pav.node_info(u).unwrap().group == info.group)
+                .map(|u| pav.node_info(u).unwrap().support_rows.len()).sum();
+            let size = (0..p.t).filter(|&u| pav.node_info(u).unwrap().group == info.group).count();
+            prop_assert!((info.denominator - (p.lam * size as f64 + total as f64)).abs() < 1e-9);
+            for i in 0..p.n {
+                let v = p.q[i * p.t + t] + 0.5;
+                let inside = info.support_rows.contains(&(i as u32));
+                if v > info.value + 1e-12 && (p.lam == 0.0 || v > 0.0) {
+                    prop_assert!(inside, "row {i} node {t}: v = {v} > a = {} but not in the support", info.value);
+                }
+                if v < info.value - 1e-12 {
+                    prop_assert!(!inside, "row {i} node {t}: v = {v} < a = {} but in the support", info.value);
+                }
+            }
+        }
+    }
+
+    /// Backward pass = central finite differences of L = <ga, a> + <gz, z>, away from
+    /// kinks (the groups, supports and z-branches must not change within +-eps).
+    #[test]
+    fn backward_matches_finite_differences(
+        p in problem().prop_filter("continuous", |p| p.lam > 0.0),
+        seed in any::<u64>(),
+    ) {
+        let mut state = seed | 1;
+        let mut next = move || {
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        };
+        // continuous scores only: jitter the grid
+        let q: Vec<f64> = p.q.iter().map(|&x| x + 1e-3 * next()).collect();
+        let p = Problem { q, ..p };
+        let ga: Vec<f64> = (0..p.t).map(|_| next()).collect();
+        let gz: Vec<f64> = (0..p.n * p.t).map(|_| next()).collect();
+        let dir: Vec<f64> = (0..p.n * p.t).map(|_| next()).collect();
+        let mut pav = TreePav::new();
+        solve(&p, &mut pav);
+        let mut grad_q = vec![0.0; p.n * p.t];
+        pav.backward(&ga, &gz, &mut grad_q).unwrap();
+        let analytic: f64 = grad_q.iter().zip(&dir).map(|(g, d)| g * d).sum();
+
+        let eps = 1e-7;
+        let signature = |pav: &TreePav, z: &[f64], a: &[f64]| -> Vec<(usize, Vec<u32>, u8)> {
+            (0..p.t).flat_map(|t| {
+                let info = pav.node_info(t).unwrap();
+                let mut rows = info.support_rows.to_vec();
+                rows.sort();
+                let clip = if info.value <= 0.0 { 0 } else if info.value >= 1.0 { 2 } else { 1 };
+                let mut out = vec![(info.group, rows, clip)];
+                for i in 0..p.n {
+                    let zi = z[i * p.t + t];
+                    out.push((i, vec![], if zi == a[t] { 3 } else if zi == 0.0 { 4 } else { 5 }));
+                }
+                out
+            }).collect()
+        };
+        let (a0, z0) = solve(&p, &mut pav);
+        let base = signature(&pav, &z0, &a0);
+        let loss = |sign: f64, pav: &mut TreePav| -> Option<f64> {
+            let q: Vec<f64> = p.q.iter().zip(&dir).map(|(x, d)| x + sign * eps * d).collect();
+            let (a, z) = solve(&Problem { q, ..p.clone() }, pav);
+            if signature(pav, &z, &a) != base {
+                return None;
+            }
+            Some(ga.iter().zip(&a).map(|(g, x)| g * x).sum::<f64>() + gz.iter().zip(&z).map(|(g, x)| g * x).sum::<f64>())
+        };
+        let (Some(plus), Some(minus)) = (loss(1.0, &mut pav), loss(-1.0, &mut pav)) else {
+            return Ok(()); // a kink within eps: finite differences are not defined there
+        };
+        let numeric = (plus - minus) / (2.0 * eps);
+        prop_assert!((numeric - analytic).abs() <= 1e-5 * (1.0 + analytic.abs()), "fd {numeric} vs backward {analytic}");
+    }
+
+    /// Same input, same output, bit for bit, whatever the solver solved before.
+    #[test]
+    fn forward_and_backward_are_deterministic(p in problem(), other in problem()) {
+        let mut fresh = TreePav::new();
+        let (a1, z1) = solve(&p, &mut fresh);
+        let mut reused = TreePav::new();
+        solve(&other, &mut reused);
+        let (a2, z2) = solve(&p, &mut reused);
+        prop_assert_eq!(a1.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), a2.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+        prop_assert_eq!(z1.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), z2.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+        let ga = vec![0.5; p.t];
+        let gz: Vec<f64> = (0..p.n * p.t).map(|k| (k % 7) as f64 - 3.0).collect();
+        let (mut g1, mut g2) = (vec![0.0; p.n * p.t], vec![0.0; p.n * p.t]);
+        fresh.backward(&ga, &gz, &mut g1).unwrap();
+        reused.backward(&ga, &gz, &mut g2).unwrap();
+        prop_assert_eq!(g1.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), g2.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+    }
+}
+
+#[test]
+fn no_allocation_after_warm_up() {
+    let (n, depth) = (64, 5);
+    let t = nodes_for_depth(depth).unwrap();
+    let mut state = 12345u64;
+    let mut q = vec![0.0; n * t];
+    let mut refill = |q: &mut Vec<f64>| {
+        for x in q.iter_mut() {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            *x = ((state >> 11) as f64 / (1u64 << 53) as f64) * 3.0 - 1.5;
+        }
+    };
+    let mut pav = TreePav::new();
+    let (mut a, mut z, mut gq) = (vec![0.0; t], vec![0.0; n * t], vec![0.0; n * t]);
+    let (ga, gz) = (vec![1.0; t], vec![0.5; n * t]);
+    // warm-up on the largest problem the loop will see (all values kept: lam = 0)
+    refill(&mut q);
+    pav.forward(&q, n, t, 0.0, &mut a, &mut z).unwrap();
+    pav.backward(&ga, &gz, &mut gq).unwrap();
+    let before = allocations();
+    for round in 0..20 {
+        refill(&mut q);
+        let lam = [0.0, 0.01, 1.0, 100.0][round % 4];
+        pav.forward(&q, n, t, lam, &mut a, &mut z).unwrap();
+        pav.backward(&ga, &gz, &mut gq).unwrap();
+    }
+    let after = allocations();
+    assert_eq!(after - before, 0, "forward/backward allocated after warm-up");
+}

@@ -1,0 +1,166 @@
+//! Binding of the tree-structured isotonic solver (`treeopt-isotonic`): the forward and
+//! backward pass of the latent-tree pruning problem, as functions and as a reusable
+//! `TreePAV` object that keeps its buffers (and the forward state) between calls.
+//! The GIL is released while the solver runs; errors become `ValueError`.
+
+use numpy::ndarray::Array2;
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use treeopt_isotonic::TreePav;
+
+fn value_error(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// Runs `f` without the GIL; a panic becomes a RuntimeError instead of a crash.
+fn released<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
+    py.allow_threads(|| catch_unwind(AssertUnwindSafe(f)))
+        .map_err(|_| PyRuntimeError::new_err("internal error in the treeopt isotonic solver; please report it"))
+}
+
+fn matrix<'a>(x: &'a PyReadonlyArray2<'_, f64>, name: &str) -> PyResult<(&'a [f64], usize, usize)> {
+    let shape = x.shape();
+    let data = x
+        .as_slice()
+        .map_err(|_| value_error(format!("{name} must be a C-contiguous float64 array")))?;
+    Ok((data, shape[0], shape[1]))
+}
+
+fn to_matrix(py: Python<'_>, data: Vec<f64>, rows: usize, cols: usize) -> PyResult<Bound<'_, PyArray2<f64>>> {
+    let arr = Array2::from_shape_vec((rows, cols), data).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    Ok(arr.into_pyarray(py))
+}
+
+/// Reusable solver of problem (3): `forward(q, lam) -> (a, z)`, then
+/// `backward(grad_a, grad_z) -> grad_q` for the last forward pass, and `info()`.
+#[pyclass(name = "TreePAV", module = "treeopt._core")]
+pub struct PyTreePav {
+    inner: TreePav,
+    n_rows: usize,
+    n_nodes: usize,
+}
+
+#[pymethods]
+impl PyTreePav {
+    #[new]
+    fn new() -> Self {
+        PyTreePav {
+            inner: TreePav::new(),
+            n_rows: 0,
+            n_nodes: 0,
+        }
+    }
+
+    /// Node values `a` (n_nodes,) and traversals `z` (n_rows, n_nodes) for scores `q`.
+    fn forward<'py>(
+        &mut self,
+        py: Python<'py>,
+        q: PyReadonlyArray2<'py, f64>,
+        lam: f64,
+    ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>)> {
+        let (data, n, t) = matrix(&q, "q")?;
+        let inner = &mut self.inner;
+        let (a, z) = released(py, || {
+            let mut a = vec![0.0; t];
+            let mut z = vec![0.0; n.saturating_mul(t)];
+            inner.forward(data, n, t, lam, &mut a, &mut z).map(|_| (a, z))
+        })?
+        .map_err(value_error)?;
+        self.n_rows = n;
+        self.n_nodes = t;
+        Ok((a.into_pyarray(py), to_matrix(py, z, n, t)?))
+    }
+
+    /// `dL/dq` (n_rows, n_nodes) from `dL/da` (n_nodes,) and `dL/dz` (n_rows, n_nodes).
+    fn backward<'py>(
+        &mut self,
+        py: Python<'py>,
+        grad_a: PyReadonlyArray1<'py, f64>,
+        grad_z: PyReadonlyArray2<'py, f64>,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let ga = grad_a
+            .as_slice()
+            .map_err(|_| value_error("grad_a must be a contiguous float64 array"))?;
+        let (gz, n, t) = matrix(&grad_z, "grad_z")?;
+        if (n, t) != (self.n_rows, self.n_nodes) {
+            return Err(value_error(format!(
+                "grad_z has shape ({n}, {t}) but the last forward pass had q of shape ({}, {})",
+                self.n_rows, self.n_nodes
+            )));
+        }
+        let inner = &mut self.inner;
+        let gq = released(py, || {
+            let mut gq = vec![0.0; n * t];
+            inner.backward(ga, gz, &mut gq).map(|_| gq)
+        })?
+        .map_err(value_error)?;
+        to_matrix(py, gq, n, t)
+    }
+
+    /// Groups and support sets of the last forward pass: `group` (top node of each node's
+    /// group), `value` (unclipped group value per node), `denominator` (`lam |G| + k*`
+    /// per node) and `support` (bool (n_rows, n_nodes): `(i, t)` in `S(k*)`).
+    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let t_count = self.n_nodes;
+        if self.inner.node_info(0).is_none() {
+            return Err(value_error("info() needs a successful forward pass first"));
+        }
+        let mut group = Vec::with_capacity(t_count);
+        let mut value = Vec::with_capacity(t_count);
+        let mut denom = Vec::with_capacity(t_count);
+        let mut support = Array2::from_elem((self.n_rows, t_count), false);
+        for t in 0..t_count {
+            let info = self
+                .inner
+                .node_info(t)
+                .ok_or_else(|| PyRuntimeError::new_err("missing node info"))?;
+            group.push(info.group as i64);
+            value.push(info.value);
+            denom.push(info.denominator);
+            for &i in info.support_rows {
+                support[[i as usize, t]] = true;
+            }
+        }
+        let out = PyDict::new(py);
+        out.set_item("group", group.into_pyarray(py))?;
+        out.set_item("value", value.into_pyarray(py))?;
+        out.set_item("denominator", denom.into_pyarray(py))?;
+        out.set_item("support", support.into_pyarray(py))?;
+        Ok(out)
+    }
+}
+
+/// Forward pass of problem (3): `(a, z)` for scores `q` (n_rows, n_nodes) and `lam`.
+#[pyfunction]
+fn isotonic_tree_pav<'py>(
+    py: Python<'py>,
+    q: PyReadonlyArray2<'py, f64>,
+    lam: f64,
+) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>)> {
+    PyTreePav::new().forward(py, q, lam)
+}
+
+/// Backward pass of problem (3) at `q`: `dL/dq` from `dL/da` and `dL/dz`.
+#[pyfunction]
+fn isotonic_tree_pav_backward<'py>(
+    py: Python<'py>,
+    q: PyReadonlyArray2<'py, f64>,
+    lam: f64,
+    grad_a: PyReadonlyArray1<'py, f64>,
+    grad_z: PyReadonlyArray2<'py, f64>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let mut solver = PyTreePav::new();
+    solver.forward(py, q, lam)?;
+    solver.backward(py, grad_a, grad_z)
+}
+
+/// Adds the isotonic solver to the `_core` module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyTreePav>()?;
+    m.add_function(wrap_pyfunction!(isotonic_tree_pav, m)?)?;
+    m.add_function(wrap_pyfunction!(isotonic_tree_pav_backward, m)?)?;
+    Ok(())
+}

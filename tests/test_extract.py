@@ -1,0 +1,736 @@
+"""Model extraction (treeopt.extract): the conditional GMM sampler, the split search,
+the extraction estimators, their scikit-learn contract, refine="gosdt" and bad input.
+"""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy import integrate, stats
+from sklearn.base import clone
+from sklearn.datasets import load_breast_cancer, load_iris
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import FunctionTransformer
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from treeopt import ExtractedTreeClassifier, ExtractedTreeRegressor, Tree
+from treeopt.extract import BoxGaussianMixture, _best_split, _importance_weights
+
+# --------------------------------------------------------------------------- #
+# black boxes (module level, so they pickle)
+# --------------------------------------------------------------------------- #
+
+
+def first_positive(X):
+    """Class 1 where the first column is positive."""
+    return (np.asarray(X)[:, 0] > 0).astype(int)
+
+
+def twice_first(X):
+    return 2.0 * np.asarray(X)[:, 0]
+
+
+def rule(X):
+    """Class 1 iff x0 <= 0.5 and x1 > -0.25: a depth-2 axis-aligned tree."""
+    X = np.asarray(X)
+    return ((X[:, 0] <= 0.5) & (X[:, 1] > -0.25)).astype(int)
+
+
+def steps(X):
+    """Piecewise constant in x0 (steps at -0.5 and 0.7), plus 3 where x1 > 0."""
+    X = np.asarray(X)
+    return np.where(X[:, 0] <= -0.5, -10.0, np.where(X[:, 0] <= 0.7, 0.0, 10.0)) + 3.0 * (
+        X[:, 1] > 0
+    )
+
+
+class CallLog:
+    """A callable black box that records the batches it is called with."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.batches = []
+
+    def __call__(self, X):
+        X = np.asarray(X)
+        self.batches.append(X.copy())
+        return self.fn(X)
+
+
+def gaussian_data(n=600, d=3, seed=0):
+    return np.random.default_rng(seed).normal(size=(n, d))
+
+
+# --------------------------------------------------------------------------- #
+# the sampler
+# --------------------------------------------------------------------------- #
+
+
+def _mixture(seed=0):
+    """A 3-feature mixture: continuous, integer (grid 0..5) and binary columns."""
+    rng = np.random.default_rng(seed)
+    X = np.column_stack(
+        [
+            np.concatenate([rng.normal(-2, 1, 300), rng.normal(3, 0.5, 300)]),
+            rng.integers(0, 6, 600),
+            rng.integers(0, 2, 600),
+        ]
+    ).astype(float)
+    return BoxGaussianMixture.fit(X, n_components=3, random_state=0), X
+
+
+bounds = st.one_of(st.just(None), st.floats(-6, 6, allow_nan=False))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    b=st.lists(bounds, min_size=6, max_size=6),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_samples_lie_inside_the_box_and_take_valid_values(b, seed):
+    mix, _ = _mixture()
+    lower = np.array([-np.inf if v is None else v for v in b[:3]])
+    upper = np.array([np.inf if v is None else v for v in b[3:]])
+    upper = np.where(np.isfinite(lower) & np.isfinite(upper), np.maximum(lower, upper), upper)
+    if mix.probability(lower, upper) == 0.0:
+        with pytest.raises(ValueError, match="zero probability"):
+            mix.sample(lower, upper, 10, random_state=seed)
+        return
+    x = mix.sample(lower, upper, 300, random_state=seed)
+    assert x.shape == (300, 3)
+    assert np.all(np.isfinite(x))
+    assert np.all(x > lower) and np.all(x <= upper)
+    assert set(np.unique(x[:, 1])) <= set(range(6))  # integer column: 0..5 only
+    assert set(np.unique(x[:, 2])) <= {0.0, 1.0}  # 0/1 column
+
+
+def test_samples_inside_far_tail_boxes():
+    # Boxes far out in the tails (up to 40 standard deviations) still sample exactly inside.
+    mix = BoxGaussianMixture([0.3, 0.7], [[0.0, 0.0], [1.0, -1.0]], [[1.0, 0.5], [0.2, 1.0]])
+    for lower, upper in [
+        ([8.0, -np.inf], [np.inf, np.inf]),
+        ([40.0, -45.0], [40.5, -44.0]),
+        ([-np.inf, 20.0], [-30.0, np.inf]),
+    ]:
+        assert mix.probability(lower, upper) < 1e-12  # may underflow to 0.0 ...
+        assert np.isfinite(mix.log_probability(lower, upper))  # ... but not in log space
+        x = mix.sample(lower, upper, 500, random_state=1)
+        assert np.all(x > lower) and np.all(x <= upper)
+
+
+@pytest.mark.parametrize(
+    "lower, upper",
+    [
+        (-0.7, 1.9),  # most of the mass: mostly the untruncated draws
+        (-np.inf, -1.2),  # one-sided lower tail
+        (2.5, 3.0),  # thin band in the tail: mostly scipy's truncnorm
+        (4.0, np.inf),  # far upper tail
+    ],
+)
+def test_one_dimensional_samples_follow_the_truncated_normal(lower, upper):
+    mu, sigma = 0.4, 1.3
+    mix = BoxGaussianMixture([1.0], [[mu]], [[sigma]])
+    x = mix.sample([lower], [upper], 20000, random_state=0)[:, 0]
+    a, b = (lower - mu) / sigma, (upper - mu) / sigma
+    p_value = stats.kstest(x, stats.truncnorm(a, b, loc=mu, scale=sigma).cdf).pvalue
+    assert p_value > 0.01
+    # the test has power: the same samples are far from the untruncated normal
+    assert stats.kstest(x, stats.norm(mu, sigma).cdf).pvalue < 1e-6
+
+
+def test_component_reweighting_matches_a_numerical_integral():
+    weights = np.array([0.5, 0.3, 0.2])
+    means = np.array([[0.0, 0.0], [2.0, -1.0], [-1.5, 2.0]])
+    stds = np.array([[1.0, 0.5], [0.7, 1.2], [0.4, 0.9]])
+    mix = BoxGaussianMixture(weights, means, stds)
+    lower, upper = np.array([-0.5, -2.0]), np.array([1.5, 0.8])
+
+    def component_mass(j):
+        density = lambda y, x: (  # noqa: E731 - dblquad integrates f(y, x)
+            stats.norm.pdf(x, means[j, 0], stds[j, 0]) * stats.norm.pdf(y, means[j, 1], stds[j, 1])
+        )
+        mass, _ = integrate.dblquad(density, lower[0], upper[0], lower[1], upper[1])
+        return weights[j] * mass
+
+    masses = np.array([component_mass(j) for j in range(3)])
+    np.testing.assert_allclose(
+        mix.component_probabilities(lower, upper), masses / masses.sum(), rtol=1e-6
+    )
+    np.testing.assert_allclose(mix.probability(lower, upper), masses.sum(), rtol=1e-6)
+
+
+def test_sampled_component_frequencies_match_the_reweighting():
+    # Two well separated components in x0; the box cuts x1 so that their masses differ.
+    mix = BoxGaussianMixture([0.5, 0.5], [[-10.0, 0.0], [10.0, 2.0]], [[1.0, 1.0], [1.0, 1.0]])
+    lower, upper = np.array([-np.inf, -np.inf]), np.array([np.inf, 0.5])
+    expected = mix.component_probabilities(lower, upper)
+    np.testing.assert_allclose(
+        expected,
+        [stats.norm.cdf(0.5), stats.norm.cdf(-1.5)] / (stats.norm.cdf(0.5) + stats.norm.cdf(-1.5)),
+        rtol=1e-12,
+    )
+    x = mix.sample(lower, upper, 20000, random_state=2)
+    frequency = np.mean(x[:, 0] > 0)
+    assert abs(frequency - expected[1]) < 4 * np.sqrt(expected[1] * expected[0] / 20000)
+
+
+def test_discrete_column_follows_the_discretised_normal():
+    # Integer grid 0..6, one component N(2.2, 1.5^2): P(k) is proportional to the normal
+    # mass of [k - 0.5, k + 0.5], within the box 0 < x <= 4 (values 1..4).
+    mix = BoxGaussianMixture([1.0], [[2.2]], [[1.5]], grid_min=[0.0], grid_max=[6.0], grid_size=[7])
+    x = mix.sample([0.0], [4.0], 20000, random_state=5)[:, 0]
+    values, counts = np.unique(x, return_counts=True)
+    assert values.tolist() == [1.0, 2.0, 3.0, 4.0]
+    cells = stats.norm.cdf([1.5, 2.5, 3.5, 4.5], 2.2, 1.5) - stats.norm.cdf(
+        [0.5, 1.5, 2.5, 3.5], 2.2, 1.5
+    )
+    assert stats.chisquare(counts, cells / cells.sum() * counts.sum()).pvalue > 0.01
+    # probability of the box = mass of the four cells / mass of the whole grid
+    grid = stats.norm.cdf(6.5, 2.2, 1.5) - stats.norm.cdf(-0.5, 2.2, 1.5)
+    np.testing.assert_allclose(mix.probability([0.0], [4.0]), cells.sum() / grid, rtol=1e-12)
+
+
+def test_empty_and_zero_probability_boxes():
+    mix, _ = _mixture()
+    inf = np.inf
+    # no integer strictly above 2.2 and at most 2.9
+    assert mix.probability([-inf, 2.2, -inf], [inf, 2.9, inf]) == 0.0
+    assert mix.component_probabilities([-inf, 2.2, -inf], [inf, 2.9, inf]).tolist() == [0, 0, 0]
+    with pytest.raises(ValueError, match="zero probability"):
+        mix.sample([-inf, 2.2, -inf], [inf, 2.9, inf], 5, random_state=0)
+    # 0/1 column: nothing above 1
+    assert mix.probability([-inf, -inf, 1.0], [inf, inf, inf]) == 0.0
+    # empty continuous interval
+    assert mix.probability([1.0, -inf, -inf], [1.0, inf, inf]) == 0.0
+    # the root box has probability 1
+    assert mix.probability([-inf] * 3, [inf] * 3) == pytest.approx(1.0)
+
+
+def test_fit_detects_constant_integer_and_two_valued_columns():
+    rng = np.random.default_rng(0)
+    X = np.column_stack(
+        [
+            rng.normal(size=200),  # continuous
+            np.full(200, 7.25),  # constant
+            rng.integers(-3, 4, 200),  # integers -3..3
+            np.where(rng.random(200) < 0.4, -0.0446, 0.0507),  # two values (like sklearn's sex)
+        ]
+    )
+    mix = BoxGaussianMixture.fit(X, n_components=4, random_state=0)
+    assert mix.discrete.tolist() == [False, True, True, True]
+    x = mix.sample([-np.inf] * 4, [np.inf] * 4, 3000, random_state=0)
+    assert np.all(x[:, 1] == 7.25)
+    assert set(np.unique(x[:, 2])) <= set(range(-3, 4))
+    assert set(np.unique(x[:, 3])) == {-0.0446, 0.0507}
+    assert len(np.unique(x[:, 0])) == 3000
+    # a box between the two values of the binary column keeps the upper one only
+    upper_only = mix.sample([-np.inf, -np.inf, -np.inf, 0.0], [np.inf] * 4, 100, random_state=0)
+    assert np.all(upper_only[:, 3] == 0.0507)
+
+
+def test_sample_boxes_keeps_the_rows_of_each_box_together():
+    mix = BoxGaussianMixture([1.0], [[0.0]], [[1.0]])
+    x = mix.sample_boxes([[-np.inf], [1.0]], [[0.0], [np.inf]], 200, random_state=0)
+    assert x.shape == (400, 1)
+    assert np.all(x[:200] <= 0.0) and np.all(x[200:] > 1.0)
+
+
+def test_mixture_rejects_bad_parameters():
+    with pytest.raises(ValueError, match="stds"):
+        BoxGaussianMixture([1.0], [[0.0]], [[0.0]])
+    with pytest.raises(ValueError, match="shape"):
+        BoxGaussianMixture([0.5, 0.5], [[0.0]], [[1.0]])
+    mix = BoxGaussianMixture([1.0], [[0.0]], [[1.0]])
+    with pytest.raises(ValueError, match="shape"):
+        mix.sample([0.0, 1.0], [1.0, 2.0], 3)
+    with pytest.raises(ValueError, match="NaN"):
+        mix.probability([np.nan], [1.0])
+
+
+# --------------------------------------------------------------------------- #
+# the split search
+# --------------------------------------------------------------------------- #
+
+
+def _gini(y, k):
+    p = np.bincount(y, minlength=k) / len(y)
+    return 1.0 - np.sum(p**2)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    n=st.integers(2, 40),
+    d=st.integers(1, 4),
+    k=st.integers(1, 4),
+    regression=st.booleans(),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_best_split_matches_brute_force(n, d, k, regression, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 5, (n, d)).astype(float)
+    y = rng.normal(size=n) if regression else rng.integers(0, k, n)
+    impurity = np.var if regression else (lambda t: _gini(t, k))
+    best = 0.0
+    for j in range(d):
+        for v in np.unique(X[:, j])[:-1]:
+            left = X[:, j] <= v
+            decrease = (
+                impurity(y)
+                - (left.sum() * impurity(y[left]) + (~left).sum() * impurity(y[~left])) / n
+            )
+            best = max(best, decrease)
+    feature, threshold, decrease = _best_split(X, y, not regression)
+    assert decrease == pytest.approx(best, abs=1e-9)
+    if feature >= 0:
+        left = X[:, feature] <= threshold
+        assert 0 < left.sum() < n
+        assert impurity(y) - (
+            left.sum() * impurity(y[left]) + (~left).sum() * impurity(y[~left])
+        ) / n == pytest.approx(best, abs=1e-9)
+
+
+# --------------------------------------------------------------------------- #
+# scikit-learn estimator checks
+# --------------------------------------------------------------------------- #
+
+# The extractors ignore y: the labels come from the black box. The checks below fit on
+# (X, y) and then compare predictions or errors with y, so they cannot pass by design.
+_Y_IGNORED = (
+    "y is ignored by design (labels come from the black box), so predictions are not "
+    "fitted to the check's y"
+)
+_Y_NOT_VALIDATED = (
+    "y is ignored by design (labels come from the black box), so it is not validated: "
+    "a malformed y (wrong length, NaN, continuous, 2-D) raises no error or warning"
+)
+EXPECTED_FAILED_CLASSIFIER = {
+    "check_classifiers_classes": _Y_IGNORED,
+    "check_classifiers_train": _Y_NOT_VALIDATED,
+    "check_classifiers_regression_target": _Y_NOT_VALIDATED,
+    "check_supervised_y_no_nan": _Y_NOT_VALIDATED,
+    "check_supervised_y_2d": _Y_NOT_VALIDATED,
+}
+EXPECTED_FAILED_REGRESSOR = {
+    "check_regressors_train": _Y_NOT_VALIDATED,
+    "check_supervised_y_no_nan": _Y_NOT_VALIDATED,
+    "check_supervised_y_2d": _Y_NOT_VALIDATED,
+}
+
+
+def _expected_failed(estimator):
+    if isinstance(estimator, ExtractedTreeClassifier):
+        return EXPECTED_FAILED_CLASSIFIER
+    return EXPECTED_FAILED_REGRESSOR
+
+
+@parametrize_with_checks(
+    [
+        ExtractedTreeClassifier(
+            first_positive, max_leaves=4, n_samples=50, n_components=2, random_state=0
+        ),
+        ExtractedTreeRegressor(
+            twice_first, max_leaves=4, n_samples=50, n_components=2, random_state=0
+        ),
+    ],
+    expected_failed_checks=_expected_failed,
+    xfail_strict=True,
+)
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+# --------------------------------------------------------------------------- #
+# extraction
+# --------------------------------------------------------------------------- #
+
+
+def test_extraction_recovers_an_axis_aligned_rule():
+    X = gaussian_data()
+    est = ExtractedTreeClassifier(rule, max_leaves=8, n_samples=500, random_state=0).fit(X)
+    tree = est.tree_
+    internal = tree.feature >= 0
+    # the two true splits are found, close to their true thresholds
+    for feature, true_threshold in [(0, 0.5), (1, -0.25)]:
+        found = tree.threshold[internal & (tree.feature == feature)]
+        assert found.size and np.min(np.abs(found - true_threshold)) < 0.05
+    assert est.fidelity(gaussian_data(seed=1))["accuracy"] > 0.98
+    assert est.classes_.tolist() == [0, 1]
+    assert isinstance(tree, Tree) and tree.n_leaves <= 8
+    # weighted_n_node_samples is the probability of the node's region: root 1, and the
+    # children's probabilities add up to the parent's
+    assert tree.weighted_n_node_samples[0] == pytest.approx(1.0)
+    for node in np.flatnonzero(internal):
+        kids = tree.children_left[node], tree.children_right[node]
+        assert tree.weighted_n_node_samples[list(kids)].sum() == pytest.approx(
+            tree.weighted_n_node_samples[node], rel=1e-9
+        )
+
+
+def test_queries_are_batched_and_counted():
+    X = gaussian_data()
+    log = CallLog(rule)
+    est = ExtractedTreeClassifier(log, max_leaves=6, n_samples=100, random_state=0).fit(X)
+    sizes = [len(b) for b in log.batches]
+    # one batch for the root, then one per expansion holding both children
+    assert sizes == [200] + [400] * (est.tree_.n_leaves - 1)
+    assert est.n_queries_ == sum(sizes)
+    assert est.n_blackbox_calls_ == len(sizes)
+    assert est.blackbox_time_ >= 0
+    est.fidelity(X)  # fidelity queries once more, not counted
+    assert len(log.batches) == len(sizes) + 1 and est.n_queries_ == sum(sizes)
+
+
+def test_zero_gain_stops_early():
+    X = gaussian_data()
+    constant = CallLog(lambda X: np.ones(len(X), dtype=int))
+    est = ExtractedTreeClassifier(constant, max_leaves=16, n_samples=50, random_state=0).fit(X)
+    assert est.tree_.n_leaves == 1 and len(constant.batches) == 1
+    assert est.predict(X[:3]).tolist() == [1, 1, 1]
+    # on an integer column, the split x0 <= 0.5 makes both children pure: gain 0, stop
+    Z = np.column_stack([np.random.default_rng(0).integers(-3, 4, 500), X[:500, :2]])
+    one_split = ExtractedTreeClassifier(
+        first_positive, max_leaves=16, n_samples=200, random_state=0
+    ).fit(Z)
+    assert one_split.tree_.n_leaves == 2
+    assert one_split.tree_.threshold[0] == 0.5 and one_split.tree_.feature[0] == 0
+
+
+def test_max_leaves_one_is_the_majority_leaf():
+    X = gaussian_data()
+    est = ExtractedTreeClassifier(rule, max_leaves=1, n_samples=300, random_state=0).fit(X)
+    assert est.tree_.n_leaves == 1
+    majority = np.bincount(
+        rule(est.input_distribution_.sample([-np.inf] * 3, [np.inf] * 3, 5000, random_state=1))
+    ).argmax()
+    assert np.all(est.predict(X) == majority)
+
+
+def test_same_seed_same_tree_and_other_seeds_differ():
+    X = gaussian_data()
+    a = ExtractedTreeClassifier(rule, max_leaves=6, n_samples=200, random_state=3).fit(X)
+    b = ExtractedTreeClassifier(rule, max_leaves=6, n_samples=200, random_state=3).fit(X)
+    c = ExtractedTreeClassifier(rule, max_leaves=6, n_samples=200, random_state=4).fit(X)
+    assert a.tree_ == b.tree_
+    assert not np.array_equal(a.tree_.threshold, c.tree_.threshold)
+
+
+def test_shared_input_distribution():
+    X = gaussian_data()
+    first = ExtractedTreeClassifier(rule, max_leaves=4, n_samples=100, random_state=0).fit(X)
+    again = ExtractedTreeClassifier(
+        rule,
+        max_leaves=4,
+        n_samples=100,
+        random_state=1,
+        input_distribution=first.input_distribution_,
+    ).fit(X)
+    assert again.input_distribution_ is first.input_distribution_
+    with pytest.raises(ValueError, match="features"):
+        ExtractedTreeClassifier(rule, input_distribution=first.input_distribution_).fit(X[:, :2])
+
+
+def test_regression_recovers_steps():
+    X = gaussian_data()
+    est = ExtractedTreeRegressor(steps, max_leaves=6, n_samples=500, random_state=0).fit(X)
+    tree = est.tree_
+    internal = tree.feature >= 0
+    for feature, true_threshold in [(0, -0.5), (0, 0.7), (1, 0.0)]:
+        found = tree.threshold[internal & (tree.feature == feature)]
+        assert found.size and np.min(np.abs(found - true_threshold)) < 0.05
+    X_test = gaussian_data(seed=2)
+    mse = est.fidelity(X_test)["mse"]
+    assert mse == pytest.approx(np.mean((est.predict(X_test) - steps(X_test)) ** 2))
+    assert mse < 0.05 * np.var(steps(X_test))  # a step misplaced by a sample gap costs a bit
+    # negative leaf means are kept (value holds the node means)
+    assert tree.value.min() < -9 and est.predict(X_test).min() == tree.value.min()
+    assert "x[0] <=" in tree.to_text() and "digraph" in tree.to_dot()
+
+
+def test_random_forest_on_breast_cancer():
+    X, y = load_breast_cancer(return_X_y=True)
+    forest = RandomForestClassifier(n_estimators=30, random_state=0).fit(X[::2], y[::2])
+    est = ExtractedTreeClassifier(forest, max_leaves=8, n_samples=300, random_state=0)
+    est.fit(X[::2])
+    fid = est.fidelity(X[1::2])
+    assert set(fid) == {"accuracy", "f1"} and fid["accuracy"] > 0.9 and fid["f1"] > 0.9
+    np.testing.assert_array_equal(est.classes_, forest.classes_)
+    proba = est.predict_proba(X[1::2])
+    assert proba.shape == (len(X[1::2]), 2) and np.allclose(proba.sum(axis=1), 1.0)
+    assert est.score(X[1::2], y[1::2]) > 0.85  # ClassifierMixin.score against true labels
+
+
+def test_multiclass_and_string_labels():
+    X, y = load_iris(return_X_y=True)
+    forest = RandomForestClassifier(n_estimators=20, random_state=0).fit(X, y)
+    est = ExtractedTreeClassifier(forest, max_leaves=5, n_samples=300, random_state=0).fit(X)
+    assert est.predict_proba(X).shape == (150, 3)
+    assert set(est.fidelity(X)) == {"accuracy"}  # F1 only for binary problems
+    names = np.array(["setosa", "versicolor", "virginica"])
+    est = ExtractedTreeClassifier(
+        lambda Z: names[forest.predict(Z)], max_leaves=5, n_samples=300, random_state=0
+    ).fit(X)
+    assert est.classes_.tolist() == names.tolist()
+    assert est.fidelity(X)["accuracy"] > 0.9
+
+
+def test_predict_proba_only_black_box():
+    class ProbaOnly:
+        classes_ = np.array(["no", "yes"])
+
+        def predict_proba(self, X):
+            p = 1.0 / (1.0 + np.exp(-4.0 * np.asarray(X)[:, 0]))
+            return np.column_stack([1 - p, p])
+
+    est = ExtractedTreeClassifier(ProbaOnly(), max_leaves=3, n_samples=200, random_state=0)
+    est.fit(gaussian_data())
+    assert est.classes_.tolist() == ["no", "yes"]
+    assert est.predict([[1.0, 0, 0], [-1.0, 0, 0]]).tolist() == ["yes", "no"]
+
+
+def test_integer_and_binary_columns_of_compas_get_valid_values(load_dataset):
+    X, _, names = load_dataset("compas")
+    X = X.astype(float)
+    integral = np.all(X == np.round(X), axis=0)
+    assert integral.any()
+    log = CallLog(lambda Z: (Z[:, 0] + 3 * Z[:, -1] > np.median(X[:, 0])).astype(int))
+    est = ExtractedTreeClassifier(log, max_leaves=6, n_samples=200, random_state=0).fit(X)
+    queried = np.vstack(log.batches)
+    for j in np.flatnonzero(integral):
+        lo, hi = X[:, j].min(), X[:, j].max()
+        col = queried[:, j]
+        assert np.all(col == np.round(col)) and col.min() >= lo and col.max() <= hi, names[j]
+        if set(np.unique(X[:, j])) <= {0.0, 1.0}:
+            assert set(np.unique(col)) <= {0.0, 1.0}, names[j]
+    assert est.tree_.n_leaves >= 2
+
+
+def test_constant_column_is_sampled_constant_and_never_split():
+    X = gaussian_data()
+    X[:, 1] = 4.5
+    log = CallLog(lambda Z: (Z[:, 0] > 0).astype(int) ^ (Z[:, 2] > 1).astype(int))
+    est = ExtractedTreeClassifier(log, max_leaves=6, n_samples=200, random_state=0).fit(X)
+    assert np.all(np.vstack(log.batches)[:, 1] == 4.5)
+    assert 1 not in est.tree_.feature
+
+
+# --------------------------------------------------------------------------- #
+# refine="gosdt"
+# --------------------------------------------------------------------------- #
+
+
+def test_refine_gosdt_maps_back_to_the_original_features():
+    X = gaussian_data()
+    est = ExtractedTreeClassifier(
+        rule,
+        max_leaves=8,
+        n_samples=300,
+        random_state=0,
+        refine="gosdt",
+        refine_regularization=0.005,
+        refine_time_limit=30,
+    ).fit(X)
+    assert est.refine_status_ == "optimal"
+    gosdt = est.refine_estimator_
+    pairs = est.refine_thresholds_
+    assert len(pairs) == len(est.refine_feature_names_) == gosdt.n_features_in_
+    assert all(
+        name.startswith(f"x{f} <= ") for (f, _), name in zip(pairs, est.refine_feature_names_)
+    )
+    # predictions on raw X equal GOSDT's on the binarized columns
+    X_test = gaussian_data(seed=5)
+    X01 = np.column_stack([X_test[:, f] <= t for f, t in pairs]).astype(np.uint8)
+    np.testing.assert_array_equal(est.predict(X_test), gosdt.predict(X01))
+    # thresholds of the refined tree are among the extraction's
+    tree = est.tree_
+    used = {(int(f), float(t)) for f, t in zip(tree.feature, tree.threshold) if f >= 0}
+    assert used <= set(pairs)
+    # the rule is a 3-leaf tree: GOSDT finds it, with near-perfect fidelity
+    assert tree.n_leaves == 3
+    assert est.fidelity(X_test)["accuracy"] > 0.98
+    assert est.extracted_tree_.n_leaves >= 3
+    # GOSDT's objective is computed on importance-weighted samples (weights sum to 1)
+    assert gosdt.objective_ == pytest.approx(gosdt.lower_bound_)
+    assert 0.015 - 1e-9 <= gosdt.objective_ < 0.05
+
+
+def test_importance_weights_make_pooled_node_samples_represent_the_distribution():
+    # Root x0 <= 1; its right child x1 <= 0.5. Each node gets 2000 draws from P | node.
+    mix = BoxGaussianMixture([1.0], [[0.0, 0.0]], [[1.0, 1.0]])
+    inf = np.inf
+    boxes = [
+        ([-inf, -inf], [inf, inf]),
+        ([-inf, -inf], [1.0, inf]),
+        ([1.0, -inf], [inf, inf]),
+        ([1.0, -inf], [inf, 0.5]),
+        ([1.0, 0.5], [inf, inf]),
+    ]
+    prob = np.array([mix.probability(lo, hi) for lo, hi in boxes])
+    np.testing.assert_allclose(prob[1:3], [stats.norm.cdf(1.0), stats.norm.sf(1.0)])
+    tree = Tree(
+        [1, -1, 3, -1, -1],
+        [2, -1, 4, -1, -1],
+        [0, -2, 1, -2, -2],
+        [1.0, -2, 0.5, -2, -2],
+        np.ones((5, 1)),
+        prob,
+    )
+    X = np.vstack([mix.sample(lo, hi, 2000, random_state=i) for i, (lo, hi) in enumerate(boxes)])
+    weight = _importance_weights(tree, np.full(5, 2000), X)
+    assert weight.sum() == pytest.approx(1.0)
+    leaf = tree.apply(X)
+    for node in (1, 3, 4):
+        assert weight[leaf == node].sum() == pytest.approx(prob[node], abs=0.01)
+    # unweighted, the pooled rows are far from the distribution (leaf 1: ~0.37, not 0.84)
+    assert abs(np.mean(leaf == 1) - prob[1]) > 0.3
+
+
+def test_refine_trivial_when_single_class():
+    est = ExtractedTreeClassifier(
+        lambda Z: np.zeros(len(Z), int), max_leaves=4, n_samples=50, refine="gosdt", random_state=0
+    )
+    est.fit(gaussian_data())
+    assert est.refine_status_ == "trivial" and est.tree_.n_leaves == 1
+
+
+# --------------------------------------------------------------------------- #
+# scikit-learn integration
+# --------------------------------------------------------------------------- #
+
+
+def test_pandas_input_uses_names_and_queries_with_frames():
+    pd = pytest.importorskip("pandas")
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    forest = RandomForestClassifier(n_estimators=20, random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # e.g. "X does not have valid feature names"
+        est = ExtractedTreeClassifier(forest, max_leaves=4, n_samples=200, random_state=0)
+        est.fit(X, y)
+        est.fidelity(X)
+        est.predict(X)
+    assert list(est.feature_names_in_) == list(X.columns)
+    assert any(name in est.tree_.to_text() for name in X.columns)
+    assert isinstance(X, pd.DataFrame)
+
+
+def test_clone_shares_the_fitted_black_box_and_grid_search_works():
+    X, y = load_breast_cancer(return_X_y=True)
+    forest = RandomForestClassifier(n_estimators=20, random_state=0).fit(X, y)
+    est = ExtractedTreeClassifier(forest, n_samples=100, random_state=0)
+    copy = clone(est)
+    assert copy.blackbox is forest and copy.get_params()["max_leaves"] == 16
+    search = GridSearchCV(est, {"max_leaves": [2, 6]}, cv=2).fit(X, y)
+    assert search.best_params_["max_leaves"] in (2, 6)
+    assert search.best_estimator_.blackbox is forest
+
+
+def test_pipeline_and_pickle():
+    X = gaussian_data()
+    pipe = Pipeline(
+        [
+            ("scale", FunctionTransformer(lambda Z: 2.0 * Z)),
+            (
+                "tree",
+                ExtractedTreeRegressor(twice_first, max_leaves=4, n_samples=100, random_state=0),
+            ),
+        ]
+    )
+    pipe.fit(X)
+    assert pipe.predict(X).shape == (len(X),)
+    est = ExtractedTreeClassifier(rule, max_leaves=4, n_samples=100, random_state=0).fit(X)
+    again = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(again.predict(X), est.predict(X))
+    assert again.fidelity(X) == est.fidelity(X)
+
+
+# --------------------------------------------------------------------------- #
+# bad input
+# --------------------------------------------------------------------------- #
+
+
+def test_black_box_without_predict():
+    X = gaussian_data()
+    with pytest.raises((TypeError, ValueError), match="blackbox"):
+        ExtractedTreeClassifier(object()).fit(X)
+    with pytest.raises((TypeError, ValueError), match="blackbox"):
+        ExtractedTreeRegressor(None).fit(X)
+    with pytest.raises(TypeError, match="fitted instance"):
+        ExtractedTreeClassifier(RandomForestClassifier).fit(X)
+
+
+def test_unfitted_black_box():
+    with pytest.raises(ValueError, match="not fitted"):
+        ExtractedTreeClassifier(RandomForestClassifier(), n_samples=20).fit(gaussian_data())
+
+
+@pytest.mark.parametrize(
+    "blackbox, message",
+    [
+        (lambda Z: np.zeros((len(Z), 2)), "shape"),
+        (lambda Z: np.zeros(len(Z) - 1), "shape"),
+        (lambda Z: np.zeros(()), "shape"),
+        (lambda Z: np.full(len(Z), np.nan), "NaN"),
+        (lambda Z: np.where(Z[:, 0] > 0, 1.0, np.nan), "NaN"),
+        (lambda Z: np.array([None] * len(Z), dtype=object), "None"),
+        (lambda Z: Z[:, 0] * 0.37, "ExtractedTreeRegressor"),
+    ],
+)
+def test_classifier_rejects_bad_outputs(blackbox, message):
+    est = ExtractedTreeClassifier(blackbox, n_samples=20, random_state=0)
+    with pytest.raises(ValueError, match=message):
+        est.fit(gaussian_data())
+
+
+@pytest.mark.parametrize(
+    "blackbox, message",
+    [
+        (lambda Z: np.zeros((len(Z), 3)), "shape"),
+        (lambda Z: np.where(Z[:, 0] > 0, 1.0, np.inf), "infinite"),
+        (lambda Z: np.array(["a"] * len(Z)), "numbers"),
+    ],
+)
+def test_regressor_rejects_bad_outputs(blackbox, message):
+    est = ExtractedTreeRegressor(blackbox, n_samples=20, random_state=0)
+    with pytest.raises(ValueError, match=message):
+        est.fit(gaussian_data())
+
+
+def test_bad_X_and_parameters():
+    X = gaussian_data()
+    X_nan = X.copy()
+    X_nan[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        ExtractedTreeClassifier(rule).fit(X_nan)
+    est = ExtractedTreeClassifier(rule, max_leaves=2, n_samples=50, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="NaN"):
+        est.predict(X_nan)
+    with pytest.raises(ValueError, match="features"):
+        est.predict(X[:, :2])
+    for params in (
+        {"max_leaves": 0},
+        {"max_leaves": -3},
+        {"n_samples": 1},
+        {"n_components": 0},
+        {"refine": "osdt"},
+        {"refine_time_limit": 0},
+    ):
+        with pytest.raises(ValueError, match=next(iter(params))):
+            ExtractedTreeClassifier(rule, **params).fit(X)
+
+
+def test_regressor_of_a_random_forest_has_a_readable_tree():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (300, 3))
+    forest = RandomForestRegressor(n_estimators=20, random_state=0).fit(X, steps(X))
+    est = ExtractedTreeRegressor(forest, max_leaves=4, n_samples=200, random_state=0).fit(X)
+    tree = est.tree_
+    assert tree.task == "regression" and tree.n_leaves == 4
+    assert est.tree_.to_text().count("predict ") == 4
+    assert Tree.from_dict(tree.to_dict()) == tree
+    np.testing.assert_array_equal(est.predict(X), tree.value[tree.apply(X), 0])
