@@ -8,7 +8,8 @@ from ._core import __version__
 from ._tree import Tree
 from .binarize import NumericBinarizer
 from .optimal import DL85Classifier, GOSDTClassifier
+from .greedy import CostAwareTreeClassifier, EC45Classifier, ECARTClassifier
 from .extract import ExtractedTreeClassifier, ExtractedTreeRegressor
 from .latent import LatentTreeClassifier, LatentTreeRegressor
 
-__all__ = ["DL85Classifier", "ExtractedTreeClassifier", "ExtractedTreeRegressor", "GOSDTClassifier", "LatentTreeClassifier", "LatentTreeRegressor", "NumericBinarizer", "Tree", "__version__"]
+__all__ = ["CostAwareTreeClassifier", "DL85Classifier", "EC45Classifier", "ECARTClassifier", "ExtractedTreeClassifier", "ExtractedTreeRegressor", "GOSDTClassifier", "LatentTreeClassifier", "LatentTreeRegressor", "NumericBinarizer", "Tree", "__version__"]

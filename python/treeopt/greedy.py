@@ -1,0 +1,798 @@
+"""Greedy, complexity-aware decision trees: EC4.5 and ECART.
+
+Implements Algorithm 1 of Zhang & Gionis, "Regularized impurity reduction: accurate
+decision trees with complexity guarantees" (``../shared/papers/
+ec45-regularized-impurity-reduction.txt``). At every node ``S`` the test ``d`` with
+the largest score
+
+    Z(d) = (B(d) + E(d) + lam * D(d)) / c(d)
+
+is chosen, where (section 4 of the paper)
+
+* ``B(d) = p(S) - p(S_d^{v*})`` is the probability of every branch except the one
+  holding the most objects (balance);
+* ``E(d) = sum_{x_i in S} p(x_i) (f_i(D' + d) - f_i(D')) / (1 - f_i(D'))`` is the
+  re-weighted marginal gain of the per-object submodular functions
+  ``f_i = 1 - (1 - f_i^p)(1 - f_i^phi)``, with ``f_i^p`` the truncated probability of
+  the objects separated from ``x_i`` and ``f_i^phi`` the fraction of heterogeneous
+  (different-class) pairs separated (efficiency);
+* ``D(d) = p(S) (h(S) - h(S | d))`` is the impurity reduction with the decomposable
+  entropy (EC4.5) or Gini index (ECART) (discrimination);
+* ``c(d)`` is the cost of the test.
+
+With ``lam = 0`` this is the adaptive-submodular-ranking (ASR) greedy of Navidi et
+al.; as ``lam -> inf`` it becomes (cost-benefit) C4.5 / CART. The expected cost of
+classifying an object is within ``O(log n)`` of optimal (Theorem 1).
+
+Everything here is vectorised numpy: a node costs one pass over its rows times the
+features (``O(|S| m)``, a matrix product of the node's 0/1 rows with a few per-object
+columns); heterogeneous pairs are counted from class counts, never enumerated.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.utils._param_validation import Interval, Options, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_is_fitted,
+    check_random_state,
+    validate_data,
+)
+from threadpoolctl import ThreadpoolController
+
+from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from .metrics import expected_cost
+
+__all__ = [
+    "CostAwareTreeClassifier",
+    "EC45Classifier",
+    "ECARTClassifier",
+    "cost_complexity_prune",
+]
+
+_CRITERIA = ("entropy", "gini", "asr", "impure_pairs", "balance")
+
+#: Default grid of pruning strengths (the paper: "a logspace from 1e-5 to 1").
+DEFAULT_PRUNE_ALPHAS = np.logspace(-5, 0, 21)
+
+_BINARY_HINT = (
+    "CostAwareTreeClassifier uses binary tests over 0/1 features; encode numeric or "
+    "categorical columns first, e.g. with treeopt.preprocessing.BinnedOneHotEncoder "
+    "(k-means bins + one-hot, as in the paper) in a Pipeline"
+)
+
+# Relative slack in the stopping rule p(S) <= theta, so that a node holding exactly
+# theta of the probability (e.g. 2 of n equally weighted rows with theta = 2 / n)
+# stops despite floating-point rounding of the sum.
+_THETA_RTOL = 1e-9
+# Rows per block when the node's 0/1 rows are multiplied with its per-object columns:
+# bounds the float64 temporary to a few MB whatever the data size.
+_BLOCK_ROWS = 8192
+
+
+# --------------------------------------------------------------------------- #
+# input preparation
+# --------------------------------------------------------------------------- #
+def _as_binary_matrix(X):
+    """X as a C-contiguous uint8 matrix, or a ValueError naming the encoder."""
+    if X.dtype == np.bool_:
+        return np.ascontiguousarray(X, dtype=np.uint8)
+    if not np.issubdtype(X.dtype, np.number):
+        raise ValueError(f"X has dtype {X.dtype}; {_BINARY_HINT}.")
+    bad = (X != 0) & (X != 1)
+    if bad.any():
+        row, col = np.argwhere(bad)[0]
+        raise ValueError(f"X[{row}, {col}] = {X[row, col]!r} is not 0 or 1; {_BINARY_HINT}.")
+    return np.ascontiguousarray(X, dtype=np.uint8)
+
+
+def _validate_test_costs(test_costs, n_features):
+    """Positive finite costs, one per feature (None -> unit costs)."""
+    if test_costs is None:
+        return np.ones(n_features, dtype=np.float64)
+    try:
+        costs = np.asarray(test_costs, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"test_costs must be a 1-D array of {n_features} positive numbers (one per "
+            "feature), or None for unit costs."
+        ) from None
+    if costs.ndim != 1 or costs.shape[0] != n_features:
+        raise ValueError(
+            f"test_costs has shape {costs.shape} but X has {n_features} features; pass "
+            f"one positive cost per feature (length {n_features}), or None for unit costs."
+        )
+    if not np.all(np.isfinite(costs)) or np.any(costs <= 0):
+        j = int(np.flatnonzero(~(np.isfinite(costs) & (costs > 0)))[0])
+        raise ValueError(
+            f"test_costs[{j}] = {float(costs[j])!r}; every test cost must be a finite "
+            "number > 0 "
+            "(the greedy score divides by it)."
+        )
+    return costs
+
+
+def _merge_identical_rows(Xb, y_idx, weight, n_classes):
+    """Merge identical rows into objects, as the paper does.
+
+    Returns ``(X_obj, totals)``: the distinct 0/1 rows (sorted by content, so the
+    result does not depend on the row order) and, per object, the weighted totals of
+    the original labels. Rows of zero weight must be removed beforehand.
+    """
+    packed = np.ascontiguousarray(np.packbits(Xb, axis=1))
+    keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    n_obj = first.shape[0]
+    totals = np.bincount(
+        inverse * n_classes + y_idx, weights=weight, minlength=n_obj * n_classes
+    ).reshape(n_obj, n_classes)
+    return np.ascontiguousarray(Xb[first]), totals
+
+
+# --------------------------------------------------------------------------- #
+# the greedy score of every test at one node
+# --------------------------------------------------------------------------- #
+def _weighted_impurity(pk, criterion):
+    """``p(S_v) * h(S_v)`` for rows of class probabilities ``pk`` (shape (..., K)).
+
+    Entropy in bits (``h = -sum_l q_l log2 q_l``) or Gini (``h = 1 - sum_l q_l^2``),
+    ``q_l = pk_l / p(S_v)``; both are decomposable as in Eq. (1) of the paper.
+    """
+    P = pk.sum(axis=-1)
+    if criterion == "gini":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = P - np.where(P > 0, (pk * pk).sum(axis=-1) / P, 0.0)
+        return out
+    with np.errstate(invalid="ignore", divide="ignore"):
+        plogp = np.where(pk > 0, pk * np.log2(np.where(pk > 0, pk, 1.0)), 0.0).sum(axis=-1)
+        PlogP = np.where(P > 0, P * np.log2(np.where(P > 0, P, 1.0)), 0.0)
+    return PlogP - plogp
+
+
+def _heterogeneous_pairs(counts):
+    """Pairs of objects with different classes, from per-class object counts."""
+    n = counts.sum(axis=-1)
+    return 0.5 * (n * n - (counts * counts).sum(axis=-1))
+
+
+def _node_scores(Xs, labels, pk, costs, n_classes, criterion, lam, theta):
+    """Score of every test at the node holding objects ``Xs`` (rows, 0/1).
+
+    Parameters
+    ----------
+    Xs : ndarray of uint8, shape (n_S, m) -- the node's objects.
+    labels : ndarray of int, shape (n_S,) -- their (majority) class indices, used by
+        the identification terms (heterogeneous pairs, balance, E).
+    pk : ndarray of float, shape (n_S, K) -- probability of each object split by the
+        class used for the impurity: ``pk.sum(axis=1)`` is ``p(x_i)``.
+    costs : ndarray of float, shape (m,) -- c(d).
+    criterion, lam, theta : as in the estimator.
+
+    Returns
+    -------
+    primary : ndarray of float, shape (m,)
+        The score ``Z(d)``; ``-inf`` for tests that do not split the node (constant
+        on it, which includes every test already used on the path).
+    secondary : ndarray of float or None
+        Only for ``lam = inf``: ``(B + E) / c``, the tie-break of the limit.
+    """
+    n_S, m = Xs.shape
+    K = n_classes
+    p = pk.sum(axis=1)
+    P = float(p.sum())
+    onehot = np.zeros((n_S, K), dtype=np.float64)
+    onehot[np.arange(n_S), labels] = 1.0
+    need_E = criterion in ("entropy", "gini", "asr")
+    cols = [onehot, pk]
+    if need_E:
+        # 1 - f_i(D') = max(P - q_i, 0) / (1 - q_i) * phi(S) / phi(X) with
+        # q_i = max(p(x_i), theta); the marginal-gain ratio of E(d) only needs
+        # a_i = p_i / (P - q_i) and b_i = p_i q_i / (P - q_i) summed per branch.
+        q = np.maximum(p, theta)
+        a = p / (P - q)
+        cols.append(a[:, None])
+        cols.append((a * q)[:, None])
+    W = np.hstack(cols)
+    M = np.zeros((m, W.shape[1]), dtype=np.float64)
+    for start in range(0, n_S, _BLOCK_ROWS):
+        stop = start + _BLOCK_ROWS
+        M += Xs[start:stop].astype(np.float64).T @ W[start:stop]
+    total = W.sum(axis=0)
+
+    cnt1 = M[:, :K]  # objects per class in the branch x_d = 1 (exact integers)
+    cnt0 = total[:K] - cnt1
+    pk1 = M[:, K : 2 * K]  # probability per class in the branch x_d = 1
+    pk0 = np.maximum(total[K : 2 * K] - pk1, 0.0)
+    n1 = cnt1.sum(axis=1)
+    splits = (n1 > 0) & (n1 < n_S)
+    P1 = pk1.sum(axis=1)
+    P0 = pk0.sum(axis=1)
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if criterion == "balance":
+            primary = 2.0 * np.minimum(P0, P1) / costs
+            return np.where(splits, primary, -np.inf), None
+        phi = _heterogeneous_pairs(total[:K])
+        phi1 = _heterogeneous_pairs(cnt1)
+        phi0 = _heterogeneous_pairs(cnt0)
+        if criterion == "impure_pairs":
+            primary = (phi - phi0 - phi1) / costs
+            return np.where(splits, primary, -np.inf), None
+
+        # B(d): probability outside the branch with the most objects (ties: x_d = 0).
+        B = np.where(n1 > n_S - n1, P0, P1)
+        # E(d): a branch v keeps object i uncovered iff p(S_v) > theta and S_v is
+        # impure; then (1 - f_i(D'+d)) / (1 - f_i(D')) =
+        # (P_v - q_i) / (P - q_i) * phi(S_v) / phi(S).
+        A1, B1 = M[:, 2 * K], M[:, 2 * K + 1]
+        A0, B0 = total[2 * K] - A1, total[2 * K + 1] - B1
+        limit = theta * (1.0 + _THETA_RTOL)
+        keep1 = np.where(P1 > limit, phi1 / phi * (P1 * A1 - B1), 0.0)
+        keep0 = np.where(P0 > limit, phi0 / phi * (P0 * A0 - B0), 0.0)
+        E = P - keep0 - keep1
+        BE = (B + E) / costs
+        if criterion == "asr" or lam == 0:
+            return np.where(splits, BE, -np.inf), None
+        D = _weighted_impurity(total[K : 2 * K], criterion) - (
+            _weighted_impurity(pk0, criterion) + _weighted_impurity(pk1, criterion)
+        )
+        D = np.maximum(D, 0.0)
+        if np.isinf(lam):
+            return np.where(splits, D / costs, -np.inf), np.where(splits, BE, -np.inf)
+        return np.where(splits, (B + E + lam * D) / costs, -np.inf), None
+
+
+# Scores within this relative distance of the maximum count as tied, so that tests
+# inducing the same partition (equal scores up to the rounding of the matrix
+# product) go deterministically to the lowest feature index.
+_TIE_RTOL = 1e-12
+
+
+def _ties(scores):
+    best = scores.max()
+    return scores >= best - _TIE_RTOL * abs(best)
+
+
+def _best_test(primary, secondary):
+    """Index of the best test (lowest index among ties), or -1 if none splits."""
+    if not np.isfinite(primary.max()):
+        return -1
+    tied = _ties(primary)
+    if secondary is not None:
+        tied &= _ties(np.where(tied, secondary, -np.inf))
+    return int(np.argmax(tied))
+
+
+# --------------------------------------------------------------------------- #
+# growing the tree
+# --------------------------------------------------------------------------- #
+_THREADPOOLS = []  # one ThreadpoolController, made on first use (it scans the libraries)
+
+
+def _one_blas_thread():
+    """Context manager limiting BLAS to one thread (the node products are thin)."""
+    if not _THREADPOOLS:
+        _THREADPOOLS.append(ThreadpoolController())
+    return _THREADPOOLS[0].limit(limits=1, user_api="blas")
+
+
+def _grow(Xb, y_idx, weight, n_classes, costs, criterion, lam, theta, impurity_labels="rows"):
+    """Grow the greedy tree on 0/1 rows ``Xb`` (uint8) with class indices ``y_idx``.
+
+    Rows of zero weight are ignored; identical rows are merged into one object whose
+    probability is their total weight and whose class (used for purity, heterogeneous
+    pairs, balance and E) is their weighted majority (ties: lowest class index). The
+    impurity term D uses the class distribution of the rows
+    (``impurity_labels="rows"``) or the majority classes (``"majority"``). ``value``
+    of the returned arrays keeps the weighted totals of the original labels. Returns
+    the node arrays of :class:`treeopt.Tree`.
+    """
+    positive = weight > 0
+    X_obj, totals = _merge_identical_rows(
+        Xb[positive], y_idx[positive], weight[positive], n_classes
+    )
+    labels = np.argmax(totals, axis=1)
+    obj_weight = totals.sum(axis=1)
+    p = obj_weight / obj_weight.sum()
+    if impurity_labels == "rows":  # class distribution of the training rows
+        pk = totals / obj_weight.sum()
+    else:  # the paper's relabelled objects: all of p(x) on the majority class
+        pk = np.zeros_like(totals)
+        pk[np.arange(labels.shape[0]), labels] = p
+    limit = theta * (1.0 + _THETA_RTOL)
+
+    left, right, feature, value = [], [], [], []
+    # Depth-first, left branch first; node ids are given in pre-order.
+    stack = [(np.arange(X_obj.shape[0]), -1, False)]
+    # The products are thin (a handful of columns): one BLAS thread is as fast, and
+    # much faster than several threads spin-waiting on a busy machine.
+    with _one_blas_thread():
+        while stack:
+            idx, parent, is_right = stack.pop()
+            node = len(left)
+            left.append(TREE_LEAF)
+            right.append(TREE_LEAF)
+            feature.append(TREE_UNDEFINED)
+            value.append(totals[idx].sum(axis=0))
+            if parent >= 0:
+                (right if is_right else left)[parent] = node
+            lab = labels[idx]
+            p_S = p[idx]
+            if lab.min() == lab.max() or p_S.sum() <= limit:
+                continue  # homogeneous, or p(S) <= theta: a leaf
+            Xs = X_obj[idx]
+            primary, secondary = _node_scores(
+                Xs, lab, pk[idx], costs, n_classes, criterion, lam, theta
+            )
+            d = _best_test(primary, secondary)
+            if d < 0:  # cannot happen with merged rows; kept as a guard
+                continue
+            feature[node] = d
+            ones = Xs[:, d].astype(bool)
+            stack.append((idx[ones], node, True))
+            stack.append((idx[~ones], node, False))
+
+    feature = np.asarray(feature, dtype=np.int64)
+    value = np.asarray(value, dtype=np.float64).reshape(len(left), n_classes)
+    return (
+        np.asarray(left, dtype=np.int64),
+        np.asarray(right, dtype=np.int64),
+        feature,
+        np.where(feature >= 0, 0.5, float(TREE_UNDEFINED)),
+        value,
+    )
+
+
+# --------------------------------------------------------------------------- #
+# minimal cost-complexity pruning
+# --------------------------------------------------------------------------- #
+def _postorder(children_left, children_right):
+    order, stack = [], [0]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        if children_left[node] != TREE_LEAF:
+            stack.append(children_left[node])
+            stack.append(children_right[node])
+    return order[::-1]
+
+
+def _subtree(tree, make_leaf):
+    """Copy of ``tree`` where every node with ``make_leaf`` True becomes a leaf.
+
+    Nodes below such a node are dropped and the rest renumbered in pre-order.
+    """
+    cl, cr = tree.children_left, tree.children_right
+    new_id = {}
+    order = []
+    stack = [0]
+    while stack:
+        node = stack.pop()
+        new_id[node] = len(order)
+        order.append(node)
+        if cl[node] != TREE_LEAF and not make_leaf[node]:
+            stack.append(cr[node])
+            stack.append(cl[node])
+    order = np.asarray(order, dtype=np.int64)
+    leaf = (cl[order] == TREE_LEAF) | make_leaf[order]
+    left = np.where(leaf, TREE_LEAF, [new_id.get(int(c), -1) for c in cl[order]])
+    right = np.where(leaf, TREE_LEAF, [new_id.get(int(c), -1) for c in cr[order]])
+    return Tree(
+        left,
+        right,
+        np.where(leaf, TREE_UNDEFINED, tree.feature[order]),
+        np.where(leaf, float(TREE_UNDEFINED), tree.threshold[order]),
+        tree.value[order],
+        tree.weighted_n_node_samples[order],
+        classes=tree.classes,
+        feature_names=tree.feature_names,
+        n_features=tree.n_features,
+    )
+
+
+def cost_complexity_prune(tree, alpha, criterion="entropy"):
+    """Minimal cost-complexity pruning (Breiman et al. 1984) of a :class:`Tree`.
+
+    Returns the smallest subtree ``T`` (sharing the root) minimising
+    ``R(T) + alpha * |leaves(T)|`` with ``R(T) = sum over leaves t of
+    w(t) / w(root) * h(t)``, ``h`` the entropy (bits) or Gini index of the leaf's
+    weighted class totals (``tree.value``) -- the same definition as scikit-learn's
+    ``ccp_alpha``, so a given ``alpha`` prunes a tree the same way.
+
+    Parameters
+    ----------
+    tree : treeopt.Tree
+    alpha : float >= 0
+    criterion : {"entropy", "gini"}, default="entropy"
+
+    Returns
+    -------
+    treeopt.Tree
+
+    Examples
+    --------
+    >>> from treeopt import Tree
+    >>> t = Tree([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2, -2],
+    ...          [[6, 4], [5, 1], [1, 3]], [10, 6, 4])
+    >>> cost_complexity_prune(t, 0.01).node_count, cost_complexity_prune(t, 0.5).node_count
+    (3, 1)
+    """
+    if criterion not in ("entropy", "gini"):
+        raise ValueError(f"criterion must be 'entropy' or 'gini', got {criterion!r}")
+    if not (isinstance(alpha, Real) and alpha >= 0):
+        raise ValueError(f"alpha must be a number >= 0, got {alpha!r}")
+    total = float(tree.weighted_n_node_samples[0])
+    r_node = (
+        _weighted_impurity(tree.value, criterion) / total
+        if total > 0
+        else (np.zeros(tree.node_count))
+    )
+    cl, cr = tree.children_left, tree.children_right
+    best = np.zeros(tree.node_count)  # R + alpha * leaves of the best subtree at t
+    make_leaf = np.zeros(tree.node_count, dtype=bool)
+    for node in _postorder(cl, cr):
+        as_leaf = r_node[node] + alpha
+        if cl[node] == TREE_LEAF:
+            best[node] = as_leaf
+            continue
+        below = best[cl[node]] + best[cr[node]]
+        # prune when not strictly better (ties: the smaller tree), with a relative
+        # tolerance for the rounding of R.
+        if as_leaf <= below + 1e-12 * max(1.0, abs(below)):
+            make_leaf[node] = True
+            best[node] = as_leaf
+        else:
+            best[node] = below
+    return _subtree(tree, make_leaf)
+
+
+# --------------------------------------------------------------------------- #
+# the estimators
+# --------------------------------------------------------------------------- #
+class CostAwareTreeClassifier(ClassifierMixin, BaseEstimator):
+    """Greedy decision tree with a guaranteed low expected test cost (EC4.5 / ECART).
+
+    Implements Algorithm 1 of Zhang & Gionis (regularized impurity reduction). At
+    every node the test ``d`` (a 0/1 feature not yet used on the path) maximising
+
+        Z(d) = (B(d) + E(d) + lam * D(d)) / c(d)
+
+    is chosen: ``B`` rewards balanced splits, ``E`` the progress of the per-object
+    submodular functions of adaptive submodular ranking, ``D = p(S)(h(S) - h(S|d))``
+    is the impurity reduction (entropy or Gini) and ``c(d)`` the test's cost. The
+    expected cost of classifying an object is then within ``O(log n)`` of the
+    optimal tree's. Identical rows are merged into one object (probability = their
+    total weight, class = their weighted majority, as in the paper). A node becomes
+    a leaf when its objects all have the same class or its probability ``p(S)`` is
+    at most ``min_probability``.
+
+    Parameters
+    ----------
+    criterion : {"entropy", "gini", "asr", "impure_pairs", "balance"}, default="entropy"
+        ``"entropy"``: EC4.5; ``"gini"``: ECART; the others are the baselines of the
+        paper's Table 2 -- ``"asr"``: ``(B + E) / c`` (same as ``lam=0``);
+        ``"impure_pairs"`` (IP): heterogeneous pairs separated by the test, over its
+        cost; ``"balance"`` (BAL): ``2 min(p(S_0), p(S_1)) / c``, i.e. the most even
+        split by probability. ``lam`` only matters for entropy and gini.
+    lam : float >= 0 or numpy.inf, default=10.0
+        Weight of the impurity reduction. ``0`` gives ASR; ``numpy.inf`` gives
+        (cost-benefit) C4.5 / CART, maximising ``D / c`` with ties broken by
+        ``(B + E) / c``. The score depends only on probabilities, so ``lam`` does
+        not scale with the data size.
+    test_costs : array-like of shape (n_features,), default=None
+        Cost ``c(d) > 0`` of each test (feature); ``None`` means unit costs.
+    min_probability : float in [0, 1), default=0.005
+        ``theta``: a node whose probability (share of the training weight) is at
+        most this is not split. ``0`` grows the tree until every leaf is pure.
+    impurity_labels : {"rows", "majority"}, default="rows"
+        Class distribution used by the impurity term ``D``. Identical rows are
+        always merged into one object labelled by its weighted majority class (the
+        paper's pre-processing), and those labels define purity, heterogeneous pairs
+        and ``E``. ``"rows"`` computes ``h`` from the labels of the training rows
+        themselves, so that with ``lam = inf`` the tree is scikit-learn's C4.5/CART
+        even when identical rows disagree; ``"majority"`` computes it from the
+        relabelled objects, literally as the paper's code. Both coincide when no two
+        identical rows have different labels.
+    post_prune : bool, default=False
+        Apply minimal cost-complexity pruning after growing, with ``alpha`` chosen
+        by ``prune_cv``-fold cross-validated accuracy over ``prune_alphas``.
+    prune_alphas : array-like of float >= 0, default=None
+        Candidate pruning strengths; ``None`` means ``numpy.logspace(-5, 0, 21)``
+        (the paper's grid). ``alpha`` has scikit-learn's ``ccp_alpha`` meaning.
+    prune_cv : int >= 2, default=5
+        Folds of the pruning cross-validation (stratified when every class has
+        that many rows).
+    random_state : int, RandomState instance or None, default=None
+        Shuffling of the pruning folds. The growing itself is deterministic (ties
+        go to the lowest feature index).
+
+    Attributes
+    ----------
+    tree_ : treeopt.Tree
+        The fitted tree: 0/1 tests with threshold 0.5, left = feature is 0;
+        ``value`` holds the weighted totals of the training labels (original
+        labels, not the merged majority labels) reaching each node.
+    classes_ : ndarray
+        Class labels.
+    n_features_in_, feature_names_in_ :
+        As in scikit-learn.
+    test_costs_ : ndarray of shape (n_features_in_,)
+        The validated costs used.
+    expected_cost_ : float
+        Expected test cost of classifying a training row (weighted by
+        ``sample_weight``): :func:`treeopt.metrics.expected_cost` on the training data.
+    ccp_alpha_ : float
+        Pruning strength applied (``0.0`` when ``post_prune=False``).
+
+    See Also
+    --------
+    EC45Classifier : ``criterion="entropy"``.
+    ECARTClassifier : ``criterion="gini"``.
+    treeopt.preprocessing.BinnedOneHotEncoder : the paper's encoding of raw data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from treeopt import CostAwareTreeClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.integers(0, 2, size=(200, 6))
+    >>> y = X[:, 0] | (X[:, 1] & X[:, 2])
+    >>> clf = CostAwareTreeClassifier(lam=10, test_costs=[1, 1, 1, 5, 5, 5]).fit(X, y)
+    >>> clf.score(X, y), clf.tree_.n_leaves
+    (1.0, 4)
+    >>> round(clf.expected_cost_, 3)
+    1.67
+    """
+
+    _fixed_criterion = None
+
+    _parameter_constraints: dict = {
+        "criterion": [StrOptions(set(_CRITERIA))],
+        "lam": [Interval(Real, 0, None, closed="left"), Options(Real, {np.inf})],
+        "test_costs": ["array-like", None],
+        "min_probability": [Interval(Real, 0, 1, closed="left")],
+        "impurity_labels": [StrOptions({"rows", "majority"})],
+        "post_prune": ["boolean"],
+        "prune_alphas": ["array-like", None],
+        "prune_cv": [Interval(Integral, 2, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        criterion="entropy",
+        lam=10.0,
+        test_costs=None,
+        min_probability=0.005,
+        impurity_labels="rows",
+        post_prune=False,
+        prune_alphas=None,
+        prune_cv=5,
+        random_state=None,
+    ):
+        self.criterion = criterion
+        self.lam = lam
+        self.test_costs = test_costs
+        self.min_probability = min_probability
+        self.impurity_labels = impurity_labels
+        self.post_prune = post_prune
+        self.prune_alphas = prune_alphas
+        self.prune_cv = prune_cv
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ #
+    def _get_criterion(self):
+        return self._fixed_criterion or self.criterion
+
+    def _prune_alphas(self):
+        if self.prune_alphas is None:
+            return DEFAULT_PRUNE_ALPHAS.copy()
+        try:
+            alphas = np.asarray(self.prune_alphas, dtype=np.float64).ravel()
+        except (TypeError, ValueError):
+            alphas = np.array([np.nan])
+        if alphas.size == 0 or not np.all(np.isfinite(alphas)) or np.any(alphas < 0):
+            raise ValueError(
+                "prune_alphas must be a non-empty list of finite numbers >= 0 "
+                f"(got {self.prune_alphas!r}); or None for numpy.logspace(-5, 0, 21)."
+            )
+        return np.unique(alphas)
+
+    def _make_tree(self, Xb, y_idx, weight, costs):
+        left, right, feature, threshold, value = _grow(
+            Xb,
+            y_idx,
+            weight,
+            len(self.classes_),
+            costs,
+            self._get_criterion(),
+            float(self.lam),
+            float(self.min_probability),
+            self.impurity_labels,
+        )
+        names = getattr(self, "feature_names_in_", None)
+        return Tree(
+            left,
+            right,
+            feature,
+            threshold,
+            value,
+            value.sum(axis=1),
+            classes=self.classes_,
+            feature_names=None if names is None else [str(f) for f in names],
+            n_features=self.n_features_in_,
+        )
+
+    def _pruning_impurity(self):
+        return "gini" if self._get_criterion() == "gini" else "entropy"
+
+    def _choose_alpha(self, Xb, y_idx, weight, costs, alphas):
+        """alpha with the best cross-validated weighted accuracy (ties: larger alpha)."""
+        n = Xb.shape[0]
+        if n < 2:
+            return 0.0
+        class_counts = np.bincount(y_idx[weight > 0], minlength=len(self.classes_))
+        present = class_counts[class_counts > 0]
+        rng = check_random_state(self.random_state)
+        seed = rng.randint(np.iinfo(np.int32).max)
+        if present.size >= 2 and present.min() >= self.prune_cv:
+            folds = StratifiedKFold(self.prune_cv, shuffle=True, random_state=seed)
+        else:
+            folds = KFold(min(self.prune_cv, n), shuffle=True, random_state=seed)
+        impurity = self._pruning_impurity()
+        correct = np.zeros(alphas.shape[0])
+        for train, test in folds.split(Xb, y_idx):
+            if not weight[train].sum() > 0:
+                continue
+            full = self._make_tree(Xb[train], y_idx[train], weight[train], costs)
+            for k, alpha in enumerate(alphas):
+                pruned = cost_complexity_prune(full, float(alpha), impurity)
+                hit = np.argmax(pruned.value, axis=1)[pruned.apply(Xb[test])] == y_idx[test]
+                correct[k] += weight[test][hit].sum()
+        best = np.flatnonzero(correct >= correct.max() * (1 - 1e-12))
+        return float(alphas[best[-1]])
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on 0/1 features.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            0/1 (or boolean) features; encode other data first with
+            :class:`treeopt.preprocessing.BinnedOneHotEncoder`.
+        y : array-like of shape (n_samples,)
+            Class labels (binary or multiclass).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; object probabilities are proportional to them.
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, dtype=None, ensure_all_finite=True)
+        check_classification_targets(y)
+        if y.dtype == object and len({isinstance(v, str) for v in y}) > 1:
+            raise ValueError(
+                "y mixes strings and numbers; use labels of one type "
+                "(e.g. convert them all with y.astype(str))."
+            )
+        self.classes_, y_idx = np.unique(y, return_inverse=True)
+        y_idx = y_idx.ravel().astype(np.int64)
+        weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        if not weight.sum() > 0:
+            raise ValueError("sample_weight sums to zero; give some samples a positive weight.")
+        Xb = _as_binary_matrix(X)
+        costs = _validate_test_costs(self.test_costs, self.n_features_in_)
+        alphas = self._prune_alphas() if self.post_prune else None
+
+        tree = self._make_tree(Xb, y_idx, weight, costs)
+        self.ccp_alpha_ = 0.0
+        if self.post_prune:
+            self.ccp_alpha_ = self._choose_alpha(Xb, y_idx, weight, costs, alphas)
+            tree = cost_complexity_prune(tree, self.ccp_alpha_, self._pruning_impurity())
+        self.tree_ = tree
+        self.test_costs_ = costs
+        self.expected_cost_ = float(expected_cost(tree, Xb, costs, sample_weight=weight))
+        return self
+
+    # ------------------------------------------------------------------ #
+    def _binary_input(self, X):
+        X = validate_data(self, X, reset=False, dtype=None, ensure_all_finite=True)
+        return _as_binary_matrix(X)
+
+    def predict(self, X):
+        """Predicted class of each row of the 0/1 matrix X."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.predict(self._binary_input(X))
+
+    def predict_proba(self, X):
+        """Class proportions (training weights) of the leaf each row of X reaches."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.predict_proba(self._binary_input(X))
+
+    def apply(self, X):
+        """Index of the leaf of ``tree_`` each row of X reaches."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.apply(self._binary_input(X))
+
+    def get_depth(self):
+        """Depth of ``tree_`` (a single leaf has depth 0)."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.depth
+
+    def get_n_leaves(self):
+        """Number of leaves of ``tree_``."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.n_leaves
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+
+def _without_criterion(constraints):
+    return {k: v for k, v in constraints.items() if k != "criterion"}
+
+
+class EC45Classifier(CostAwareTreeClassifier):
+    """Enhanced C4.5: :class:`CostAwareTreeClassifier` with ``criterion="entropy"``.
+
+    Parameters are those of :class:`CostAwareTreeClassifier` except ``criterion``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from treeopt import EC45Classifier
+    >>> X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 10)
+    >>> EC45Classifier().fit(X, X[:, 0] ^ X[:, 1]).tree_.n_leaves
+    4
+    """
+
+    _fixed_criterion = "entropy"
+    _parameter_constraints = _without_criterion(CostAwareTreeClassifier._parameter_constraints)
+
+    def __init__(
+        self,
+        lam=10.0,
+        test_costs=None,
+        min_probability=0.005,
+        impurity_labels="rows",
+        post_prune=False,
+        prune_alphas=None,
+        prune_cv=5,
+        random_state=None,
+    ):
+        self.lam = lam
+        self.test_costs = test_costs
+        self.min_probability = min_probability
+        self.impurity_labels = impurity_labels
+        self.post_prune = post_prune
+        self.prune_alphas = prune_alphas
+        self.prune_cv = prune_cv
+        self.random_state = random_state
+
+
+class ECARTClassifier(EC45Classifier):
+    """Enhanced CART: :class:`CostAwareTreeClassifier` with ``criterion="gini"``.
+
+    Parameters are those of :class:`CostAwareTreeClassifier` except ``criterion``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from treeopt import ECARTClassifier
+    >>> X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 10)
+    >>> ECARTClassifier().fit(X, X[:, 0] & X[:, 1]).predict([[1, 1], [0, 1]]).tolist()
+    [1, 0]
+    """
+
+    _fixed_criterion = "gini"
