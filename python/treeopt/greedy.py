@@ -46,6 +46,7 @@ from sklearn.utils.validation import (
 )
 from threadpoolctl import ThreadpoolController
 
+from ._binary import BinaryTreeClassifierMixin, as_binary_matrix
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
 from .metrics import expected_cost
 
@@ -79,19 +80,6 @@ _BLOCK_ROWS = 8192
 # --------------------------------------------------------------------------- #
 # input preparation
 # --------------------------------------------------------------------------- #
-def _as_binary_matrix(X):
-    """X as a C-contiguous uint8 matrix, or a ValueError naming the encoder."""
-    if X.dtype == np.bool_:
-        return np.ascontiguousarray(X, dtype=np.uint8)
-    if not np.issubdtype(X.dtype, np.number):
-        raise ValueError(f"X has dtype {X.dtype}; {_BINARY_HINT}.")
-    bad = (X != 0) & (X != 1)
-    if bad.any():
-        row, col = np.argwhere(bad)[0]
-        raise ValueError(f"X[{row}, {col}] = {X[row, col]!r} is not 0 or 1; {_BINARY_HINT}.")
-    return np.ascontiguousarray(X, dtype=np.uint8)
-
-
 def _validate_test_costs(test_costs, n_features):
     """Positive finite costs, one per feature (None -> unit costs)."""
     if test_costs is None:
@@ -456,7 +444,7 @@ def cost_complexity_prune(tree, alpha, criterion="entropy"):
 # --------------------------------------------------------------------------- #
 # the estimators
 # --------------------------------------------------------------------------- #
-class CostAwareTreeClassifier(ClassifierMixin, BaseEstimator):
+class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEstimator):
     """Greedy decision tree with a guaranteed low expected test cost (EC4.5 / ECART).
 
     Implements Algorithm 1 of Zhang & Gionis (regularized impurity reduction). At
@@ -552,6 +540,8 @@ class CostAwareTreeClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _fixed_criterion = None
+
+    _binary_hint = _BINARY_HINT
 
     _parameter_constraints: dict = {
         "criterion": [StrOptions(set(_CRITERIA))],
@@ -689,7 +679,7 @@ class CostAwareTreeClassifier(ClassifierMixin, BaseEstimator):
         weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         if not weight.sum() > 0:
             raise ValueError("sample_weight sums to zero; give some samples a positive weight.")
-        Xb = _as_binary_matrix(X)
+        Xb = as_binary_matrix(X, _BINARY_HINT)
         costs = _validate_test_costs(self.test_costs, self.n_features_in_)
         alphas = self._prune_alphas() if self.post_prune else None
 
@@ -704,25 +694,6 @@ class CostAwareTreeClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     # ------------------------------------------------------------------ #
-    def _binary_input(self, X):
-        X = validate_data(self, X, reset=False, dtype=None, ensure_all_finite=True)
-        return _as_binary_matrix(X)
-
-    def predict(self, X):
-        """Predicted class of each row of the 0/1 matrix X."""
-        check_is_fitted(self, "tree_")
-        return self.tree_.predict(self._binary_input(X))
-
-    def predict_proba(self, X):
-        """Class proportions (training weights) of the leaf each row of X reaches."""
-        check_is_fitted(self, "tree_")
-        return self.tree_.predict_proba(self._binary_input(X))
-
-    def apply(self, X):
-        """Index of the leaf of ``tree_`` each row of X reaches."""
-        check_is_fitted(self, "tree_")
-        return self.tree_.apply(self._binary_input(X))
-
     def get_depth(self):
         """Depth of ``tree_`` (a single leaf has depth 0)."""
         check_is_fitted(self, "tree_")
@@ -733,10 +704,6 @@ class CostAwareTreeClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "tree_")
         return self.tree_.n_leaves
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
-        return tags
 
 
 def _without_criterion(constraints):

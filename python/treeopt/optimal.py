@@ -16,12 +16,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_sample_weight,
     _num_samples,
-    check_is_fitted,
     column_or_1d,
     validate_data,
 )
 
 from . import _core
+from ._binary import BinaryTreeClassifierMixin, as_binary_matrix
 from ._tree import Tree
 
 __all__ = ["DL85Classifier", "GOSDTClassifier"]
@@ -30,21 +30,6 @@ _BINARIZER_HINT = (
     "treeopt's optimal tree solvers need 0/1 features; binarize numeric columns first, "
     "e.g. with treeopt.NumericBinarizer (in a Pipeline)"
 )
-
-
-def _as_binary_matrix(X):
-    """Returns X as a C-contiguous uint8 matrix, or raises if a value is not 0 or 1."""
-    if X.dtype == np.bool_:
-        return np.ascontiguousarray(X, dtype=np.uint8)
-    if not np.issubdtype(X.dtype, np.number):
-        raise ValueError(f"X has dtype {X.dtype}; {_BINARIZER_HINT}.")
-    bad = (X != 0) & (X != 1)
-    if bad.any():
-        row, col = np.argwhere(bad)[0]
-        raise ValueError(
-            f"X[{row}, {col}] = {X[row, col]!r} is not 0 or 1; {_BINARIZER_HINT}."
-        )
-    return np.ascontiguousarray(X, dtype=np.uint8)
 
 
 def _encode_targets(y):
@@ -110,8 +95,10 @@ def _tree_from_result(res, classes, feature_names, n_features):
     )
 
 
-class _OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
-    """Shared fit/predict plumbing of the optimal tree classifiers over 0/1 features."""
+class _OptimalTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEstimator):
+    """Shared fit plumbing of the optimal tree classifiers over 0/1 features."""
+
+    _binary_hint = _BINARIZER_HINT
 
     def _validate_fit_input(self, X, y, sample_weight):
         X, y = validate_data(
@@ -126,7 +113,7 @@ class _OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
                 "required: pass at least one 0/1 feature."
             )
         weight = _fit_weights(self, X, y, sample_weight)
-        return _as_binary_matrix(X), y, y_encoded, weight
+        return as_binary_matrix(X, _BINARIZER_HINT), y, y_encoded, weight
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, y_ref=None):
@@ -186,30 +173,6 @@ class _OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
                 f"{self.lower_bound_:.6f}, {self.n_leaves_} leaves, "
                 f"{res['subproblems']} subproblems, {res['seconds']:.3f}s"
             )
-
-    def _binary_input(self, X):
-        X = validate_data(self, X, reset=False, dtype=None, ensure_all_finite=True)
-        return _as_binary_matrix(X)
-
-    def predict(self, X):
-        """Predicted class of each row of the 0/1 matrix X."""
-        check_is_fitted(self, "tree_")
-        return self.tree_.predict(self._binary_input(X))
-
-    def predict_proba(self, X):
-        """Class proportions (training weights) of the leaf each row of X reaches."""
-        check_is_fitted(self, "tree_")
-        return self.tree_.predict_proba(self._binary_input(X))
-
-    def apply(self, X):
-        """Index of the leaf of ``tree_`` each row of X reaches."""
-        check_is_fitted(self, "tree_")
-        return self.tree_.apply(self._binary_input(X))
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
-        return tags
 
 
 class GOSDTClassifier(_OptimalTreeClassifier):
