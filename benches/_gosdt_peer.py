@@ -128,11 +128,16 @@ def gosdt_estimator(regularization: float, max_depth: Optional[int] = None,
 
 
 def run_gosdt(X, y, regularization: float, max_depth: Optional[int] = None,
-              time_limit: Optional[float] = None, on_before_fit=None) -> Dict[str, Any]:
+              time_limit: Optional[float] = None, on_before_fit=None, *,
+              y_ref=None, X_test=None) -> Dict[str, Any]:
     """Fit gosdt and return a summary dict (objective computed from its model).
 
     ``on_before_fit`` is called right before ``fit`` (e.g. to sample memory).
     Python-level messages gosdt prints are captured in ``messages``.
+    ``y_ref`` (a reference model's predictions on the training rows) turns on
+    gosdt's lower-bound guessing; gosdt refuses a ``y_ref`` whose set of classes
+    differs from y's (e.g. a single-class reference) with a ValueError.  With
+    ``X_test`` the record also holds ``test_predictions``.
     """
     X = np.ascontiguousarray(X, dtype=np.uint8)
     y = np.asarray(y)
@@ -142,7 +147,10 @@ def run_gosdt(X, y, regularization: float, max_depth: Optional[int] = None,
         on_before_fit()
     with contextlib.redirect_stdout(captured):
         start = time.perf_counter()
-        clf.fit(X, y)
+        if y_ref is None:
+            clf.fit(X, y)
+        else:
+            clf.fit(X, y, y_ref=np.asarray(y_ref))
         seconds = time.perf_counter() - start
     result = clf.result_
     tree = gosdt_tree(result.model)
@@ -152,7 +160,13 @@ def run_gosdt(X, y, regularization: float, max_depth: Optional[int] = None,
         # gosdt skips the search for a single class and forges a one-leaf model
         # with status UNINITIALIZED and upperbound 0 (the leaf's lambda omitted).
         status, optimal = "UNINITIALIZED (single class: forged leaf)", True
+    train_pred = np.asarray(clf.classes_)[gosdt_predict_index(tree, X)]
+    extra: Dict[str, Any] = {"train_accuracy": float(np.mean(train_pred == y))}
+    if X_test is not None:
+        extra["test_predictions"] = np.asarray(clf.classes_)[
+            gosdt_predict_index(tree, np.asarray(X_test))]
     return {
+        **extra,
         "solver": "gosdt",
         "objective": gosdt_objective(tree, X, y, regularization, clf.classes_),
         "reported_objective": float(result.upperbound),
@@ -180,20 +194,37 @@ def treeopt_objective_from_tree(est, X, y, regularization: float, sample_weight=
 
 
 def run_treeopt(X, y, regularization: float, max_depth: Optional[int] = None,
-                time_limit: Optional[float] = None, on_before_fit=None) -> Dict[str, Any]:
-    """Fit treeopt's GOSDTClassifier and return a summary dict like ``run_gosdt``."""
+                time_limit: Optional[float] = None, on_before_fit=None, *,
+                y_ref=None, X_test=None, memory_limit: Optional[int] = None
+                ) -> Dict[str, Any]:
+    """Fit treeopt's GOSDTClassifier and return a summary dict like ``run_gosdt``.
+
+    ``y_ref`` turns on lower-bound guessing (``GOSDTClassifier.fit(..., y_ref=)``);
+    the record then also holds ``guessed_lower_bound``.  ``memory_limit`` is in
+    bytes.  With ``X_test`` the record also holds ``test_predictions``.
+    """
     from treeopt import GOSDTClassifier
 
     X = np.ascontiguousarray(X, dtype=np.uint8)
     y = np.asarray(y)
     est = GOSDTClassifier(regularization=regularization, max_depth=max_depth,
-                          time_limit=time_limit)
+                          time_limit=time_limit, memory_limit=memory_limit)
     if on_before_fit is not None:
         on_before_fit()
     start = time.perf_counter()
-    est.fit(X, y)
+    if y_ref is None:
+        est.fit(X, y)
+    else:
+        est.fit(X, y, y_ref=np.asarray(y_ref))
     seconds = time.perf_counter() - start
+    extra: Dict[str, Any] = {
+        "train_accuracy": float(np.mean(est.tree_.predict(X) == y)),
+        "guessed_lower_bound": getattr(est, "guessed_lower_bound_", None),
+    }
+    if X_test is not None:
+        extra["test_predictions"] = est.tree_.predict(np.asarray(X_test))
     return {
+        **extra,
         "solver": "treeopt",
         "objective": treeopt_objective_from_tree(est, X, y, regularization),
         "reported_objective": float(est.objective_),
@@ -209,3 +240,100 @@ def run_treeopt(X, y, regularization: float, max_depth: Optional[int] = None,
 
 
 RUNNERS = {"treeopt": run_treeopt, "gosdt": run_gosdt}
+
+
+# --------------------------------------------------------------------------- #
+# Running one fit in a forked child (time and memory caps)
+# --------------------------------------------------------------------------- #
+
+
+def _forked_child(conn, fn, quiet: bool) -> None:
+    import os
+    import traceback
+
+    try:
+        if quiet:  # silence C/C++-level prints (gosdt's "Possible timeout: ...")
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.close(devnull)
+        conn.send(fn())
+    except MemoryError as exc:
+        conn.send({"error": f"MemoryError: {exc}", "memory_out": True})
+    except BaseException as exc:  # report every failure to the parent
+        conn.send({"error": f"{type(exc).__name__}: {exc}",
+                   "traceback": traceback.format_exc()})
+    finally:
+        conn.close()
+
+
+def _rss_bytes(pid: int) -> int:
+    """Resident set size of process ``pid`` (0 once it is gone)."""
+    import os
+
+    try:
+        with open(f"/proc/{pid}/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def run_forked(fn, timeout: float, memory_cap: Optional[int] = None,
+               quiet: bool = False, poll_seconds: float = 0.02) -> Dict[str, Any]:
+    """Call ``fn()`` (returning a picklable dict) in a forked child process.
+
+    The parent polls the child's resident memory every ``poll_seconds`` and kills
+    it once it exceeds its RSS at the start plus ``memory_cap`` bytes (a solver
+    without a memory limit of its own is then reported as out of memory instead
+    of exhausting the shared machine; resident memory, not address space, so
+    solvers that reserve large virtual regions are not penalised).  The child is
+    killed after ``timeout`` seconds; ``quiet`` sends its file descriptor 1
+    (C-level stdout) to /dev/null.  Returns ``fn()``'s dict plus
+    ``peak_rss_growth_mib`` (polled), or a dict with ``"error"`` and
+    ``"killed": True`` (timeout) or ``"memory_out": True``.
+    """
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_forked_child, args=(send, fn, quiet))
+    start = time.perf_counter()
+    proc.start()
+    send.close()
+    base = _rss_bytes(proc.pid)
+    peak = base
+    record = None
+    outcome = "done"
+    while True:
+        if recv.poll(poll_seconds):
+            try:
+                record = recv.recv()
+            except EOFError:
+                record = None
+            break
+        rss = _rss_bytes(proc.pid)
+        peak = max(peak, rss)
+        if memory_cap is not None and rss - base > memory_cap:
+            outcome = "memory"
+            break
+        if time.perf_counter() - start > timeout:
+            outcome = "time"
+            break
+        if not proc.is_alive() and not recv.poll(0):
+            break
+    elapsed = time.perf_counter() - start
+    if record is None:
+        if proc.is_alive():
+            proc.kill()  # only the child started here
+        if outcome == "memory":
+            record = {"error": f"killed at {(peak - base) / 2**20:.0f} MiB resident growth "
+                               f"(cap {memory_cap / 2**20:.0f} MiB) after {elapsed:.1f} s",
+                      "memory_out": True}
+        elif outcome == "time":
+            record = {"error": f"killed after {elapsed:.0f} s", "killed": True}
+        else:
+            proc.join()
+            record = {"error": f"child died without a result (exit code {proc.exitcode})"}
+    proc.join()
+    recv.close()
+    record.setdefault("peak_rss_growth_mib", (peak - base) / 2**20)
+    return record

@@ -10,6 +10,7 @@ from .binarize import NumericBinarizer
 from .optimal import DL85Classifier, GOSDTClassifier
 from .greedy import CostAwareTreeClassifier, EC45Classifier, ECARTClassifier
 from .extract import ExtractedTreeClassifier, ExtractedTreeRegressor
+from .guess import OptimalTreeClassifier, ThresholdGuessBinarizer
 from .latent import LatentTreeClassifier, LatentTreeRegressor
 
-__all__ = ["CostAwareTreeClassifier", "DL85Classifier", "EC45Classifier", "ECARTClassifier", "ExtractedTreeClassifier", "ExtractedTreeRegressor", "GOSDTClassifier", "LatentTreeClassifier", "LatentTreeRegressor", "NumericBinarizer", "Tree", "__version__"]
+__all__ = ["CostAwareTreeClassifier", "DL85Classifier", "EC45Classifier", "ECARTClassifier", "ExtractedTreeClassifier", "ExtractedTreeRegressor", "GOSDTClassifier", "LatentTreeClassifier", "LatentTreeRegressor", "NumericBinarizer", "OptimalTreeClassifier", "ThresholdGuessBinarizer", "Tree", "__version__"]

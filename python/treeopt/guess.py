@@ -1,0 +1,791 @@
+"""Guessing from a reference ensemble: thresholds, depth and lower bounds.
+
+McTavish et al., "Fast Sparse Decision Tree Optimization via Reference Ensembles"
+(AAAI 2022; ``../shared/papers/gosdt-guesses-reference-ensembles.txt``) speed up
+optimal sparse trees with three guesses taken from a gradient-boosted reference
+model:
+
+* **thresholds** (§4.1): keep only the ``feature <= threshold`` splits the boosted
+  trees use, then eliminate the least important ones while the refitted ensemble
+  stays as accurate -- :class:`ThresholdGuessBinarizer`;
+* **depth** (§4.2, Theorem 4.2): a depth at which single trees are at least as
+  expressive (VC dimension) as the ensemble -- :func:`depth_for_ensemble`;
+* **lower bounds** (§4.3, appendix G): the reference's errors on a subproblem as
+  its guessed lower bound -- ``GOSDTClassifier.fit(..., y_ref=...)``.
+
+:class:`OptimalTreeClassifier` chains the three on raw numeric data.
+
+This module depends only on numpy, scikit-learn and :mod:`treeopt`.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, _fit_context
+from sklearn.dummy import DummyClassifier
+from sklearn.ensemble import GradientBoostingClassifier
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (
+    _check_feature_names_in,
+    _check_sample_weight,
+    check_is_fitted,
+    validate_data,
+)
+
+from ._tree import Tree
+from .binarize import _format_thresholds
+from .optimal import GOSDTClassifier
+
+__all__ = [
+    "DEFAULT_MAX_DEPTH",
+    "OptimalTreeClassifier",
+    "ThresholdGuessBinarizer",
+    "depth_for_ensemble",
+    "guess_max_depth",
+]
+
+#: Largest depth :func:`guess_max_depth` returns. Theorem 4.2 gives an upper bound
+#: (10 or more for any ensemble of at least 3 trees) that the paper calls
+#: conservative; its experiments use depth limits 2 to 5, and 5 is the depth of
+#: its Tables 4 and 6.
+DEFAULT_MAX_DEPTH = 5
+
+
+# --------------------------------------------------------------------------- #
+# Depth guess (Theorem 4.2)
+# --------------------------------------------------------------------------- #
+def _check_positive_int(name, value):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral):
+        raise TypeError(f"{name} must be an int >= 1, got {value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+    return int(value)
+
+
+def depth_for_ensemble(n_estimators, vc_dim_weak):
+    """Depth at which single trees match an ensemble's VC dimension (Theorem 4.2).
+
+    ``d = ceil(log2((K*V + K) * (3 ln(K*V + K) + 2)))`` for an ensemble
+    ``sign(sum_k w_k h_k)`` of ``K`` weak classifiers from a class of VC
+    dimension ``V``: trees of depth at most ``d`` have VC dimension ``>= 2**d``,
+    which is at least the ensemble's (Shalev-Shwartz & Ben-David, Lemma 10.3).
+
+    Parameters
+    ----------
+    n_estimators : int >= 1
+        Number ``K`` of weak classifiers.
+    vc_dim_weak : int >= 1
+        VC dimension ``V`` of the weak classifiers' class. The paper counts a
+        depth-``D`` tree as ``V = 2**D`` (the proof of Theorem 4.2 uses that
+        ``2**d`` points can be shattered by depth-``d`` trees): ``V = 8`` for the
+        depth-3 trees of the paper's examples, ``V = 2`` for stumps.
+
+    Returns
+    -------
+    int
+        The depth ``d``.
+
+    Notes
+    -----
+    The lemma behind the theorem needs ``K >= 3`` and ``V >= 3``. Smaller values
+    are raised to 3 here: the bound grows with both, an ensemble of fewer than 3
+    members is one of 3 members with zero weights, and the Sauer-lemma step of
+    the proof holds with 3 in place of a smaller VC dimension. The result is
+    therefore still an upper bound on the depth needed, only a looser one.
+
+    Examples
+    --------
+    The two special cases stated after Theorem 4.2 (depth-3 weak trees):
+
+    >>> depth_for_ensemble(10, 8), depth_for_ensemble(100, 8)
+    (11, 15)
+    """
+    k = max(_check_positive_int("n_estimators", n_estimators), 3)
+    v = max(_check_positive_int("vc_dim_weak", vc_dim_weak), 3)
+    m = k * v + k
+    return int(math.ceil(math.log2(m * (3.0 * math.log(m) + 2.0))))
+
+
+def guess_max_depth(n_estimators, estimator_depth):
+    """Default ``max_depth`` of :class:`OptimalTreeClassifier` for a boosted reference.
+
+    ``min(depth_for_ensemble(n_estimators, 2**estimator_depth), DEFAULT_MAX_DEPTH)``:
+    the Theorem 4.2 depth of an ensemble of ``n_estimators`` trees of depth
+    ``estimator_depth``, capped at :data:`DEFAULT_MAX_DEPTH` (5), the largest depth
+    limit of the paper's experiments -- the theorem's value is an upper bound the
+    paper itself calls conservative.
+
+    Parameters
+    ----------
+    n_estimators : int >= 1
+    estimator_depth : int >= 1
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> guess_max_depth(40, 1)   # Theorem 4.2 gives 12 for 40 stumps
+    5
+    """
+    depth = _check_positive_int("estimator_depth", estimator_depth)
+    return min(depth_for_ensemble(n_estimators, 2**depth), DEFAULT_MAX_DEPTH)
+
+
+# --------------------------------------------------------------------------- #
+# Threshold guess (§4.1, column elimination)
+# --------------------------------------------------------------------------- #
+def _validate_numeric(estimator, X, y="no_validation", reset=True):
+    """``validate_data`` to float64 with a clear error for non-numeric columns."""
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is not None and hasattr(dtypes, "items"):  # pandas DataFrame
+        bad = [str(name) for name, dt in dtypes.items() if getattr(dt, "kind", "O") not in "biuf"]
+        if bad:
+            raise ValueError(
+                f"{type(estimator).__name__} needs numeric columns; non-numeric column(s) "
+                f"{bad}. Encode them first, e.g. with sklearn.preprocessing.OneHotEncoder "
+                "(in a ColumnTransformer)."
+            )
+    kwargs = dict(dtype=np.float64, ensure_all_finite=True)
+    try:
+        return validate_data(estimator, X, y, reset=reset, **kwargs)
+    except ValueError as exc:
+        if "could not convert" in str(exc) or "convert string" in str(exc):
+            raise ValueError(
+                f"{type(estimator).__name__} needs numeric features ({exc}). Encode "
+                "categorical columns first, e.g. with sklearn.preprocessing.OneHotEncoder."
+            ) from None
+        raise
+
+
+def _weighted_accuracy(model, X, y, weight):
+    correct = model.predict(X) == y
+    if weight is None:
+        return float(np.count_nonzero(correct)) / correct.shape[0]
+    return float(weight[correct].sum()) / float(weight.sum())
+
+
+def _split_importance(model, n_columns):
+    """Per column: summed weighted impurity decrease of every split on it (MDI).
+
+    ``w(node) * impurity(node) - w(left) * impurity(left) - w(right) * impurity(right)``
+    summed over all nodes of all trees of the boosted ``model`` that split on
+    the column (the "Gini importance" of the paper; unnormalised).
+    """
+    importance = np.zeros(n_columns, dtype=np.float64)
+    for tree in np.ravel(model.estimators_):
+        t = tree.tree_
+        left, right = t.children_left, t.children_right
+        internal = np.flatnonzero(left >= 0)
+        if internal.size == 0:
+            continue
+        w, imp = t.weighted_n_node_samples, t.impurity
+        decrease = (
+            w[internal] * imp[internal]
+            - w[left[internal]] * imp[left[internal]]
+            - w[right[internal]] * imp[right[internal]]
+        )
+        np.add.at(importance, t.feature[internal], decrease)
+    return importance
+
+
+class ThresholdGuessBinarizer(TransformerMixin, BaseEstimator):
+    """Binarise numeric features with the thresholds a boosted ensemble uses (§4.1).
+
+    Column elimination of McTavish et al. (2022, §4.1):
+
+    1. fit a :class:`~sklearn.ensemble.GradientBoostingClassifier` ``T`` on the raw
+       features and collect every ``(feature, threshold)`` pair its trees split on;
+       each pair becomes a 0/1 column ``feature <= threshold``;
+    2. refit the ensemble on these columns, rank them by importance (the summed
+       weighted impurity decrease of the splits on the column) and remove the
+       least important one;
+    3. refit on the remaining columns and repeat while the refitted ensemble's
+       training accuracy stays at least ``accuracy(T) - tolerance``. The last set
+       of columns that met this bound is kept (at least one column).
+
+    The ensemble refitted on the kept columns is the reference model ``T'`` of the
+    paper (``reference_model_``): its predictions on the training rows are the
+    ``y_ref`` of lower-bound guessing, and Theorem 4.1 relies on
+    ``accuracy(T') >= accuracy(T) - tolerance``.
+
+    Parameters
+    ----------
+    n_estimators : int, default=40
+        Boosting stages of the reference ensemble.
+    max_depth : int, default=1
+        Depth of its trees (1: stumps).
+    learning_rate : float, default=0.1
+        Shrinkage of the ensemble.
+    tolerance : float in [0, 1], default=0.0
+        Training-accuracy loss allowed by the elimination (0: any drop stops it;
+        the paper's setting).
+    random_state : int, RandomState instance or None, default=0
+        Seed of the ensemble (it breaks ties between equally good splits). Every
+        refit uses the same seed.
+
+    Attributes
+    ----------
+    thresholds_ : list of ndarray of float64
+        Kept thresholds of each input column, ascending (possibly empty), as in
+        :class:`~treeopt.NumericBinarizer`.
+    output_columns_ : list of tuple
+        ``(input column index, threshold)`` of every output column.
+    candidate_columns_ : list of tuple
+        Every ``(input column index, threshold)`` the initial ensemble used.
+    initial_model_ : GradientBoostingClassifier
+        The ensemble ``T`` fitted on the raw features.
+    reference_model_ : GradientBoostingClassifier or DummyClassifier
+        The ensemble ``T'`` refitted on the kept 0/1 columns; it predicts from
+        ``transform(X)`` (see :meth:`reference_predict`). A
+        :class:`~sklearn.dummy.DummyClassifier` (prior) when ``T`` made no split.
+    initial_score_ : float
+        Training accuracy of ``initial_model_`` (weighted when ``sample_weight``
+        was given).
+    reference_score_ : float
+        Training accuracy of ``reference_model_``.
+    n_features_in_, feature_names_in_ : as in scikit-learn
+    n_features_out_ : int
+
+    Notes
+    -----
+    Every column, including a 0/1 input column (threshold 0.5), is output as a
+    ``feature <= threshold`` indicator, so a 0/1 column ``c`` appears as
+    ``c <= 0.5`` (1 where ``c`` is 0). Comparisons are made in float64; the
+    ensemble compares float32-cast values, which differs only for values within
+    float32 rounding of a threshold. The output is ``uint8``.
+
+    Compared with gosdt 1.0.4's ``ThresholdGuessBinarizer`` (same candidates, same
+    refits, same elimination order): the accuracy to keep is ``T``'s on the raw
+    features (the paper's Theorem 4.1; a refit on all candidate columns
+    reproduces ``T`` exactly, so the two baselines agree), and the result is the
+    last column set that kept it *together with the ensemble refitted on exactly
+    that set*. gosdt re-appends the last removed column without refitting, and
+    re-appends it even when elimination ended because one column was left.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    >>> b = ThresholdGuessBinarizer(n_estimators=10).fit(X, y)
+    >>> b.n_features_out_ <= len(b.candidate_columns_)
+    True
+    >>> b.reference_score_ >= b.initial_score_
+    True
+    >>> b.get_feature_names_out()[:2].tolist()
+    ['worst radius <= 16.795', 'worst perimeter <= 105.95']
+    """
+
+    _parameter_constraints: dict = {
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "max_depth": [Interval(Integral, 1, None, closed="left")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "tolerance": [Interval(Real, 0, 1, closed="both")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self, n_estimators=40, max_depth=1, learning_rate=0.1, tolerance=0.0, random_state=0
+    ):
+        self.n_estimators = n_estimators
+        self.max_depth = max_depth
+        self.learning_rate = learning_rate
+        self.tolerance = tolerance
+        self.random_state = random_state
+
+    def _ensemble(self, seed):
+        return GradientBoostingClassifier(
+            n_estimators=self.n_estimators,
+            max_depth=self.max_depth,
+            learning_rate=self.learning_rate,
+            random_state=seed,
+        )
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the ensemble and eliminate thresholds.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric features (no NaN / inf; categorical columns must be encoded).
+        y : array-like of shape (n_samples,)
+            Class labels, at least two classes.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights passed to the ensemble; accuracies are then weighted.
+
+        Returns
+        -------
+        self : ThresholdGuessBinarizer
+        """
+        X, y = _validate_numeric(self, X, y)
+        check_classification_targets(y)
+        if np.unique(y).shape[0] < 2:
+            raise ValueError(
+                f"y has only 1 class ({np.unique(y)[0]!r}); the reference ensemble needs "
+                "at least 2 classes."
+            )
+        weight = None
+        if sample_weight is not None:
+            weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                          ensure_non_negative=True)
+            if not weight.sum() > 0:
+                raise ValueError("sample_weight sums to zero; give some samples a positive weight.")
+        rs = self.random_state
+        seed = rs if isinstance(rs, Integral) else int(
+            check_random_state(rs).randint(np.iinfo(np.int32).max)
+        )
+
+        initial = self._ensemble(seed).fit(X, y, sample_weight=weight)
+        self.initial_model_ = initial
+        self.initial_score_ = _weighted_accuracy(initial, X, y, weight)
+        pairs = set()
+        for tree in np.ravel(initial.estimators_):
+            t = tree.tree_
+            internal = t.children_left >= 0
+            pairs.update(zip(t.feature[internal].tolist(), t.threshold[internal].tolist()))
+        candidates = sorted((int(j), float(t)) for j, t in pairs)
+        self.candidate_columns_ = candidates
+
+        if not candidates:
+            kept = []
+            reference = DummyClassifier(strategy="prior").fit(
+                np.zeros((X.shape[0], 0)), y, sample_weight=weight
+            )
+            score = _weighted_accuracy(reference, np.zeros((X.shape[0], 0)), y, weight)
+        else:
+            Xb = np.column_stack([X[:, j] <= t for j, t in candidates]).astype(np.float64)
+            floor = self.initial_score_ - float(self.tolerance) - 1e-12
+            kept = list(range(len(candidates)))
+            reference = self._ensemble(seed).fit(Xb, y, sample_weight=weight)
+            score = _weighted_accuracy(reference, Xb, y, weight)
+            while len(kept) > 1:
+                importance = _split_importance(reference, len(kept))
+                drop = int(np.argmin(importance))  # ties: the first (lowest) column
+                trial = kept[:drop] + kept[drop + 1:]
+                model = self._ensemble(seed).fit(Xb[:, trial], y, sample_weight=weight)
+                trial_score = _weighted_accuracy(model, Xb[:, trial], y, weight)
+                if trial_score < floor:
+                    break
+                kept, reference, score = trial, model, trial_score
+
+        self.reference_model_ = reference
+        self.reference_score_ = score
+        self.output_columns_ = [candidates[i] for i in kept]
+        thresholds = [[] for _ in range(X.shape[1])]
+        for j, t in self.output_columns_:
+            thresholds[j].append(t)
+        self.thresholds_ = [np.asarray(t, dtype=np.float64) for t in thresholds]
+        self.n_features_out_ = len(self.output_columns_)
+        return self
+
+    def transform(self, X):
+        """0/1 indicator columns ``X[:, j] <= t`` for the kept ``(j, t)``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        ndarray of uint8, shape (n_samples, n_features_out_)
+        """
+        check_is_fitted(self)
+        X = _validate_numeric(self, X, reset=False)
+        out = np.empty((X.shape[0], self.n_features_out_), dtype=np.uint8)
+        for k, (j, t) in enumerate(self.output_columns_):
+            out[:, k] = X[:, j] <= t
+        return out
+
+    def reference_predict(self, X):
+        """Predictions of ``reference_model_`` for raw rows ``X`` (the ``y_ref`` of §4.3).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return self.reference_model_.predict(self.transform(X))
+
+    def get_feature_names_out(self, input_features=None):
+        """Names ``"<feature> <= <threshold>"`` of the output columns.
+
+        Thresholds are formatted as in :class:`~treeopt.NumericBinarizer`
+        (``.6g``, more digits only when two names of a column would collide).
+
+        Parameters
+        ----------
+        input_features : array-like of str, optional
+            Input names; defaults to ``feature_names_in_`` or ``x0, x1, ...``.
+
+        Returns
+        -------
+        ndarray of str (object dtype)
+        """
+        check_is_fitted(self)
+        input_features = _check_feature_names_in(self, input_features)
+        text = {}
+        for j, thr in enumerate(self.thresholds_):
+            for t, s in zip(thr.tolist(), _format_thresholds(thr)):
+                text[(j, t)] = f"{input_features[j]} <= {s}"
+        return np.asarray([text[c] for c in self.output_columns_], dtype=object)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.transformer_tags.preserves_dtype = []
+        return tags
+
+
+# --------------------------------------------------------------------------- #
+# All three guesses + GOSDT on raw data
+# --------------------------------------------------------------------------- #
+def _replica_bound(Xb, y, correct, weight, regularization, max_depth):
+    """Theorem 4.3's right-hand side for a concrete tree ``t`` mimicking the reference.
+
+    ``t`` is a CART tree (depth <= ``max_depth``) grown on the rows the reference
+    classifies correctly -- where ``y`` equals the reference's prediction -- then
+    pruned exactly (bottom-up) to minimise
+    ``sum_{i correct} w_i [y_i != t(x_i)] / W + regularization * leaves(t)``.
+    Returns ``W_incorrect / W`` plus that minimum.
+    """
+    total = float(weight.sum())
+    incorrect = float(weight[~correct].sum()) / total
+    if not correct.any():
+        return incorrect + regularization
+    if Xb.shape[1] == 0:  # no column: the only tree is a leaf
+        counts = np.unique(y[correct], return_inverse=True)[1]
+        per_class = np.bincount(counts, weights=weight[correct])
+        return incorrect + float(per_class.sum() - per_class.max()) / total + regularization
+    cart = DecisionTreeClassifier(max_depth=max_depth, random_state=0)
+    cart.fit(Xb[correct], y[correct], sample_weight=weight[correct])
+    t = cart.tree_
+    # Weighted class totals per node, recomputed from the rows (sklearn stores fractions).
+    path = cart.decision_path(Xb[correct]).tocsc()
+    codes = np.searchsorted(cart.classes_, y[correct])
+    totals = np.zeros((t.node_count, cart.classes_.shape[0]))
+    w_c = weight[correct]
+    for node in range(t.node_count):
+        rows = path.indices[path.indptr[node]:path.indptr[node + 1]]
+        np.add.at(totals[node], codes[rows], w_c[rows])
+    best = np.zeros(t.node_count)
+    for node in range(t.node_count - 1, -1, -1):  # children have larger ids
+        leaf_cost = (totals[node].sum() - totals[node].max()) / total + regularization
+        left, right = t.children_left[node], t.children_right[node]
+        best[node] = leaf_cost if left < 0 else min(leaf_cost, best[left] + best[right])
+    return incorrect + float(best[0])
+
+
+class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
+    """Optimal sparse tree on raw numeric data with all three reference-ensemble guesses.
+
+    ``fit`` runs the pipeline of McTavish et al. (2022):
+
+    1. **threshold guess**: a :class:`ThresholdGuessBinarizer` (a boosted ensemble of
+       ``n_estimators`` trees of depth ``estimator_depth``, column elimination)
+       turns ``X`` into 0/1 columns ``feature <= threshold``;
+    2. **lower-bound guess**: its refitted ensemble's predictions on the training
+       rows are ``y_ref`` for :class:`~treeopt.GOSDTClassifier`;
+    3. **depth guess**: ``max_depth="auto"`` uses :func:`guess_max_depth`;
+    4. GOSDT minimises ``misclassification + regularization * leaves`` on the 0/1
+       columns; the result is re-expressed on the raw features as ``tree_``.
+
+    Parameters
+    ----------
+    regularization : float, default=0.001
+        Penalty per leaf (λ), a fraction of the training weight.
+    max_depth : int, None or "auto", default="auto"
+        Depth limit of the tree (a single leaf has depth 0); ``"auto"``: the
+        Theorem 4.2 depth of the reference ensemble capped at 5
+        (:func:`guess_max_depth`); ``None``: no limit.
+    n_estimators : int, default=40
+        Trees of the reference ensemble.
+    estimator_depth : int, default=1
+        Depth of the reference ensemble's trees (1: stumps).
+    learning_rate : float, default=0.1
+        Learning rate of the reference ensemble.
+    tolerance : float in [0, 1], default=0.0
+        Accuracy drop allowed by column elimination (see
+        :class:`ThresholdGuessBinarizer`).
+    lower_bound_guess : bool, default=True
+        Pass the reference's predictions as ``y_ref`` (lower-bound guessing).
+        With False, GOSDT proves optimality on the guessed thresholds.
+    time_limit : float or None, default=None
+        Seconds for the GOSDT search (the reference fit is not counted).
+    memory_limit : int or None, default=None
+        Bytes for the GOSDT search.
+    random_state : int, RandomState instance or None, default=0
+        Seed of the reference ensemble.
+    verbose : bool, default=False
+        Print the GOSDT search progress.
+
+    Attributes
+    ----------
+    tree_ : treeopt.Tree
+        The tree on the raw features (``x[j] <= t`` tests; ``predict`` takes raw rows).
+    classes_, n_features_in_, feature_names_in_ : as in scikit-learn
+    binarizer_ : ThresholdGuessBinarizer
+        The fitted threshold guess.
+    reference_model_ : estimator
+        ``binarizer_.reference_model_``: the ensemble refitted on the kept columns.
+    thresholds_ : list of ndarray
+        Kept thresholds per input column (``binarizer_.thresholds_``).
+    binary_feature_names_ : ndarray of str
+        Names of the 0/1 columns GOSDT saw.
+    reference_error_ : float
+        Weighted training error of ``reference_model_``.
+    max_depth_ : int or None
+        Depth limit used.
+    gosdt_ : GOSDTClassifier
+        The fitted solver (on ``binarizer_.transform(X)``).
+    objective_ : float
+        ``misclassification + regularization * leaves`` of ``tree_`` on the training data.
+    lower_bound_ : float
+        Proven lower bound on the optimal objective over trees on the guessed
+        columns within ``max_depth_`` (``gosdt_.lower_bound_``).
+    guessed_lower_bound_ : float or None
+        Guessed lower bound at the root; None without lower-bound guessing.
+    status_ : str
+        ``"optimal"``, ``"matched_reference"`` (the search stopped because the
+        guessed bound was met), ``"time_limit"``, ``"memory_limit"`` or
+        ``"interrupted"``.
+    used_lower_bound_guess_ : bool
+        Whether ``y_ref`` was passed (False when ``lower_bound_guess=False`` or the
+        reference predicts a single class).
+    guarantee_ : float or None
+        Theorem 4.3 with a concrete comparison tree ``t`` that mimics the
+        reference: ``(reference errors + errors of t on the rows the reference gets
+        right) / N + regularization * leaves(t)``, which ``objective_`` never
+        exceeds. ``t`` is a CART tree within ``max_depth_`` grown on the rows the
+        reference classifies correctly, pruned exactly to minimise that sum; when
+        ``t`` replicates the reference it reads "reference error + λ · leaves".
+        None when the search stopped on a limit (the theorem needs a finished search).
+    n_leaves_ : int
+
+    Notes
+    -----
+    A reference that predicts a single class on the training rows gives no
+    guidance (its guessed bound is met by a single leaf at the root); the fit then
+    warns and runs GOSDT without ``y_ref``. Theorem 4.3 bounds ``objective_`` by
+    ``guarantee_`` in that case too, since the tree is then optimal (or the search
+    stopped on a limit and ``guarantee_`` is None).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    >>> clf = OptimalTreeClassifier(regularization=0.01, max_depth=3).fit(X, y)
+    >>> clf.status_ in ("optimal", "matched_reference")
+    True
+    >>> bool(clf.lower_bound_ <= clf.objective_ <= clf.guarantee_)
+    True
+    >>> print(clf.tree_.to_text().splitlines()[0])
+    if worst area <= 928.5:
+    """
+
+    _parameter_constraints: dict = {
+        "regularization": [Interval(Real, 0, None, closed="left")],
+        "max_depth": [Interval(Integral, 0, None, closed="left"), StrOptions({"auto"}), None],
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "estimator_depth": [Interval(Integral, 1, None, closed="left")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "tolerance": [Interval(Real, 0, 1, closed="both")],
+        "lower_bound_guess": ["boolean"],
+        "time_limit": [Interval(Real, 0, None, closed="neither"), None],
+        "memory_limit": [Interval(Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        regularization=0.001,
+        max_depth="auto",
+        n_estimators=40,
+        estimator_depth=1,
+        learning_rate=0.1,
+        tolerance=0.0,
+        lower_bound_guess=True,
+        time_limit=None,
+        memory_limit=None,
+        random_state=0,
+        verbose=False,
+    ):
+        self.regularization = regularization
+        self.max_depth = max_depth
+        self.n_estimators = n_estimators
+        self.estimator_depth = estimator_depth
+        self.learning_rate = learning_rate
+        self.tolerance = tolerance
+        self.lower_bound_guess = lower_bound_guess
+        self.time_limit = time_limit
+        self.memory_limit = memory_limit
+        self.random_state = random_state
+        self.verbose = verbose
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y, sample_weight=None):
+        """Guess thresholds, depth and lower bounds, then search with GOSDT.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric features (0/1 columns are fine); no NaN / inf.
+        y : array-like of shape (n_samples,)
+            Class labels, at least two classes.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights, used by the reference ensemble and by GOSDT.
+
+        Returns
+        -------
+        self
+        """
+        if np.isnan(self.regularization):
+            raise ValueError("regularization is NaN; pass a number >= 0 such as 0.001.")
+        X, y = _validate_numeric(self, X, y)
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        if self.classes_.shape[0] < 2:
+            raise ValueError(
+                f"y has only 1 class ({self.classes_[0]!r}); a classifier needs at least "
+                "2 classes."
+            )
+        weight = None
+        if sample_weight is not None:
+            weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                          ensure_non_negative=True)
+            if not weight.sum() > 0:
+                raise ValueError("sample_weight sums to zero; give some samples a positive weight.")
+            if np.unique(y[weight > 0]).shape[0] < 2:
+                raise ValueError(
+                    "only 1 class has positive sample weight; a classifier needs at least "
+                    "2 classes."
+                )
+
+        names = getattr(self, "feature_names_in_", None)
+        names = [str(n) for n in names] if names is not None else [
+            f"x{j}" for j in range(X.shape[1])
+        ]
+        binarizer = ThresholdGuessBinarizer(
+            n_estimators=self.n_estimators,
+            max_depth=self.estimator_depth,
+            learning_rate=self.learning_rate,
+            tolerance=self.tolerance,
+            random_state=self.random_state,
+        ).fit(X, y, sample_weight=weight)
+        self.binarizer_ = binarizer
+        self.reference_model_ = binarizer.reference_model_
+        self.thresholds_ = binarizer.thresholds_
+        self.binary_feature_names_ = binarizer.get_feature_names_out(names)
+        Xb = binarizer.transform(X)
+        y_ref = binarizer.reference_model_.predict(Xb)
+        w = np.ones(X.shape[0]) if weight is None else weight
+        correct = y_ref == y
+        self.reference_error_ = float(w[~correct].sum()) / float(w.sum())
+
+        self.max_depth_ = (
+            guess_max_depth(self.n_estimators, self.estimator_depth)
+            if self.max_depth == "auto" else self.max_depth
+        )
+        use_ref = bool(self.lower_bound_guess)
+        if use_ref and np.unique(y_ref).shape[0] < 2:
+            warnings.warn(
+                f"the reference ensemble predicts a single class ({y_ref[0]!r}) on every "
+                "training row, which carries no guidance for lower-bound guessing; fitting "
+                "without y_ref (increase n_estimators or estimator_depth for a reference "
+                "that separates the classes)",
+                UserWarning,
+                stacklevel=3,
+            )
+            use_ref = False
+        self.used_lower_bound_guess_ = use_ref
+
+        if Xb.shape[1] == 0:
+            self._fit_single_leaf(y, w)
+        else:
+            gosdt = GOSDTClassifier(
+                regularization=self.regularization,
+                max_depth=self.max_depth_,
+                time_limit=self.time_limit,
+                memory_limit=self.memory_limit,
+                verbose=self.verbose,
+            )
+            kwargs = {"y_ref": y_ref} if use_ref else {}
+            gosdt.fit(Xb, y, sample_weight=weight, **kwargs)
+            self.gosdt_ = gosdt
+            self.tree_ = self._raw_tree(gosdt.tree_, names, X.shape[1])
+            self.objective_ = float(gosdt.objective_)
+            self.lower_bound_ = float(gosdt.lower_bound_)
+            self.guessed_lower_bound_ = getattr(gosdt, "guessed_lower_bound_", None)
+            self.status_ = str(gosdt.status_)
+        self.n_leaves_ = int(self.tree_.n_leaves)
+        if self.status_ in ("optimal", "matched_reference"):
+            self.guarantee_ = _replica_bound(
+                Xb, y, correct, w, float(self.regularization), self.max_depth_
+            )
+        else:
+            self.guarantee_ = None
+        return self
+
+    def _fit_single_leaf(self, y, w):
+        """No guessed column at all: the only tree is a single leaf."""
+        codes = np.searchsorted(self.classes_, y)
+        totals = np.bincount(codes, weights=w, minlength=self.classes_.shape[0])
+        self.gosdt_ = None
+        self.tree_ = Tree([-1], [-1], [-2], [-2.0], [totals], [totals.sum()],
+                          classes=self.classes_, n_features=self.n_features_in_)
+        self.objective_ = float((totals.sum() - totals.max()) / totals.sum()) + float(
+            self.regularization
+        )
+        self.lower_bound_ = self.objective_
+        self.guessed_lower_bound_ = None
+        self.status_ = "optimal"
+
+    def _raw_tree(self, tree, names, n_features):
+        """Re-express a tree over the 0/1 columns as ``x[j] <= t`` tests on raw features.
+
+        Column ``k`` is ``x[j] <= t``; GOSDT's left branch is "column is 0", i.e.
+        ``x[j] > t``, so the children of every split are swapped.
+        """
+        internal = tree.children_left >= 0
+        cols = self.binarizer_.output_columns_
+        feature = np.full(tree.node_count, -2, dtype=np.int64)
+        threshold = np.full(tree.node_count, -2.0)
+        for node in np.flatnonzero(internal):
+            j, t = cols[int(tree.feature[node])]
+            feature[node], threshold[node] = j, t
+        left = np.where(internal, tree.children_right, -1)
+        right = np.where(internal, tree.children_left, -1)
+        return Tree(left, right, feature, threshold, tree.value, tree.weighted_n_node_samples,
+                    classes=self.classes_, feature_names=names, n_features=n_features)
+
+    def predict(self, X):
+        """Predicted class of each raw row of ``X``."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.predict(_validate_numeric(self, X, reset=False))
+
+    def predict_proba(self, X):
+        """Class proportions (training weights) of the leaf each row reaches."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.predict_proba(_validate_numeric(self, X, reset=False))
+
+    def apply(self, X):
+        """Index of the leaf of ``tree_`` each row reaches."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.apply(_validate_numeric(self, X, reset=False))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
