@@ -12,5 +12,6 @@ from .greedy import CostAwareTreeClassifier, EC45Classifier, ECARTClassifier
 from .extract import ExtractedTreeClassifier, ExtractedTreeRegressor
 from .guess import OptimalTreeClassifier, ThresholdGuessBinarizer
 from .latent import LatentTreeClassifier, LatentTreeRegressor
+from .optimal import OSDTClassifier
 
-__all__ = ["CostAwareTreeClassifier", "DL85Classifier", "EC45Classifier", "ECARTClassifier", "ExtractedTreeClassifier", "ExtractedTreeRegressor", "GOSDTClassifier", "LatentTreeClassifier", "LatentTreeRegressor", "NumericBinarizer", "OptimalTreeClassifier", "ThresholdGuessBinarizer", "Tree", "__version__"]
+__all__ = ["CostAwareTreeClassifier", "DL85Classifier", "EC45Classifier", "ECARTClassifier", "ExtractedTreeClassifier", "ExtractedTreeRegressor", "GOSDTClassifier", "LatentTreeClassifier", "LatentTreeRegressor", "NumericBinarizer", "OSDTClassifier", "OptimalTreeClassifier", "ThresholdGuessBinarizer", "Tree", "__version__"]

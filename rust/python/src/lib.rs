@@ -3,6 +3,7 @@
 //! for every search and checks for Ctrl-C while it runs. No algorithm lives here.
 
 mod isotonic;
+mod osdt;
 
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
@@ -203,6 +204,7 @@ fn dl85_fit<'py>(
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     isotonic::register(m)?;
+    osdt::register(m)?;
     m.add_function(wrap_pyfunction!(gosdt_fit, m)?)?;
     m.add_function(wrap_pyfunction!(dl85_fit, m)?)?;
     Ok(())

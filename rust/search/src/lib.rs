@@ -8,11 +8,13 @@ mod depth2;
 pub mod dl85;
 pub mod gosdt;
 mod graph;
+pub mod osdt;
 mod store;
 
 pub use budget::{Limits, Monitor, NoMonitor, Progress};
 pub use dl85::{solve as solve_dl85, Dl85Config};
 pub use gosdt::{solve as solve_gosdt, GosdtConfig};
+pub use osdt::{solve as solve_osdt, Bounds as OsdtBounds, OsdtConfig, OsdtResult, OsdtStats, Policy as OsdtPolicy};
 
 use treeopt_core::Tree;
 

@@ -1,63 +1,13 @@
 //! GOSDT against an exhaustive oracle: a memoised recursion over row subsets that tries
 //! every split at every node with no bound at all.
 
+mod common;
+
+use common::{instance, oracle, oracle_min_support};
 use proptest::prelude::*;
 use std::collections::HashMap;
 use treeopt_core::BinaryDataset;
 use treeopt_search::{solve_dl85, solve_gosdt, Dl85Config, GosdtConfig, NoMonitor, Status};
-
-#[derive(Debug)]
-struct Instance {
-    x: Vec<u8>,
-    y: Vec<u32>,
-    w: Vec<f64>,
-    rows: usize,
-    features: usize,
-    classes: usize,
-}
-
-fn oracle(inst: &Instance, penalty: f64, rows: Vec<usize>, depth: Option<usize>, memo: &mut HashMap<(Vec<usize>, Option<usize>), f64>) -> f64 {
-    oracle_min_support(inst, penalty, rows, depth, 1, memo)
-}
-
-/// The optimum over every tree whose leaves each hold at least `min_support` rows.
-fn oracle_min_support(inst: &Instance, penalty: f64, rows: Vec<usize>, depth: Option<usize>, min_support: usize, memo: &mut HashMap<(Vec<usize>, Option<usize>), f64>) -> f64 {
-    if let Some(v) = memo.get(&(rows.clone(), depth)) {
-        return *v;
-    }
-    let mut totals = vec![0.0; inst.classes];
-    for &r in &rows {
-        totals[inst.y[r] as usize] += inst.w[r];
-    }
-    let sum: f64 = totals.iter().sum();
-    let top = totals.iter().cloned().fold(0.0, f64::max);
-    let mut best = sum - top + penalty;
-    if depth != Some(0) {
-        for j in 0..inst.features {
-            let (l, r): (Vec<usize>, Vec<usize>) = rows.iter().partition(|&&i| inst.x[i * inst.features + j] == 0);
-            if l.len() < min_support.max(1) || r.len() < min_support.max(1) {
-                continue;
-            }
-            let d = depth.map(|d| d - 1);
-            let cost = oracle_min_support(inst, penalty, l, d, min_support, memo)
-                + oracle_min_support(inst, penalty, r, d, min_support, memo);
-            best = best.min(cost);
-        }
-    }
-    memo.insert((rows, depth), best);
-    best
-}
-
-fn instance() -> impl Strategy<Value = Instance> {
-    (1usize..=24, 1usize..=6, 2usize..=3).prop_flat_map(|(rows, features, classes)| {
-        (
-            proptest::collection::vec(0u8..=1, rows * features),
-            proptest::collection::vec(0u32..classes as u32, rows),
-            proptest::collection::vec(prop_oneof![Just(1.0), 0.1f64..5.0], rows),
-        )
-            .prop_map(move |(x, y, w)| Instance { x, y, w, rows, features, classes })
-    })
-}
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]

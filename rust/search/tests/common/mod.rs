@@ -1,0 +1,70 @@
+//! Shared helpers of the solver tests: random small instances and an exhaustive oracle
+//! (a memoised recursion over row subsets that tries every split at every node, with no
+//! bound at all). Used by `gosdt_oracle.rs` and `osdt_oracle.rs`.
+
+#![allow(dead_code)]
+
+use proptest::prelude::*;
+use std::collections::HashMap;
+
+/// A random classification problem over 0/1 features, with positive weights.
+#[derive(Debug, Clone)]
+pub struct Instance {
+    pub x: Vec<u8>,
+    pub y: Vec<u32>,
+    pub w: Vec<f64>,
+    pub rows: usize,
+    pub features: usize,
+    pub classes: usize,
+}
+
+/// The optimal cost (weight units) of the rows `rows` with `depth` levels left.
+pub fn oracle(inst: &Instance, penalty: f64, rows: Vec<usize>, depth: Option<usize>, memo: &mut HashMap<(Vec<usize>, Option<usize>), f64>) -> f64 {
+    oracle_min_support(inst, penalty, rows, depth, 1, memo)
+}
+
+/// The optimum over every tree whose leaves each hold at least `min_support` rows.
+pub fn oracle_min_support(inst: &Instance, penalty: f64, rows: Vec<usize>, depth: Option<usize>, min_support: usize, memo: &mut HashMap<(Vec<usize>, Option<usize>), f64>) -> f64 {
+    if let Some(v) = memo.get(&(rows.clone(), depth)) {
+        return *v;
+    }
+    let mut totals = vec![0.0; inst.classes];
+    for &r in &rows {
+        totals[inst.y[r] as usize] += inst.w[r];
+    }
+    let sum: f64 = totals.iter().sum();
+    let top = totals.iter().cloned().fold(0.0, f64::max);
+    let mut best = sum - top + penalty;
+    if depth != Some(0) {
+        for j in 0..inst.features {
+            let (l, r): (Vec<usize>, Vec<usize>) = rows.iter().partition(|&&i| inst.x[i * inst.features + j] == 0);
+            if l.len() < min_support.max(1) || r.len() < min_support.max(1) {
+                continue;
+            }
+            let d = depth.map(|d| d - 1);
+            let cost = oracle_min_support(inst, penalty, l, d, min_support, memo)
+                + oracle_min_support(inst, penalty, r, d, min_support, memo);
+            best = best.min(cost);
+        }
+    }
+    memo.insert((rows, depth), best);
+    best
+}
+
+/// Up to 24 rows, 6 features and 3 classes, unit or random weights.
+pub fn instance() -> impl Strategy<Value = Instance> {
+    instance_with(24, 6, 2..=3)
+}
+
+/// Up to `max_rows` rows and `max_features` features, a class count in `classes`, unit
+/// or random weights.
+pub fn instance_with(max_rows: usize, max_features: usize, classes: std::ops::RangeInclusive<usize>) -> impl Strategy<Value = Instance> {
+    (1usize..=max_rows, 1usize..=max_features, classes).prop_flat_map(|(rows, features, classes)| {
+        (
+            proptest::collection::vec(0u8..=1, rows * features),
+            proptest::collection::vec(0u32..classes as u32, rows),
+            proptest::collection::vec(prop_oneof![Just(1.0), 0.1f64..5.0], rows),
+        )
+            .prop_map(move |(x, y, w)| Instance { x, y, w, rows, features, classes })
+    })
+}
