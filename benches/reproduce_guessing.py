@@ -19,7 +19,8 @@ Both solvers get exactly the same 0/1 matrices, labels and ``y_ref``.  Every fit
 runs in its own forked child with a time limit (the solver's own, plus a kill
 after a grace period) and an address-space cap, so a run that exhausts either is
 reported as ``time_limit`` / ``memory_out`` -- the paper's "algorithm timeout" /
-"memory out".  Training time is the wall time of the solver's ``fit`` only; the
+"memory out".  Training time is the wall time of the solver's ``fit`` only (fits
+under 1 s are repeated and the best of 3 counts, for both solvers); the
 reference ensemble's fit (GBDT + column elimination) is reported separately.
 Accuracies are means ± standard deviations over the folds, as in the paper.
 
@@ -69,6 +70,9 @@ REFERENCES = [(40, 1), (30, 2)]
 SOLVERS = ("treeopt", "gosdt")
 METHODS = ("none", "th", "th+lb")
 KILL_GRACE_S = 15.0
+#: Fits faster than REPEAT_BELOW_S seconds are repeated, REPEATS in all; the minimum counts.
+REPEAT_BELOW_S = 1.0
+REPEATS = 3
 TOL = 1e-9
 
 
@@ -103,10 +107,20 @@ def solve(solver: str, Xb, y, Xb_test, y_test, lam: float, time_limit: float,
     def job():
         kwargs = dict(y_ref=y_ref, X_test=Xb_test)
         if solver == "treeopt":
-            # treeopt's own store limit, a little below the child's address-space cap
+            # treeopt's own store limit, a little below the child's memory cap
             kwargs["memory_limit"] = int(memory_cap * 0.8)
         rec = peer.RUNNERS[solver](Xb, y, lam, DEPTH, time_limit=time_limit, **kwargs)
         rec["test_accuracy"] = float(np.mean(rec.pop("test_predictions") == y_test))
+        # Short fits are timed best-of-REPEATS (timeit-style), for both solvers alike:
+        # on a shared machine other processes only ever add time to a run.
+        rec["repeats"] = 1
+        while rec["seconds"] < REPEAT_BELOW_S and rec["repeats"] < REPEATS:
+            again = peer.RUNNERS[solver](Xb, y, lam, DEPTH, time_limit=time_limit, **kwargs)
+            if abs(again["objective"] - rec["objective"]) > TOL:
+                raise RuntimeError(f"{solver}: a repeated fit gave another objective "
+                                   f"({again['objective']} vs {rec['objective']})")
+            rec["seconds"] = min(rec["seconds"], again["seconds"])
+            rec["repeats"] += 1
         return rec
 
     rec = peer.run_forked(job, timeout=time_limit + KILL_GRACE_S, memory_cap=memory_cap,
