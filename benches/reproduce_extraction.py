@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import platform
 import statistics
 import sys
@@ -295,6 +296,14 @@ def run_stability(row, first, n_samples, args):
     return {name: {how: stability(ts, Xtr, how) for how in EQUALITY} for name, ts in trees.items()}
 
 
+def load_average():
+    """1-, 5- and 15-minute load averages (other processes slow the fit's own work)."""
+    try:
+        return " ".join(f"{v:.2f}" for v in os.getloadavg())
+    except (AttributeError, OSError):  # not available on this platform
+        return "n/a"
+
+
 def med(values):
     return statistics.median(values) if values else float("nan")
 
@@ -324,7 +333,8 @@ def main(argv=None):
 
     print(
         f"treeopt {treeopt.__version__}, scikit-learn {sklearn.__version__}, numpy "
-        f"{np.__version__}, Python {platform.python_version()}, {platform.machine()}"
+        f"{np.__version__}, Python {platform.python_version()}, {platform.machine()}, "
+        f"{os.cpu_count()} CPUs, load average {load_average()}"
     )
     print(
         f"splits {args.splits}, n = {args.n_samples}, max_leaves {args.max_leaves}, test size 30%\n"
@@ -403,7 +413,7 @@ def main(argv=None):
             f"{100 * outside:.1f}% of fit time (pooled {100 * total:.1f}%; median fit "
             f"{med(rec['fit_s']):.3f}s, black box {med(rec['bb_s']):.3f}s, "
             f"{int(med(rec['queries']))} queries); in CPU time of the fitting thread: "
-            f"median {100 * med(rec['cpu_outside']):.1f}%"
+            f"median {100 * med(rec['cpu_outside']):.1f}%; load average now {load_average()}"
         )
         verdicts.append(
             ("time outside black-box calls <= 30% (RF, breast cancer)", outside <= 0.30)

@@ -21,7 +21,14 @@ from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from treeopt import ExtractedTreeClassifier, ExtractedTreeRegressor, Tree
-from treeopt.extract import BoxGaussianMixture, _best_split, _importance_weights
+from treeopt.extract import (
+    BoxGaussianMixture,
+    _best_split,
+    _class_indices,
+    _importance_weights,
+    _sort_rows,
+    _truncnorm_ppf,
+)
 
 # --------------------------------------------------------------------------- #
 # black boxes (module level, so they pickle)
@@ -130,8 +137,9 @@ def test_samples_inside_far_tail_boxes():
     [
         (-0.7, 1.9),  # most of the mass: mostly the untruncated draws
         (-np.inf, -1.2),  # one-sided lower tail
-        (2.5, 3.0),  # thin band in the tail: mostly scipy's truncnorm
+        (2.5, 3.0),  # thin band in the tail: mostly the inverse CDF (flipped case)
         (4.0, np.inf),  # far upper tail
+        (44.6, 45.0),  # 34 standard deviations out: the log-space inverse CDF
     ],
 )
 def test_one_dimensional_samples_follow_the_truncated_normal(lower, upper):
@@ -143,6 +151,82 @@ def test_one_dimensional_samples_follow_the_truncated_normal(lower, upper):
     assert p_value > 0.01
     # the test has power: the same samples are far from the untruncated normal
     assert stats.kstest(x, stats.norm(mu, sigma).cdf).pvalue < 1e-6
+
+
+@pytest.mark.parametrize(
+    "alpha, beta",
+    [
+        (-np.inf, 0.3),
+        (-0.7, 1.9),
+        (2.5, 3.0),
+        (4.0, np.inf),
+        (0.0, np.inf),
+        (-np.inf, np.inf),
+        (-np.inf, -30.0),
+        (-3.0, -2.9999),
+        (-1e-12, 1e-12),
+        (8.0, 9.0),
+        (-5.0, 40.0),
+        (-38.0, -37.9),  # mass ~1e-315: log-space route
+        (40.0, 40.5),
+        (-45.0, -44.0),
+    ],
+)
+def test_inverse_cdf_equals_scipys_truncnorm_ppf(alpha, beta):
+    q = np.random.default_rng(0).uniform(1e-6, 1 - 1e-6, 5000)
+    q[:3] = [1e-6, 0.5, 1 - 1e-6]
+    ours = _truncnorm_ppf(q, alpha, beta)
+    np.testing.assert_allclose(ours, stats.truncnorm.ppf(q, alpha, beta), rtol=1e-9, atol=1e-9)
+    # inside the interval up to rounding
+    assert np.all(ours >= alpha - 1e-12 * (1 + abs(alpha)))
+    assert np.all(ours <= beta + 1e-12 * (1 + abs(beta)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    d=st.integers(1, 4),
+    n=st.integers(1, 3000),
+    kind=st.sampled_from(["normal", "ties", "outliers", "adjacent", "constant", "huge"]),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_sort_rows_is_an_exact_argsort(d, n, kind, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(d, n))
+    if kind == "ties":
+        X = np.round(X, 1)
+    elif kind == "outliers":  # most values share one integer level: the argsort fallback
+        X[:, : min(3, n)] = 1e12
+    elif kind == "adjacent":  # values one ulp apart
+        X = 1.0 + rng.integers(0, 3, (d, n)) * np.finfo(float).eps
+    elif kind == "constant":
+        X[:] = 3.0
+    elif kind == "huge":
+        X[:, 0], X[:, -1] = 1e300, -1e300
+    order, distinct = _sort_rows(X.copy())
+    xs = np.take_along_axis(X, order, axis=1)
+    np.testing.assert_array_equal(xs, np.sort(X, axis=1))
+    np.testing.assert_array_equal(distinct, xs[:, 1:] > xs[:, :-1])
+    np.testing.assert_array_equal(np.sort(order, axis=1), np.broadcast_to(np.arange(n), (d, n)))
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        np.array([3, -2, 3, 7, -2]),
+        np.array([True, False, True]),
+        np.array([True, True]),
+        np.array([0, 2, 1], dtype=np.uint8),
+        np.array([-128, 127, 0], dtype=np.int8),  # range beyond the dtype's own difference
+        np.array([2**64 - 1, 2**64 - 3], dtype=np.uint64),
+        np.array([np.iinfo(np.int64).min, np.iinfo(np.int64).max]),  # wide: np.unique
+        np.array(["b", "a", "b"]),
+        np.array([1.0, 0.0, 1.0]),
+        np.array([], dtype=int),
+    ],
+)
+def test_class_indices_equal_uniques_inverse(labels):
+    expected = np.unique(labels, return_inverse=True)[1].reshape(-1)
+    np.testing.assert_array_equal(_class_indices(labels), expected)
 
 
 def test_component_reweighting_matches_a_numerical_integral():
@@ -448,8 +532,9 @@ def test_regression_recovers_steps():
     mse = est.fidelity(X_test)["mse"]
     assert mse == pytest.approx(np.mean((est.predict(X_test) - steps(X_test)) ** 2))
     assert mse < 0.05 * np.var(steps(X_test))  # a step misplaced by a sample gap costs a bit
-    # negative leaf means are kept (value holds the node means)
-    assert tree.value.min() < -9 and est.predict(X_test).min() == tree.value.min()
+    # negative leaf means are kept (value holds the node means): the x0 <= -0.5 region
+    # (mean -10, or -7 where x1 > 0) gives a leaf of mean at most -7
+    assert tree.value.min() <= -7 and est.predict(X_test).min() == tree.value.min()
     assert "x[0] <=" in tree.to_text() and "digraph" in tree.to_dot()
 
 
