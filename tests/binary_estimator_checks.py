@@ -30,8 +30,8 @@ __all__ = [
 
 _CONTINUOUS = (
     "feeds continuous features; {name} accepts only 0/1 features by design "
-    "(ValueError naming treeopt.NumericBinarizer); the check runs on the "
-    "NumericBinarizer -> {name} pipeline instead"
+    "(ValueError naming {binarizer}); the check runs on the "
+    "{binarizer} -> {name} pipeline instead"
 )
 _CONTINUOUS_SW = (
     "feeds continuous features; {name} accepts only 0/1 features by design; "
@@ -90,9 +90,14 @@ EXPECTED_FAILED_CHECKS_PIPELINE = {
 }
 
 
-def expected_failed_checks_bare(name):
-    """{check name: reason} for the bare 0/1-only classifier called ``name``."""
-    reasons = {check: _CONTINUOUS.format(name=name) for check in BINARY_ONLY_CHECKS}
+def expected_failed_checks_bare(name, binarizer="treeopt.NumericBinarizer", also=(), unless=()):
+    """{check name: reason} for the bare 0/1-only classifier called ``name``.
+
+    ``binarizer`` names the transformer the error message and the pipeline use; ``also``
+    adds and ``unless`` removes binary-only checks particular to one estimator.
+    """
+    checks = [c for c in (*BINARY_ONLY_CHECKS, *also) if c not in unless]
+    reasons = {check: _CONTINUOUS.format(name=name, binarizer=binarizer) for check in checks}
     reasons.update(
         {check: _CONTINUOUS_SW.format(name=name) for check in BINARY_ONLY_SAMPLE_WEIGHT_CHECKS}
     )

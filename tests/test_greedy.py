@@ -29,6 +29,8 @@ from treeopt.greedy import _node_scores, cost_complexity_prune
 from treeopt.metrics import expected_cost, path_costs, tree_size
 from treeopt.preprocessing import BinnedOneHotEncoder
 
+from binary_estimator_checks import EXPECTED_FAILED_CHECKS_PIPELINE, expected_failed_checks_bare
+
 CRITERIA = ["entropy", "gini", "asr", "impure_pairs", "balance"]
 
 
@@ -632,75 +634,19 @@ def test_pipeline_pandas_names_in_rules():
 # --------------------------------------------------------------------------- #
 # estimator contract
 # --------------------------------------------------------------------------- #
-_CONTINUOUS = (
-    "feeds continuous features; the greedy trees use binary tests over 0/1 features by "
-    "design (ValueError naming treeopt.preprocessing.BinnedOneHotEncoder); the check "
-    "runs on the BinnedOneHotEncoder -> CostAwareTreeClassifier pipeline instead"
+EXPECTED_FAILED_BARE = expected_failed_checks_bare(
+    "CostAwareTreeClassifier",
+    binarizer="treeopt.preprocessing.BinnedOneHotEncoder",
+    # one-label and one-sample checks feed continuous X here too; class_weight is not a
+    # parameter of the cost-aware trees, so sklearn skips that check
+    also=("check_classifiers_one_label", "check_fit2d_1sample"),
+    unless=("check_class_weight_classifiers",),
 )
-_CONTINUOUS_SW = (
-    "feeds continuous features; sample_weight semantics are covered by "
-    "test_integer_weights_equal_repeated_rows_and_zero_weights_equal_removal on 0/1 data"
-)
-EXPECTED_FAILED_BARE = {
-    name: _CONTINUOUS
-    for name in [
-        "check_fit_score_takes_y",
-        "check_estimators_overwrite_params",
-        "check_dont_overwrite_parameters",
-        "check_estimators_fit_returns_self",
-        "check_readonly_memmap_input",
-        "check_n_features_in_after_fitting",
-        "check_positive_only_tag_during_fit",
-        "check_estimators_dtypes",
-        "check_dtype_object",
-        "check_pipeline_consistency",
-        "check_estimators_pickle",
-        "check_f_contiguous_array_estimator",
-        "check_classifier_data_not_an_array",
-        "check_classifiers_one_label_sample_weights",
-        "check_classifiers_classes",
-        "check_classifiers_train",
-        "check_supervised_y_2d",
-        "check_methods_sample_order_invariance",
-        "check_methods_subset_invariance",
-        "check_fit2d_1feature",
-        "check_dict_unchanged",
-        "check_fit_idempotent",
-        "check_fit_check_is_fitted",
-        "check_n_features_in",
-        "check_fit2d_predict1d",
-        "check_estimators_nan_inf",
-        "check_array_api_input",
-        "check_classifiers_one_label",
-        "check_fit2d_1sample",
-    ]
-}
-EXPECTED_FAILED_BARE.update(
-    {
-        name: _CONTINUOUS_SW
-        for name in [
-            "check_sample_weights_pandas_series",
-            "check_sample_weights_not_an_array",
-            "check_sample_weights_list",
-            "check_sample_weights_shape",
-            "check_sample_weights_not_overwritten",
-            "check_sample_weight_equivalence_on_dense_data",
-        ]
-    }
-)
-_PIPELINE_STEPS = (
-    "sklearn's Pipeline fits its steps in place, so its `steps` parameter changes during "
-    "fit; scikit-learn xfails this check for every Pipeline"
-)
-EXPECTED_FAILED_PIPELINE = {
-    "check_estimators_overwrite_params": _PIPELINE_STEPS,
-    "check_dont_overwrite_parameters": _PIPELINE_STEPS,
-}
 
 
 def _expected_failed(estimator):
     if isinstance(estimator, Pipeline):
-        return EXPECTED_FAILED_PIPELINE
+        return EXPECTED_FAILED_CHECKS_PIPELINE
     if isinstance(estimator, BinnedOneHotEncoder):
         return {}
     return EXPECTED_FAILED_BARE
