@@ -100,6 +100,74 @@ def test_forward_equals_a_generic_qp_solver_on_320_problems():
     print(f"320 problems, largest deviation from the QP solver {worst:.2e}")
 
 
+@pytest.mark.parametrize("kind", ["iid", "drift"])
+@pytest.mark.parametrize("lam", [0.0, 0.01, 1.0, 100.0])
+def test_large_batches_satisfy_the_optimality_conditions(kind, lam):
+    # The benchmark's size (n = 512, depth 6), where the solver drops most values before
+    # sorting and sorts the rest of a column only when its node is pooled: a KKT
+    # certificate of the tree-isotonic problem for the unclipped values r (edge
+    # multipliers computed bottom-up), and the supports of Proposition 2.
+    rng = np.random.default_rng(17)
+    n, t = 512, 127
+    q = rng.normal(size=(n, t))
+    if kind == "drift":  # deeper nodes score higher than their parents: much pooling
+        q += 0.5 * np.log2(np.arange(1, t + 1))
+    groups = check_optimality(q, lam)
+    if kind == "drift":
+        assert len(groups) < 0.6 * t  # the pooling path was exercised
+
+
+@pytest.mark.parametrize("kind", ["chain", "drift"])
+@pytest.mark.parametrize("n, depth", [(1, 12), (8, 12), (64, 10)])
+@pytest.mark.parametrize("lam", [0.01, 1.0])
+def test_deep_trees_with_heavy_pooling_satisfy_the_optimality_conditions(kind, n, depth, lam):
+    # Small batches under deep trees, where pooled groups gather hundreds of columns (the
+    # solver's runs are merged and its worst-case guard can hand groups to a treap).
+    # chain: the root has no mass and every other node the same column, so the root's
+    # group absorbs the tree one node at a time; drift: groups pool bottom up.
+    rng = np.random.default_rng(depth * 100 + n)
+    t = 2 ** (depth + 1) - 1
+    if kind == "chain":
+        q = np.repeat(0.3 + 0.2 * rng.normal(size=(n, 1)), t, axis=1)
+        q[:, 0] = -1.0
+    else:
+        q = rng.normal(size=(n, t)) + np.floor(np.log2(np.arange(1, t + 1)))
+    groups = check_optimality(q, lam)
+    assert len(groups) < (0.05 if kind == "chain" else 0.5) * t
+
+
+def check_optimality(q, lam):
+    """KKT certificate, clipping and Proposition 2 supports of one forward pass; returns
+    the group ids."""
+    n, t = q.shape
+    solver = TreePAV()
+    a, z = solver.forward(q, lam)
+    info = solver.info()
+    r, v = info["value"], q + 0.5
+    par = parents(t)
+    assert np.all(r[1:] <= r[par])
+    # g_t'(r_t) = lam r_t - sum_i (v_it - r_t)_+ ; mu_t = sum over children mu - g_t'(r_t)
+    deriv = lam * r - np.clip(v - r, 0, None).sum(axis=0)
+    mu = np.zeros(t)
+    for node in range(t - 1, -1, -1):
+        kids = [c for c in (2 * node + 1, 2 * node + 2) if c < t]
+        mu[node] = mu[kids].sum() - deriv[node]
+    tol = 1e-9 * (1 + lam + np.abs(v).sum())
+    assert mu[1:].min() >= -tol
+    assert np.abs(mu[1:][r[1:] < r[par]]).max(initial=0) <= tol
+    assert abs(mu[0]) <= tol
+    np.testing.assert_array_equal(a, np.clip(r, 0, 1))
+    np.testing.assert_array_equal(z, np.clip(v, 0, a))
+    # supports: the values >= the group value (and > 0 when lam > 0)
+    expected = (v >= r) & ((v > 0) | (lam == 0))
+    assert np.array_equal(info["support"], expected)
+    groups, sizes = np.unique(info["group"], return_counts=True)
+    k = np.bincount(info["group"], weights=expected.sum(axis=0), minlength=t)
+    np.testing.assert_allclose(info["denominator"], lam * sizes[np.searchsorted(groups, info["group"])]
+                               + k[info["group"]], rtol=1e-15)
+    return groups
+
+
 def test_forward_closed_forms():
     # a single node: Proposition 2 by hand. v = [1.0, 0.6, 0.2], lam = 1:
     # k=1: a = 1/2 <= 0.6; k=2: a = 1.6/3 > 0.2  ->  a = 1.6/3

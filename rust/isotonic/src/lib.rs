@@ -21,18 +21,54 @@
 //!
 //! With `v = q + 1/2`, the group objective `lam |G| a^2 / 2 + sum_{j in G} (v_j - a)_+^2 / 2`
 //! is minimised at `a(k*) = sum_{S(k*)} v / (lam |G| + k*)`, `S(k)` being the `k` largest
-//! values of the group (Proposition 2). Values `v <= 0` can never be in a support when
-//! `lam > 0` (the group value is `>= 0`), so only the values `v > 0` are kept. Each node's
-//! values are sorted once, descending (`O(m log n)` for `m = n T` values). A group that is
-//! never pooled finds `k*` by a walk down its sorted column. Pooled groups keep their
-//! values in a treap ordered by value and augmented with subtree counts and sums: pooling
-//! two groups is a treap union (`O(m log m)` in total over all unions), and `k*` is found
-//! by one descent (`O(log m)`). Violations are taken largest first from a binary heap
-//! (`O(T log T)` operations). Overall `O(m log m)` time and `O(m)` memory. All buffers
-//! live in the [`TreePav`] value and are reused: after a first call of a given size,
-//! `forward` and `backward` allocate nothing. There is no randomness (treap priorities
-//! are a fixed hash of the element index) and no threading, so results are bit for bit
-//! reproducible.
+//! values of the group and `k*` the smallest `k` with `a(k) > v_(k+1)` (Proposition 2);
+//! equivalently `S(k*) = {v_j >= a(k*)}`. With `m = n T` values:
+//!
+//! * **Candidates.** Values `v <= 0` can never be in a support when `lam > 0` (the group
+//!   value is `>= 0`). Moreover every group value, and every threshold the searches below
+//!   evaluate, is at least the smallest single-node value, for which a lower bound comes
+//!   from one pass over `q` (`a_t(k)` for `k <= 4` and for all kept values, all below
+//!   `a_t(k*) = max_k a_t(k)`); values under it are dropped. Two passes, `O(m)`.
+//! * **Sorted once.** Each node's candidates are sorted once, descending, with prefix
+//!   sums: a bucket pass on the leading key bits, then insertion sort, with a comparison
+//!   sort for crowded buckets (`O(m log n)` worst case, close to linear on smooth scores).
+//!   Only the part above the node's own bound is sorted at first; the rest is sorted if
+//!   and when the node is pooled.
+//! * **Single nodes.** `k*` by a walk down the sorted column, `O(k*)`.
+//! * **Pooled groups** keep their values as a few sorted *runs* (a run is one column, or
+//!   the merge of several, with prefix sums), and `k*` is found by Newton's method on the
+//!   concave piecewise-linear `f(a) = lam |G| a - sum_j (v_j - a)_+` from the absorbing
+//!   group's value (a lower bound), each step `a <- sum_{v >= a} v / (lam |G| + #{v >= a})`
+//!   costing one binary search per run; the steps increase, the candidate supports
+//!   shrink, and the first repeated support is `S(k*)` exactly. Two runs are merged only
+//!   if their lengths are within a factor 2 (a merged run is at least 3/2 as long as
+//!   either part, so every value is merged `O(log m)` times, `O(m log m)` in all), and
+//!   only when it pays: always while a group has more than 64 runs, never while it has
+//!   at most 4, and otherwise when the merge copies at most twice as many values as the
+//!   probes one run's binary searches took over the group's searches so far (ski rental:
+//!   a merge saves one run's search per later step, and a group that was searched often
+//!   will likely be searched again). A group thus has at most `max(64, log2 m + 1)` runs,
+//!   and a Newton step costs `O(log m)` binary searches.
+//! * **Worst-case guard.** Newton's step count has no useful bound on adversarial input,
+//!   so the searches draw on a work account: each pooling deposits
+//!   `4 (n + 64) (log2 m + 1)` binary-search probes, and a search that would overdraw it
+//!   moves its group, for good, to a treap over all its values (ordered by value,
+//!   augmented with subtree counts and sums; priorities are a fixed hash of the slot, so
+//!   there is no randomness): pooling is then a treap union and `k*` one descent. With
+//!   at most `T - 1` poolings the searches cost `O(n T log m) = O(m log m)` in all, and the
+//!   treaps `O(m log m)` expected over the hash priorities (a union of sizes `a <= b`
+//!   costs `O(a log(b / a + 1))`). Newton needs a handful of steps in practice and the
+//!   account is not overdrawn on any input of `benches/isotonic.rs` (see
+//!   [`TreePav::n_treap_groups`]); the treap path is 2 to 5 times slower on them.
+//! * **Violators** are taken largest first from a binary heap. A node is absorbed at
+//!   most `D` times, so there are `O(T D)` pushes of `O(log T)` each.
+//!
+//! In all, `O(m log m + T D log T)` time (`O(m log m)` expected for the treap part, and
+//! deterministic otherwise), which is the `O(m log m)` of the issue whenever `n > D`; for
+//! smaller batches the violator heap can add a factor of at most `(D + 1) / n`. Memory
+//! is `O(m)`. All buffers live in the [`TreePav`] value and are reused: after a
+//! first call of a given size, `forward` and `backward` allocate nothing. There is no
+//! randomness and no threading, so results are bit for bit reproducible.
 //!
 //! # Example
 //!
@@ -127,6 +163,34 @@ impl Default for TreapNode {
     }
 }
 
+/// Fixed treap priority of an element slot (a 32-bit integer hash).
+#[inline]
+fn priority(e: u32) -> u32 {
+    let mut x = e.wrapping_add(0x9e37_79b9);
+    x = (x ^ (x >> 16)).wrapping_mul(0x21f0_aaad);
+    x = (x ^ (x >> 15)).wrapping_mul(0x735a_2d97);
+    x ^ (x >> 15)
+}
+
+/// Default work factor of the Newton searches: every pooling deposits
+/// `WORK_FACTOR (n + 64) (log2(n T) + 1)` binary-search probes in the account they draw
+/// on (see the crate documentation, "Pooled groups", and [`TreePav::set_work_factor`]).
+pub const WORK_FACTOR: u64 = 4;
+
+/// A group's runs are merged, if any two are within a factor 2 in length, whenever it has
+/// more than this many.
+const MAX_UNMERGED_RUNS: usize = 64;
+
+/// A group's runs are not merged while it has at most this many.
+const MIN_MERGED_RUNS: usize = 4;
+
+/// Element copies of a run merge worth one binary-search probe (see `combine_runs`).
+const COPIES_PER_PROBE: u64 = 2;
+
+/// Most runs a group can keep: lengths are below 2^32, and when merging stops with more
+/// than [`MAX_UNMERGED_RUNS`] runs, each is more than twice as long as the next.
+const MAX_RUNS: usize = if MAX_UNMERGED_RUNS > 33 { MAX_UNMERGED_RUNS } else { 33 };
+
 /// Solver state and reusable buffers for the forward and backward pass.
 #[derive(Debug, Clone, Default)]
 pub struct TreePav {
@@ -134,18 +198,35 @@ pub struct TreePav {
     n_nodes: usize,
     lam: f64,
     solved: bool,
+    /// Work account factor of the Newton searches (`None`: [`WORK_FACTOR`]).
+    work_factor: Option<u64>,
     /// Copy of the last `q` (row-major), needed by the backward pass.
     q: Vec<f64>,
     /// Clipped node values of the last forward pass.
     a: Vec<f64>,
 
-    // Sorted columns in CSR layout: node t owns elements col_start[t]..col_start[t+1]-1
-    // (the last slot of each column is a spare used while bucketing),
-    // sorted by value descending, then row ascending. Only values that can enter a
-    // support are kept (v > 0 when lam > 0, every value when lam == 0).
+    // Sorted columns: node t owns the slots col_start[t] = t (n + 1) .. col_start[t+1]
+    // and uses the first col_len[t] of them (the one after them is a spare used while
+    // bucketing). A column holds the node's candidates, the values that can enter a
+    // support (v > 0 when lam > 0, every value when lam == 0, and in both cases
+    // v >= the cut of `gather_columns`), sorted by value descending, then row ascending.
     col_start: Vec<usize>,
+    col_len: Vec<u32>,
     val: Vec<f64>,
     row: Vec<u32>,
+    /// Prefix sums of each sorted column in the same layout: `pre[col_start[t] + k]` is
+    /// the sum of the `k` largest candidates of node `t` (`k` up to the column length).
+    pre: Vec<f64>,
+    /// Per node: count, sum and four largest of the kept values (for the cut).
+    kept_count: Vec<f64>,
+    kept_sum: Vec<f64>,
+    top: Vec<f64>,
+    /// Per node: a lower bound of its single-node value `a_t(k*_t)`.
+    bound: Vec<f64>,
+    /// Per node: length of the sorted prefix of its column. Only the values above the
+    /// node's own bound are sorted at first (all a single node needs); the rest, which
+    /// are all smaller, is sorted when the node is first pooled.
+    sorted_len: Vec<u32>,
 
     // Per node.
     /// Number of the node's elements in its group's support (a prefix of its column).
@@ -160,17 +241,46 @@ pub struct TreePav {
     size: Vec<u32>,
     support: Vec<u64>,
     value: Vec<f64>,
-    boundary: Vec<u32>,
-    treap: Vec<u32>,
-    built: Vec<bool>,
     stamp: Vec<u32>,
+    /// Whether the group keeps its elements in one treap (`treap[g]`) instead of as the
+    /// list of its members' columns; then `boundary[g]` is the first element (in treap
+    /// order) outside its support, or NIL.
+    in_treap: Vec<bool>,
+    treap: Vec<u32>,
+    boundary: Vec<u32>,
 
-    /// Treap arena over the elements (one cache-friendly record per element).
+    /// Sorted runs of the column-list groups. A run is a sorted sequence of the values of
+    /// one or more whole columns, named by one of those columns (its owner `u`): a single
+    /// column's run is the column itself, a merged run lives in the run arena
+    /// (`run_val`, `run_pre`, from `run_start[u]`; `run_len[u] + 1` slots). A group lists
+    /// its runs from `run_head[g]` through `run_next`, longest first.
+    run_head: Vec<u32>,
+    run_next: Vec<u32>,
+    run_len: Vec<u32>,
+    run_start: Vec<usize>,
+    run_in_arena: Vec<bool>,
+    run_live: Vec<bool>,
+    run_val: Vec<f64>,
+    run_pre: Vec<f64>,
+    /// First free slot and size in use of the run arena.
+    run_bump: usize,
+    run_cap: usize,
+    /// Per column-list group: the threshold of its last evaluation (`S(k*)` = the values
+    /// at or above it).
+    threshold: Vec<f64>,
+    /// Per column-list group: probes of one run's binary search, summed over the group's
+    /// evaluations (what one run less would have saved).
+    spent: Vec<u64>,
+    live: Vec<u32>,
+
+    /// Treap arena over the column slots (one record per slot, used by treap groups only).
     nodes: Vec<TreapNode>,
+    stack: Vec<u32>,
 
     heap: Vec<Entry>,
-    stack: Vec<u32>,
     scratch: Vec<(u64, u32)>,
+    sorted: Vec<(u64, u32)>,
+    hist: Vec<u32>,
     grad_a_eff: Vec<f64>,
 }
 
@@ -195,13 +305,68 @@ fn value_of_key(key: u64) -> f64 {
     f64::from_bits(bits)
 }
 
-/// Fixed treap priority of an element (a 32-bit integer hash).
-#[inline]
-fn priority(e: u32) -> u32 {
-    let mut x = e.wrapping_add(0x9e37_79b9);
-    x = (x ^ (x >> 16)).wrapping_mul(0x21f0_aaad);
-    x = (x ^ (x >> 15)).wrapping_mul(0x735a_2d97);
-    x ^ (x >> 15)
+/// Buckets of at most this many elements are left to the final insertion pass.
+const SMALL_BUCKET: usize = 16;
+
+/// Sorts `(key, row)` pairs ascending into `out` (cleared first), exactly; `key` is a
+/// [`descending_key`], so this is value descending, then row ascending.
+///
+/// One counting pass spreads the elements over at least `2 len` buckets by the leading
+/// bits of `key - min` (buckets come out in order); buckets with more than
+/// [`SMALL_BUCKET`] elements are sorted with `sort_unstable`, so skewed columns stay
+/// `O(len log len)`, and one insertion-sort pass orders the small ones, whose elements
+/// never move out of their bucket. Scores are spread smoothly enough for buckets to
+/// hold a few elements, which makes this two to three times faster than a comparison
+/// sort of the column.
+fn bucket_sort(col: &[(u64, u32)], out: &mut Vec<(u64, u32)>, hist: &mut Vec<u32>) {
+    out.clear();
+    out.extend_from_slice(col);
+    let len = col.len();
+    if len > SMALL_BUCKET {
+        let (mut lo, mut hi) = (u64::MAX, 0u64);
+        for &(k, _) in col {
+            lo = lo.min(k);
+            hi = hi.max(k);
+        }
+        let range = hi - lo;
+        if range == 0 {
+            out.sort_unstable(); // equal keys: order by row (linear on sorted input)
+            return;
+        }
+        let bits = (2 * len).next_power_of_two().trailing_zeros();
+        let shift = (64 - range.leading_zeros()).saturating_sub(bits);
+        let n_buckets = (range >> shift) as usize + 1;
+        resize(hist, n_buckets + 1, 0);
+        for &(k, _) in col {
+            hist[((k - lo) >> shift) as usize + 1] += 1;
+        }
+        for b in 1..=n_buckets {
+            hist[b] += hist[b - 1];
+        }
+        // hist[b] = first slot of bucket b; advancing it leaves the bucket's end
+        for &e in col {
+            let b = ((e.0 - lo) >> shift) as usize;
+            out[hist[b] as usize] = e;
+            hist[b] += 1;
+        }
+        let mut start = 0;
+        for &end in &hist[..n_buckets] {
+            let end = end as usize;
+            if end - start > SMALL_BUCKET {
+                out[start..end].sort_unstable();
+            }
+            start = end;
+        }
+    }
+    for j in 1..len {
+        let e = out[j];
+        let mut i = j;
+        while i > 0 && out[i - 1] > e {
+            out[i] = out[i - 1];
+            i -= 1;
+        }
+        out[i] = e;
+    }
 }
 
 #[inline]
@@ -214,10 +379,44 @@ fn resize<T: Clone>(v: &mut Vec<T>, len: usize, fill: T) {
     v.resize(len, fill);
 }
 
+/// Index of the first value of `x` that is not finite. A vectorisable pass first
+/// (`0 x` is NaN exactly for infinities and NaN), then the search only on failure.
+fn first_non_finite(x: &[f64]) -> Option<usize> {
+    let mut acc = [0.0f64; 8];
+    let mut chunks = x.chunks_exact(8);
+    for c in &mut chunks {
+        for j in 0..8 {
+            acc[j] += c[j] * 0.0;
+        }
+    }
+    let tail: f64 = chunks.remainder().iter().map(|&v| v * 0.0).sum();
+    if acc.iter().sum::<f64>() + tail == 0.0 {
+        return None;
+    }
+    x.iter().position(|v| !v.is_finite())
+}
+
+/// Gives `v` length `len`, keeping its contents when it already has that length (for
+/// buffers whose every read slot is written first).
+fn ensure_len<T: Clone>(v: &mut Vec<T>, len: usize, fill: T) {
+    if v.len() != len {
+        resize(v, len, fill);
+    }
+}
+
 impl TreePav {
     /// An empty solver; buffers grow on first use and are reused afterwards.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Sets the work factor of the Newton searches of pooled groups (default
+    /// [`WORK_FACTOR`]): each pooling adds `factor (n + 64) (log2(n T) + 1)` binary-search
+    /// probes to the account those searches draw on, and a group whose search would
+    /// overdraw it continues as a treap. Only the speed depends on it (the results agree
+    /// to rounding); `0` sends every pooled group to the treap path, which tests use.
+    pub fn set_work_factor(&mut self, factor: u64) {
+        self.work_factor = Some(factor);
     }
 
     /// Solves problem (3) for the `n_rows x n_nodes` row-major scores `q` and writes the
@@ -276,7 +475,7 @@ impl TreePav {
         if !(lam.is_finite() && lam >= 0.0) {
             return Err(PavError::BadLambda { lam });
         }
-        if let Some(bad) = q.iter().position(|x| !x.is_finite()) {
+        if let Some(bad) = first_non_finite(q) {
             return Err(PavError::NonFinite {
                 what: "q",
                 row: bad / n_nodes,
@@ -290,7 +489,7 @@ impl TreePav {
         self.q.clear();
         self.q.extend_from_slice(q);
 
-        self.sort_columns();
+        self.gather_columns();
         self.pool(depth);
 
         // Outputs: a = clip(group value, 0, 1), z = clip(q + 1/2, 0, a).
@@ -302,8 +501,10 @@ impl TreePav {
         a_out.copy_from_slice(&self.a);
         for (zrow, qrow) in z_out.chunks_exact_mut(n_nodes).zip(q.chunks_exact(n_nodes)) {
             for ((z, &qv), &a) in zrow.iter_mut().zip(qrow).zip(&self.a) {
-                // clip(v, 0, a) for a >= 0, branch-free
-                *z = (qv + 0.5).min(a).max(0.0);
+                // clip(v, 0, a) for a >= 0, branch-free (no NaN here)
+                let v = qv + 0.5;
+                let v = if v < a { v } else { a };
+                *z = if v > 0.0 { v } else { 0.0 };
             }
         }
         self.solved = true;
@@ -355,7 +556,7 @@ impl TreePav {
                 node: bad,
             });
         }
-        if let Some(bad) = grad_z.iter().position(|x| !x.is_finite()) {
+        if let Some(bad) = first_non_finite(grad_z) {
             return Err(PavError::NonFinite {
                 what: "grad_z",
                 row: bad / t_count,
@@ -371,12 +572,14 @@ impl TreePav {
             .zip(grad_z.chunks_exact(t_count))
             .zip(self.q.chunks_exact(t_count))
         {
+            let (a_row, ga_row) = (&self.a[..t_count], &mut self.grad_a_eff[..t_count]);
+            let (gq_row, gz_row, q_row) = (&mut gq_row[..t_count], &gz_row[..t_count], &q_row[..t_count]);
             for t in 0..t_count {
                 let v = q_row[t] + 0.5;
-                let a = self.a[t];
-                let (to_a, to_q) = ((v >= a) as u8 as f64, (v > 0.0 && v < a) as u8 as f64);
-                self.grad_a_eff[t] += to_a * gz_row[t];
-                gq_row[t] = to_q * gz_row[t];
+                let a = a_row[t];
+                let g = gz_row[t];
+                ga_row[t] += if v >= a { g } else { 0.0 };
+                gq_row[t] = if v > 0.0 && v < a { g } else { 0.0 };
             }
         }
 
@@ -433,93 +636,235 @@ impl TreePav {
         (0..self.n_nodes).filter(|&t| self.uf[t] as usize == t).count()
     }
 
+    /// Number of groups of the last forward pass that ended on the treap path (the
+    /// worst-case guard of the crate documentation, "Pooled groups"); a diagnostic.
+    pub fn n_treap_groups(&self) -> usize {
+        if !self.solved {
+            return 0;
+        }
+        (0..self.n_nodes).filter(|&t| self.uf[t] as usize == t && self.in_treap[t]).count()
+    }
+
     fn denominator(&self, g: usize) -> f64 {
         self.lam * self.size[g] as f64 + self.support[g] as f64
     }
 
     // ------------------------------------------------------------------ forward parts
 
-    /// Buckets the values that can enter a support by node and sorts every column.
+    /// Gathers each node's candidates (the values that can enter a support) into its
+    /// column and sorts every column.
+    ///
+    /// Every group value the algorithm ever computes, and every threshold its searches
+    /// evaluate, is at least the smallest single-node value `min_t a_t(k*_t)` (pooling
+    /// two groups gives a value between theirs). A lower bound of it is cheap: for each
+    /// node `a_t(k*) = max_k a_t(k)`, so `a_t(k)` for `k <= 4` (from the four largest
+    /// values) and for `k =` all kept values bound it from below. Values under the
+    /// smallest bound (less a relative `1e-9` against rounding) can never be in a support
+    /// nor change a count, so they are dropped before sorting (on i.i.d. normal scores,
+    /// n = 512, lam = 1, about 4% of the values are left).
     ///
     /// Branch-free bucketing: every value is written to its column's cursor and the
     /// cursor only advances when the value is kept; each column has one spare slot at its
     /// end that absorbs the writes of rejected values.
-    fn sort_columns(&mut self) {
+    fn gather_columns(&mut self) {
         let t_count = self.n_nodes;
+        let n = self.n_rows;
+        let lam = self.lam;
         // lam == 0 keeps every value: v > -inf
-        let floor = if self.lam == 0.0 { f64::NEG_INFINITY } else { 0.0 };
-        resize(&mut self.count, t_count, 0);
-        for q_row in self.q.chunks_exact(t_count) {
-            for (c, &qv) in self.count.iter_mut().zip(q_row) {
-                *c += (qv + 0.5 > floor) as u32;
+        let floor = if lam == 0.0 { f64::NEG_INFINITY } else { 0.0 };
+
+        // Count, sum and four largest kept values of each node.
+        resize(&mut self.kept_count, t_count, 0.0);
+        resize(&mut self.kept_sum, t_count, 0.0);
+        resize(&mut self.top, 4 * t_count, f64::NEG_INFINITY);
+        {
+            let (cnt, sum) = (&mut self.kept_count[..t_count], &mut self.kept_sum[..t_count]);
+            let (t1, rest) = self.top.split_at_mut(t_count);
+            let (t2, rest) = rest.split_at_mut(t_count);
+            let (t3, t4) = rest.split_at_mut(t_count);
+            let t4 = &mut t4[..t_count];
+            // no NaN here (q is finite): plain comparisons, which vectorise to max/min
+            let max = |x: f64, y: f64| if x > y { x } else { y };
+            let min = |x: f64, y: f64| if x < y { x } else { y };
+            for q_row in self.q.chunks_exact(t_count) {
+                let q_row = &q_row[..t_count];
+                for t in 0..t_count {
+                    let v = q_row[t] + 0.5;
+                    let keep = v > floor;
+                    cnt[t] += if keep { 1.0 } else { 0.0 };
+                    sum[t] += if keep { v } else { 0.0 };
+                    let x = if keep { v } else { f64::NEG_INFINITY };
+                    // insert x into the descending t1 >= t2 >= t3 >= t4
+                    let (h1, r1) = (max(t1[t], x), min(t1[t], x));
+                    let (h2, r2) = (max(t2[t], r1), min(t2[t], r1));
+                    let (h3, r3) = (max(t3[t], r2), min(t3[t], r2));
+                    t1[t] = h1;
+                    t2[t] = h2;
+                    t3[t] = h3;
+                    t4[t] = max(t4[t], r3);
+                }
             }
         }
+        let mut cut = f64::INFINITY;
+        resize(&mut self.bound, t_count, 0.0);
+        for t in 0..t_count {
+            let k_all = self.kept_count[t];
+            let mut bound = if k_all > 0.0 { self.kept_sum[t] / (lam + k_all) } else { 0.0 };
+            let mut s = 0.0;
+            for j in 0..(k_all as usize).min(4) {
+                s += self.top[j * t_count + t];
+                bound = bound.max(s / (lam + (j + 1) as f64));
+            }
+            self.bound[t] = bound;
+            cut = cut.min(bound);
+        }
+        let cut = cut - 1e-9 * cut.abs();
+
+        // Candidates to fixed-stride columns.
         resize(&mut self.col_start, t_count + 1, 0);
-        for t in 0..t_count {
-            self.col_start[t + 1] = self.col_start[t] + self.count[t] as usize + 1;
+        for t in 0..=t_count {
+            self.col_start[t] = t * (n + 1);
         }
-        let slots = self.col_start[t_count];
-        resize(&mut self.scratch, slots, (0, 0));
-        // cursor of each column, starting at its first slot
-        for t in 0..t_count {
-            self.count[t] = 0;
-        }
+        let slots = t_count * (n + 1);
+        ensure_len(&mut self.scratch, slots, (0, 0));
+        ensure_len(&mut self.val, slots, 0.0);
+        ensure_len(&mut self.row, slots, 0);
+        ensure_len(&mut self.pre, slots, 0.0);
+        resize(&mut self.col_len, t_count, 0);
+        // sized for the longest column whatever the cut, so that later calls of the same
+        // size never allocate (bucket_sort uses at most 4 len + 1 counters)
+        self.sorted.clear();
+        self.sorted.reserve(n);
+        self.hist.clear();
+        self.hist.reserve(4 * n + 2);
         for (i, q_row) in self.q.chunks_exact(t_count).enumerate() {
-            for (t, (c, &qv)) in self.count.iter_mut().zip(q_row).enumerate() {
+            for (t, (c, &qv)) in self.col_len.iter_mut().zip(q_row).enumerate() {
                 let v = qv + 0.5;
-                // cursor <= len(t): at worst the write lands in the spare slot
-                self.scratch[self.col_start[t] + *c as usize] = (descending_key(v), i as u32);
-                *c += (v > floor) as u32;
+                // cursor <= n: at worst the write lands in the spare slot
+                self.scratch[t * (n + 1) + *c as usize] = (descending_key(v), i as u32);
+                *c += (v > floor && v >= cut) as u32;
             }
         }
-        resize(&mut self.val, slots, 0.0);
-        resize(&mut self.row, slots, 0);
+        // Per column: one Newton step from the node's bound (the value of the candidate
+        // set {v >= bound} is again a lower bound of a_t(k*)), then the values above it
+        // go first and are sorted.
+        resize(&mut self.sorted_len, t_count, 0);
         for t in 0..t_count {
             let (lo, hi) = self.column(t);
-            let col = &mut self.scratch[lo..hi];
-            col.sort_unstable();
-            for (e, &(key, i)) in (lo..hi).zip(col.iter()) {
-                self.val[e] = value_of_key(key);
-                self.row[e] = i;
+            let b = self.bound[t];
+            let (mut s, mut k) = (0.0, 0.0);
+            for &(key, _) in &self.scratch[lo..hi] {
+                let v = value_of_key(key);
+                let inside = (v >= b) as u8 as f64;
+                s += inside * v;
+                k += inside;
             }
+            let b = if k > 0.0 { b.max(s / (lam + k)) } else { b };
+            let b = b - 1e-9 * b.abs();
+            let mut w = lo;
+            for e in lo..hi {
+                if value_of_key(self.scratch[e].0) >= b {
+                    self.scratch.swap(w, e);
+                    w += 1;
+                }
+            }
+            self.pre[lo] = 0.0;
+            self.sort_slots(lo, w);
+            self.sorted_len[t] = (w - lo) as u32;
+        }
+    }
+
+    /// Sorts the candidates in `scratch[from..to]` into `val`, `row` and `pre` (prefix
+    /// sums continuing from `pre[from]`).
+    fn sort_slots(&mut self, from: usize, to: usize) {
+        bucket_sort(&self.scratch[from..to], &mut self.sorted, &mut self.hist);
+        let mut s = self.pre[from];
+        for (e, &(key, i)) in (from..to).zip(self.sorted.iter()) {
+            let v = value_of_key(key);
+            self.val[e] = v;
+            self.row[e] = i;
+            self.pre[e] = s;
+            s += v;
+        }
+        self.pre[to] = s;
+    }
+
+    /// Sorts the rest of node `t`'s column (values below its sorted prefix).
+    fn complete_column(&mut self, t: usize) {
+        let (lo, hi) = self.column(t);
+        let mid = lo + self.sorted_len[t] as usize;
+        if mid < hi {
+            self.sort_slots(mid, hi);
+            self.sorted_len[t] = (hi - lo) as u32;
         }
     }
 
     /// Element range of node `t`'s sorted column (without the spare slot).
     #[inline]
     fn column(&self, t: usize) -> (usize, usize) {
-        (self.col_start[t], self.col_start[t + 1] - 1)
+        let lo = self.col_start[t];
+        (lo, lo + self.col_len[t] as usize)
     }
 
     /// Algorithm 1: solve every node alone, then pool the largest violator with its
     /// parent's group until no constraint `a_t <= a_parent(t)` is violated.
     fn pool(&mut self, depth: usize) {
         let t_count = self.n_nodes;
-        let total = self.val.len();
+        let slots = self.col_start[t_count];
+        resize(&mut self.count, t_count, 0);
         resize(&mut self.uf, t_count, 0);
         resize(&mut self.next, t_count, NIL);
         resize(&mut self.tail, t_count, 0);
         resize(&mut self.size, t_count, 1);
         resize(&mut self.support, t_count, 0);
         resize(&mut self.value, t_count, 0.0);
-        resize(&mut self.boundary, t_count, NIL);
-        resize(&mut self.treap, t_count, NIL);
-        resize(&mut self.built, t_count, false);
         resize(&mut self.stamp, t_count, 0);
-        if self.nodes.len() < total {
-            self.nodes.resize(total, TreapNode::default());
+        resize(&mut self.in_treap, t_count, false);
+        resize(&mut self.treap, t_count, NIL);
+        resize(&mut self.boundary, t_count, NIL);
+        if self.nodes.len() < slots {
+            self.nodes.resize(slots, TreapNode::default());
         }
+        resize(&mut self.run_head, t_count, NIL);
+        resize(&mut self.run_next, t_count, NIL);
+        resize(&mut self.run_len, t_count, 0);
+        resize(&mut self.run_start, t_count, 0);
+        resize(&mut self.run_in_arena, t_count, false);
+        resize(&mut self.run_live, t_count, false);
+        resize(&mut self.threshold, t_count, 0.0);
+        resize(&mut self.spent, t_count, 0);
+        // live runs hold at most `slots` slots and one merge needs at most `slots`: a
+        // compaction leaves room for `slots` more writes
+        // (only grown: a smaller batch after a larger one touches no memory here)
+        self.run_cap = 3 * slots;
+        if self.run_val.len() < self.run_cap {
+            self.run_val.resize(self.run_cap, 0.0);
+            self.run_pre.resize(self.run_cap, 0.0);
+        }
+        self.run_bump = 0;
+        self.live.clear();
+        self.live.reserve(t_count);
+        self.stack.clear();
+        self.stack.reserve(self.n_rows + 1);
         self.heap.clear();
         // Pushes: T initial, then per pooling one for the group and at most two per node
         // of the absorbed child group; a node is absorbed at most `depth` times.
         self.heap.reserve(t_count * (2 * depth + 3) + 8);
 
+        // Work account of the Newton searches, in probes (one step of a binary search in
+        // a run): every pooling deposits `factor (n + 64) (log2(n T) + 1)`, and a search
+        // that would overdraw it hands its group over to a treap for good.
+        let n = self.n_rows as u64;
+        let log_m = (64 - (n * t_count as u64).leading_zeros()) as u64;
+        let factor = self.work_factor.unwrap_or(WORK_FACTOR);
+        let deposit = factor * (n + MAX_RUNS as u64) * (log_m + 1);
+        let mut credit = 0u64;
+
         for t in 0..t_count {
             self.uf[t] = t as u32;
             self.tail[t] = t as u32;
-            let (k, s, b) = self.walk_column(t);
+            let (k, s) = self.walk_column(t);
             self.support[t] = k;
-            self.boundary[t] = b;
             self.value[t] = self.group_value(s, k, 1);
             self.count[t] = k as u32;
         }
@@ -538,20 +883,51 @@ impl TreePav {
             if self.value[g] <= self.value[p] {
                 continue; // no longer violating; re-pushed if its parent's value falls
             }
-            self.ensure_treap(g);
-            self.ensure_treap(p);
-            let root = self.union(self.treap[p], self.treap[g]);
-            self.treap[p] = root;
-            self.treap[g] = NIL;
+            credit += deposit;
+            // Every member's column is completed, and becomes a run, the first time its
+            // group pools (p's other members and the members of a pooled g already are).
+            for h in [p, g] {
+                if self.size[h] == 1 {
+                    self.complete_column(h);
+                    self.column_run(h);
+                }
+            }
+            let list = !self.in_treap[p] && !self.in_treap[g];
+            if !list {
+                // Both groups to treaps (if not yet), then one union.
+                self.move_to_treap(p);
+                self.move_to_treap(g);
+                let root = self.union(self.treap[p], self.treap[g]);
+                self.treap[p] = root;
+                self.treap[g] = NIL;
+            }
+            // g's member list goes after p's.
+            let tail_p = self.tail[p] as usize;
+            self.next[tail_p] = g as u32;
+            self.tail[p] = self.tail[g];
             self.uf[g] = p as u32;
             self.size[p] += self.size[g];
-            let c = self.lam * self.size[p] as f64;
-            let (k, s, b) = self.descend(root, c);
+            let start = self.value[p];
+            let solved = if list {
+                let cost = self.combine_runs(p, g);
+                self.solve_group(p, start, cost, &mut credit)
+            } else {
+                None
+            };
+            let (k, new_value) = match solved {
+                Some(found) => found,
+                None => {
+                    // The list search ran out of budget: the whole group goes to a treap.
+                    self.move_to_treap(p);
+                    let c = self.lam * self.size[p] as f64;
+                    let (k, s, b) = self.descend(self.treap[p], c);
+                    self.boundary[p] = b;
+                    (k, self.group_value(s, k, self.size[p]))
+                }
+            };
             self.support[p] = k;
-            self.boundary[p] = b;
-            self.value[p] = self.group_value(s, k, self.size[p]);
+            self.value[p] = new_value;
             self.stamp[p] = self.stamp[p].wrapping_add(1);
-            let new_value = self.value[p];
             if p != 0 {
                 let pp = self.find(parent(p));
                 if new_value > self.value[pp] {
@@ -569,29 +945,33 @@ impl TreePav {
                 }
                 u = self.next[uu];
             }
-            let tail_p = self.tail[p] as usize;
-            self.next[tail_p] = g as u32;
-            self.tail[p] = self.tail[g];
         }
 
-        // Final groups: compress the union-find and count each node's support prefix.
+        // Final groups: compress the union-find. A node of a column-list group already
+        // holds its part of the support in `count` (from its own walk if it was never
+        // pooled, else from the last evaluation of its group); a node of a treap group
+        // finds it from the group's boundary element, by binary search in its column.
         for t in 0..t_count {
             let g = self.find(t);
             self.uf[t] = g as u32;
         }
         for t in 0..t_count {
             let g = self.uf[t] as usize;
-            if !self.built[g] {
-                continue; // a node never pooled keeps the count of its own walk
+            let (lo, hi) = self.column(t);
+            if !self.in_treap[g] {
+                if self.size[g] > 1 {
+                    let a = self.threshold[g];
+                    self.count[t] = self.val[lo..hi].partition_point(|&v| v >= a) as u32;
+                }
+                continue;
             }
             let b = self.boundary[g];
-            let (lo, hi) = self.column(t);
             self.count[t] = if b == NIL {
                 (hi - lo) as u32
             } else {
-                let bv = self.val[b as usize];
+                let bv = self.nodes[b as usize].val;
                 let col = &self.val[lo..hi];
-                // elements before b in (value desc, index asc) order form a prefix
+                // the elements before b in (value desc, slot asc) order form a prefix
                 let mut k = col.partition_point(|&v| v > bv);
                 while k < col.len() && col[k] == bv && ((lo + k) as u32) < b {
                     k += 1;
@@ -611,44 +991,244 @@ impl TreePav {
     }
 
     /// Proposition 2 on one sorted column: the smallest `k` with `a(k) > v_(k+1)`.
-    /// Returns `(k*, sum of the support, first element outside the support or NIL)`.
-    fn walk_column(&self, t: usize) -> (u64, f64, u32) {
+    /// Returns `(k*, sum of the support)`.
+    fn walk_column(&self, t: usize) -> (u64, f64) {
         let c = self.lam;
-        let (lo, hi) = self.column(t);
+        // the sorted prefix holds every value >= the node's bound, so the walk stops in it
+        // or right after it (then k* is its length)
+        let lo = self.col_start[t];
+        let hi = lo + self.sorted_len[t] as usize;
         let mut s = 0.0;
         for e in lo..hi {
             let k = (e - lo) as f64;
             // NaN (lam == 0, k == 0) compares false: the largest value is always taken.
             if s / (c + k) > self.val[e] {
-                return ((e - lo) as u64, s, e as u32);
+                return ((e - lo) as u64, s);
             }
             s += self.val[e];
         }
-        ((hi - lo) as u64, s, NIL)
+        ((hi - lo) as u64, s)
     }
 
-    /// Proposition 2 on a group's treap: the same search as `walk_column`, by descent.
-    fn descend(&self, root: u32, c: f64) -> (u64, f64, u32) {
-        let (mut k0, mut s0, mut x, mut bnd) = (0u64, 0.0f64, root, NIL);
-        while x != NIL {
-            let node = self.nodes[x as usize];
-            let l = node.left;
-            let (cl, sl) = if l == NIL {
-                (0, 0.0)
+    /// Count and sum of the values `>= a` of the column-list group whose top node is `top`
+    /// (one binary search per run).
+    fn evaluate(&self, top: usize, a: f64) -> (u64, f64) {
+        let (mut k_total, mut s) = (0u64, 0.0f64);
+        let mut u = self.run_head[top];
+        while u != NIL {
+            let r = u as usize;
+            let (vals, pre) = if self.run_in_arena[r] {
+                (&self.run_val, &self.run_pre)
             } else {
-                (self.nodes[l as usize].cnt as u64, self.nodes[l as usize].sum)
+                (&self.val, &self.pre)
             };
-            let (kk, ss) = (k0 + cl, s0 + sl);
-            if ss / (c + kk as f64) > node.val {
-                bnd = x;
-                x = l;
+            let lo = self.run_start[r];
+            let k = vals[lo..lo + self.run_len[r] as usize].partition_point(|&v| v >= a);
+            k_total += k as u64;
+            s += pre[lo + k];
+            u = self.run_next[r];
+        }
+        (k_total, s)
+    }
+
+    /// Proposition 2 for a pooled column-list group, from its runs: returns `k*` and
+    /// `a(k*)` and keeps the threshold that defines `S(k*)` in `threshold`; `None`, with
+    /// nothing decided, when the work account cannot pay for the next evaluation (`cost`
+    /// probes each).
+    ///
+    /// With `c = lam |G|`, `a*` is the root of the increasing concave piecewise-linear
+    /// `f(a) = c a - sum_j (v_j - a)_+`, and `S(k*) = {v_j >= a*}`. Newton's step on `f`
+    /// from `a` is `a' = sum_{v >= a} v / (c + #{v >= a})`, the value of the candidate
+    /// support `{v >= a}`. Started at a lower bound of `a*` (`start`: the absorbing
+    /// group's value, as the pooled value lies between the two groups' values), the
+    /// iterates increase towards `a*` (Newton from the left on a concave function; and
+    /// any candidate's value is at most `a*`, as `a(k)` peaks at `k*`) and the candidate
+    /// supports shrink; the search stops when the support no longer changes, which is
+    /// exactly the fixed point `S = {v >= a(|S|)}` that characterises `k*` (the smallest
+    /// `k` with `a(k) > v_(k+1)`).
+    fn solve_group(&mut self, top: usize, start: f64, (cost, saving): (u64, u64), credit: &mut u64) -> Option<(u64, f64)> {
+        let c = self.lam * self.size[top] as f64;
+        if *credit < cost {
+            return None;
+        }
+        *credit -= cost;
+        self.spent[top] += saving;
+        if c == 0.0 {
+            // lam == 0: a* is the largest value and S(k*) its ties (every column keeps at
+            // least its largest value, so no group is empty).
+            let mut largest = f64::NEG_INFINITY;
+            let mut u = self.run_head[top];
+            while u != NIL {
+                let r = u as usize;
+                let first = if self.run_in_arena[r] { self.run_val[self.run_start[r]] } else { self.val[self.run_start[r]] };
+                largest = largest.max(first);
+                u = self.run_next[r];
+            }
+            let (k, s) = self.evaluate(top, largest);
+            self.threshold[top] = largest;
+            return Some((k, if k > 0 { s / k as f64 } else { 0.0 }));
+        }
+        let (mut k, mut s) = self.evaluate(top, start);
+        let mut a = start;
+        loop {
+            if *credit < cost {
+                return None;
+            }
+            *credit -= cost;
+            self.spent[top] += saving;
+            // In exact arithmetic `step >= a`; keeping the iterates non-decreasing makes
+            // the supports nested and the loop finite under rounding.
+            let step = (s / (c + k as f64)).max(a);
+            let (k_next, s_next) = self.evaluate(top, step);
+            if k_next == k {
+                // same count of nested sets: same support, fixed point reached
+                self.threshold[top] = step;
+                return Some((k, s / (c + k as f64)));
+            }
+            a = step;
+            k = k_next;
+            s = s_next;
+        }
+    }
+
+    // ------------------------------------------------------------------ runs
+
+    /// Makes node `u`'s completed column its group's only run (none if it is empty).
+    fn column_run(&mut self, u: usize) {
+        let len = self.col_len[u];
+        self.run_head[u] = if len > 0 { u as u32 } else { NIL };
+        self.run_next[u] = NIL;
+        self.run_len[u] = len;
+        self.run_start[u] = self.col_start[u];
+        self.run_in_arena[u] = false;
+        self.run_live[u] = len > 0;
+    }
+
+    /// Puts the runs of group `g` into the list of group `p` (longest first), then merges
+    /// adjacent runs whose lengths are within a factor 2, smallest first, while the group
+    /// has more than [`MAX_UNMERGED_RUNS`] runs, or more than [`MIN_MERGED_RUNS`] and its
+    /// searches so far would pay for the copies (`spent`). A merged run is at least 3/2 as
+    /// long as either part, so an element is merged `O(log m)` times in all. Returns the
+    /// cost of one evaluation of the group and the probes of one run's search, both in
+    /// probes.
+    fn combine_runs(&mut self, p: usize, g: usize) -> (u64, u64) {
+        // A group keeps at most max(MAX_UNMERGED_RUNS, 33) runs (lengths below 2^32, each
+        // more than twice the next once merging stops), two groups twice that.
+        let mut runs = [(0u32, 0u32); 2 * MAX_RUNS];
+        let mut len = 0;
+        let (mut x, mut y) = (self.run_head[p], self.run_head[g]);
+        while x != NIL || y != NIL {
+            let take_x = y == NIL || (x != NIL && self.run_len[x as usize] >= self.run_len[y as usize]);
+            let u = if take_x { x } else { y };
+            runs[len] = (self.run_len[u as usize], u);
+            len += 1;
+            if take_x {
+                x = self.run_next[x as usize];
             } else {
-                k0 = kk + 1;
-                s0 = ss + node.val;
-                x = node.right;
+                y = self.run_next[y as usize];
             }
         }
-        (k0, s0, bnd)
+        // Ski rental: merging two runs costs their length in copies and saves one run's
+        // search per later evaluation; past evaluations predict the later ones.
+        let spent = self.spent[p];
+        'merge: while len > MIN_MERGED_RUNS {
+            for i in (0..len - 1).rev() {
+                if runs[i].0 as u64 <= 2 * runs[i + 1].0 as u64 {
+                    let copies = (runs[i].0 + runs[i + 1].0) as u64;
+                    if len <= MAX_UNMERGED_RUNS && spent * COPIES_PER_PROBE < copies {
+                        break 'merge;
+                    }
+                    let owner = self.merge_runs(runs[i].1 as usize, runs[i + 1].1 as usize);
+                    runs[i] = (self.run_len[owner], owner as u32);
+                    runs.copy_within(i + 2..len, i + 1);
+                    len -= 1;
+                    let mut j = i;
+                    while j > 0 && runs[j - 1].0 < runs[j].0 {
+                        runs.swap(j - 1, j);
+                        j -= 1;
+                    }
+                    continue 'merge;
+                }
+            }
+            break;
+        }
+        let mut cost = 0u64;
+        let mut head = NIL;
+        for &(l, u) in runs[..len].iter().rev() {
+            self.run_next[u as usize] = head;
+            head = u;
+            cost += (32 - l.leading_zeros()) as u64 + 1;
+        }
+        self.run_head[p] = head;
+        self.run_head[g] = NIL;
+        // one run less saves about one binary search per later evaluation
+        (cost, cost / len.max(1) as u64)
+    }
+
+    /// Merges runs `x` and `y` into a new arena run owned by `x`; returns `x`.
+    fn merge_runs(&mut self, x: usize, y: usize) -> usize {
+        let (lx, ly) = (self.run_len[x] as usize, self.run_len[y] as usize);
+        let need = lx + ly + 1;
+        if self.run_bump + need > self.run_cap {
+            self.compact_runs();
+        }
+        let out = self.run_bump;
+        self.run_bump += need;
+        {
+            let (head, tail) = self.run_val.split_at_mut(out);
+            let (xs, ys) = (self.run_start[x], self.run_start[y]);
+            let xv: &[f64] = if self.run_in_arena[x] { &head[xs..xs + lx] } else { &self.val[xs..xs + lx] };
+            let yv: &[f64] = if self.run_in_arena[y] { &head[ys..ys + ly] } else { &self.val[ys..ys + ly] };
+            let dst = &mut tail[..lx + ly];
+            let pre = &mut self.run_pre[out..out + need];
+            // branch-free two-way merge (value descending) with the prefix sums
+            let (mut i, mut j, mut o, mut s) = (0, 0, 0, 0.0);
+            while i < lx && j < ly {
+                let (a, b) = (xv[i], yv[j]);
+                let take_x = a >= b;
+                let v = if take_x { a } else { b };
+                dst[o] = v;
+                pre[o] = s;
+                s += v;
+                i += take_x as usize;
+                j += (!take_x) as usize;
+                o += 1;
+            }
+            for &v in xv[i..].iter().chain(&yv[j..]) {
+                dst[o] = v;
+                pre[o] = s;
+                s += v;
+                o += 1;
+            }
+            pre[o] = s;
+        }
+        self.run_start[x] = out;
+        self.run_len[x] = (lx + ly) as u32;
+        self.run_in_arena[x] = true;
+        self.run_live[y] = false;
+        x
+    }
+
+    /// Slides the live arena runs down to the start of the arena, in place.
+    fn compact_runs(&mut self) {
+        self.live.clear();
+        for u in 0..self.n_nodes {
+            if self.run_live[u] && self.run_in_arena[u] {
+                self.live.push(u as u32);
+            }
+        }
+        let starts = &self.run_start;
+        self.live.sort_unstable_by_key(|&u| starts[u as usize]);
+        let mut w = 0;
+        for &u in &self.live {
+            let u = u as usize;
+            let (from, len) = (self.run_start[u], self.run_len[u] as usize + 1);
+            self.run_val.copy_within(from..from + len, w);
+            self.run_pre.copy_within(from..from + len, w);
+            self.run_start[u] = w;
+            w += len;
+        }
+        self.run_bump = w;
     }
 
     fn find(&mut self, t: usize) -> usize {
@@ -714,7 +1294,8 @@ impl TreePav {
 
     // ------------------------------------------------------------------ treaps
 
-    /// Strict order of elements: value descending, then element index ascending.
+    /// Strict order of elements: value descending, then slot ascending (within a column
+    /// this is the column's order).
     #[inline]
     fn before(&self, x: u32, y: u32) -> bool {
         let (vx, vy) = (self.nodes[x as usize].val, self.nodes[y as usize].val);
@@ -747,14 +1328,9 @@ impl TreePav {
         x.sum = s;
     }
 
-    /// Builds the treap of a group that is still a single node, from its sorted column
-    /// (Cartesian tree by priority, linear time).
-    fn ensure_treap(&mut self, g: usize) {
-        if self.built[g] {
-            return;
-        }
-        self.built[g] = true;
-        let (lo, hi) = self.column(g);
+    /// Treap of node `t`'s (completed) column: Cartesian tree by priority, linear time.
+    fn column_treap(&mut self, t: usize) -> u32 {
+        let (lo, hi) = self.column(t);
         self.stack.clear();
         for e in lo..hi {
             self.nodes[e] = TreapNode {
@@ -785,6 +1361,28 @@ impl TreePav {
         while let Some(top) = self.stack.pop() {
             self.pull(top);
             root = top;
+        }
+        root
+    }
+
+    /// Moves a column-list group (top node `g`, columns completed) into one treap.
+    fn move_to_treap(&mut self, g: usize) {
+        if self.in_treap[g] {
+            return;
+        }
+        self.in_treap[g] = true;
+        let mut r = self.run_head[g];
+        while r != NIL {
+            self.run_live[r as usize] = false;
+            r = self.run_next[r as usize];
+        }
+        self.run_head[g] = NIL;
+        let mut root = NIL;
+        let mut u = g as u32;
+        while u != NIL {
+            let column = self.column_treap(u as usize);
+            root = self.union(root, column);
+            u = self.next[u as usize];
         }
         self.treap[g] = root;
     }
@@ -826,6 +1424,33 @@ impl TreePav {
         self.pull(a);
         a
     }
+
+    /// Proposition 2 on a group's treap: the same search as `walk_column` (the smallest
+    /// `k` with `a(k) > v_(k+1)`, a monotone condition in `k`), by one descent. Returns
+    /// `(k*, sum of the support, first element outside the support or NIL)`.
+    fn descend(&self, root: u32, c: f64) -> (u64, f64, u32) {
+        let (mut k0, mut s0, mut x, mut bnd) = (0u64, 0.0f64, root, NIL);
+        while x != NIL {
+            let node = self.nodes[x as usize];
+            let l = node.left;
+            let (cl, sl) = if l == NIL {
+                (0, 0.0)
+            } else {
+                (self.nodes[l as usize].cnt as u64, self.nodes[l as usize].sum)
+            };
+            let (kk, ss) = (k0 + cl, s0 + sl);
+            // NaN (lam == 0, kk == 0) compares false: the largest value is always taken.
+            if ss / (c + kk as f64) > node.val {
+                bnd = x;
+                x = l;
+            } else {
+                k0 = kk + 1;
+                s0 = ss + node.val;
+                x = node.right;
+            }
+        }
+        (k0, s0, bnd)
+    }
 }
 
 #[cfg(test)]
@@ -853,6 +1478,38 @@ mod tests {
                     assert!(descending_key(x) < descending_key(y), "{x} {y}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn bucket_sort_equals_a_comparison_sort() {
+        // smooth, skewed (a huge bucket), clustered, tied, signed-zero and tiny inputs
+        let mut state = 7u64;
+        let mut uniform = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut inputs: Vec<Vec<f64>> = vec![
+            (0..500).map(|_| uniform() * 4.0 - 1.0).collect(),
+            (0..500).map(|k| if k % 50 == 0 { 1e6 } else { uniform() * 1e-3 }).collect(),
+            (0..300).map(|_| (uniform() * 3.0).floor() + uniform() * 1e-12).collect(),
+            (0..200).map(|_| ((uniform() * 5.0).floor() - 2.0) * 0.25).collect(),
+            vec![0.0, -0.0, 0.0, 1.0, -0.0, -1.0, 0.0, 0.0, -0.0, 2.0, 0.0, 0.0, -0.0, 0.0, 5.0, 0.0, 0.0, -0.0],
+            vec![3.0; 40],
+            vec![1.5, 0.5, 2.5],
+            vec![],
+        ];
+        inputs.push((0..1000).map(|_| (uniform() - 0.5).powi(9)).collect());
+        let (mut out, mut hist) = (Vec::new(), Vec::new());
+        for values in inputs {
+            let col: Vec<(u64, u32)> = values.iter().enumerate().map(|(i, &v)| (descending_key(v), i as u32)).collect();
+            let mut expected = col.clone();
+            expected.sort_unstable();
+            bucket_sort(&col, &mut out, &mut hist);
+            assert_eq!(out, expected);
+            assert!(out.windows(2).all(|w| value_of_key(w[0].0) >= value_of_key(w[1].0)));
         }
     }
 

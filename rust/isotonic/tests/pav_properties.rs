@@ -68,6 +68,81 @@ fn problem() -> impl Strategy<Value = Problem> {
         })
 }
 
+/// Larger batches (the regime of the estimators, where the solver drops most values
+/// before sorting and sorts a column's lower part only when its node is pooled): depth
+/// 0-6, 100-600 rows, normal scores shifted so that some trees pool a lot, lam from 1e-3
+/// to 1e3 (and exactly 0).
+fn large_problem() -> impl Strategy<Value = Problem> {
+    (
+        0usize..=6,
+        100usize..=600,
+        prop_oneof![Just(0.0), (-3.0f64..3.0).prop_map(|e| 10f64.powf(e))],
+        -1.0f64..1.0,
+        any::<u64>(),
+    )
+        .prop_map(|(depth, n, lam, drift, seed)| {
+            let t = nodes_for_depth(depth).unwrap();
+            let mut state = seed | 1;
+            let mut uniform = move || {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                ((state >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+            };
+            let q = (0..n * t)
+                .map(|k| {
+                    let (u, v) = (uniform(), uniform());
+                    let normal = (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos();
+                    // drift > 0: deeper nodes score higher than their parents (much pooling)
+                    normal + drift * ((k % t + 1) as f64).log2()
+                })
+                .collect();
+            Problem { q, n, t, lam }
+        })
+}
+
+/// Deep trees, small batches, heavy pooling: the regime where pooled groups gather many
+/// columns (the solver then merges their runs and compacts its run arena, and a group
+/// whose Newton search runs out of its work account moves to a treap). Depth 5-8, 1-6
+/// rows, lam from 1e-2 to 1e2 (and exactly 0), three kinds of scores: `chain` (the
+/// root's values <= 0 above nodes that all share one column of values, so the root's
+/// group absorbs the tree one node at a time, with ties between nodes everywhere),
+/// `drift` (N(0, 1) plus depth: children beat parents, groups pool bottom up) and
+/// `grid` (drift rounded to a 0.25 grid: ties within and between columns).
+fn deep_problem() -> impl Strategy<Value = Problem> {
+    (
+        5usize..=8,
+        1usize..=6,
+        prop_oneof![Just(0.0), (-2.0f64..2.0).prop_map(|e| 10f64.powf(e))],
+        0u8..3,
+        any::<u64>(),
+    )
+        .prop_map(|(depth, n, lam, kind, seed)| {
+            let t = nodes_for_depth(depth).unwrap();
+            let mut state = seed | 1;
+            let mut uniform = move || {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                ((state >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+            };
+            let mut normal = move || {
+                let (u, v) = (uniform(), uniform());
+                (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+            };
+            let level = |k: usize| ((k % t + 1) as f64).log2().floor();
+            let q: Vec<f64> = match kind {
+                0 => {
+                    let rows: Vec<f64> = (0..n).map(|_| 0.3 + 0.2 * normal()).collect();
+                    (0..n * t).map(|k| if k % t == 0 { -1.0 } else { rows[k / t] }).collect()
+                }
+                1 => (0..n * t).map(|k| normal() + 0.3 * level(k)).collect(),
+                _ => (0..n * t).map(|k| ((normal() + 0.3 * level(k)) * 4.0).round() / 4.0).collect(),
+            };
+            Problem { q, n, t, lam }
+        })
+}
+
 fn solve(p: &Problem, pav: &mut TreePav) -> (Vec<f64>, Vec<f64>) {
     let mut a = vec![0.0; p.t];
     let mut z = vec![0.0; p.n * p.t];
@@ -146,39 +221,45 @@ fn scale(p: &Problem) -> f64 {
     1.0 + p.lam + p.q.iter().map(|x| (x + 0.5).abs()).sum::<f64>()
 }
 
+/// KKT certificate of the unconstrained tree-isotonic problem for the unclipped values
+/// r (multipliers of the edges computed bottom-up), then a = clip(r, 0, 1) and
+/// z = clip(q + 1/2, 0, a).
+fn check_kkt(p: &Problem) -> Result<(), TestCaseError> {
+    let mut pav = TreePav::new();
+    let (a, z) = solve(p, &mut pav);
+    let r: Vec<f64> = (0..p.t).map(|t| pav.node_info(t).unwrap().value).collect();
+    let tol = 1e-9 * scale(p);
+    let mut mu = vec![0.0; p.t]; // multiplier of the edge (t, parent(t))
+    for t in (0..p.t).rev() {
+        let children: f64 = [2 * t + 1, 2 * t + 2].iter().filter(|&&c| c < p.t).map(|&c| mu[c]).sum();
+        mu[t] = children - node_derivative(p, t, r[t]);
+        if t > 0 {
+            let pt = (t - 1) / 2;
+            prop_assert!(r[t] <= r[pt], "order violated at {t}: {} > {}", r[t], r[pt]);
+            prop_assert!(mu[t] >= -tol, "negative multiplier {} at {t}", mu[t]);
+            if r[t] < r[pt] {
+                prop_assert!(mu[t].abs() <= tol, "inactive edge {t} has multiplier {}", mu[t]);
+            }
+        }
+    }
+    prop_assert!(mu[0].abs() <= tol, "root stationarity {}", mu[0]);
+    for t in 0..p.t {
+        prop_assert_eq!(a[t], r[t].clamp(0.0, 1.0));
+        for i in 0..p.n {
+            let v = p.q[i * p.t + t] + 0.5;
+            prop_assert_eq!(z[i * p.t + t], v.clamp(0.0, a[t]));
+        }
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
 
-    /// KKT certificate of the unconstrained tree-isotonic problem for the unclipped values
-    /// r (multipliers of the edges computed bottom-up), then a = clip(r, 0, 1) and
-    /// z = clip(q + 1/2, 0, a).
+    /// The KKT certificate of `check_kkt`.
     #[test]
     fn forward_satisfies_the_kkt_conditions(p in problem()) {
-        let mut pav = TreePav::new();
-        let (a, z) = solve(&p, &mut pav);
-        let r: Vec<f64> = (0..p.t).map(|t| pav.node_info(t).unwrap().value).collect();
-        let tol = 1e-9 * scale(&p);
-        let mut mu = vec![0.0; p.t]; // multiplier of the edge (t, parent(t))
-        for t in (0..p.t).rev() {
-            let children: f64 = [2 * t + 1, 2 * t + 2].iter().filter(|&&c| c < p.t).map(|&c| mu[c]).sum();
-            mu[t] = children - node_derivative(&p, t, r[t]);
-            if t > 0 {
-                let pt = (t - 1) / 2;
-                prop_assert!(r[t] <= r[pt], "order violated at {t}: {} > {}", r[t], r[pt]);
-                prop_assert!(mu[t] >= -tol, "negative multiplier {} at {t}", mu[t]);
-                if r[t] < r[pt] {
-                    prop_assert!(mu[t].abs() <= tol, "inactive edge {t} has multiplier {}", mu[t]);
-                }
-            }
-        }
-        prop_assert!(mu[0].abs() <= tol, "root stationarity {}", mu[0]);
-        for t in 0..p.t {
-            prop_assert_eq!(a[t], r[t].clamp(0.0, 1.0));
-            for i in 0..p.n {
-                let v = p.q[i * p.t + t] + 0.5;
-                prop_assert_eq!(z[i * p.t + t], v.clamp(0.0, a[t]));
-            }
-        }
+        check_kkt(&p)?;
     }
 
     /// The same values as a plain from-scratch implementation of Algorithm 1.
@@ -292,6 +373,81 @@ proptest! {
     }
 }
 
+proptest! {
+    // fewer cases: the reference re-sorts whole groups at every pooling
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// The same certificate, and the same values as the reference, on larger batches.
+    #[test]
+    fn large_batches_satisfy_the_kkt_conditions_and_match_the_reference(p in large_problem()) {
+        check_kkt(&p)?;
+        let mut pav = TreePav::new();
+        solve(&p, &mut pav);
+        for (t, expected) in reference_values(&p).iter().enumerate() {
+            let ours = pav.node_info(t).unwrap().value;
+            prop_assert!((ours - expected).abs() <= 1e-12 * scale(&p), "node {t}: {ours} vs {expected}");
+        }
+    }
+}
+
+proptest! {
+    // fewer cases: the reference re-sorts whole groups at every pooling
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Deep trees and small batches with heavy pooling, solved on the default path (runs
+    /// and Newton, with the work account) and with every pooled group forced onto the
+    /// treap path (work factor 0): both give the reference's values, supports that are
+    /// exactly the values above the group value, and the same gradients.
+    #[test]
+    fn deep_trees_match_the_reference_on_both_paths(p in deep_problem()) {
+        check_kkt(&p)?;
+        let reference = reference_values(&p);
+        let ga: Vec<f64> = (0..p.t).map(|t| ((t * 37) % 11) as f64 - 5.0).collect();
+        let gz: Vec<f64> = (0..p.n * p.t).map(|k| ((k * 13) % 7) as f64 - 3.0).collect();
+        let mut grads = Vec::new();
+        for factor in [None, Some(0)] {
+            let mut pav = TreePav::new();
+            if let Some(f) = factor {
+                pav.set_work_factor(f);
+            }
+            let (a, z) = solve(&p, &mut pav);
+            for (t, expected) in reference.iter().enumerate() {
+                let info = pav.node_info(t).unwrap();
+                prop_assert!((info.value - expected).abs() <= 1e-12 * scale(&p), "{factor:?} node {t}: {} vs {expected}", info.value);
+                prop_assert_eq!(a[t], info.value.clamp(0.0, 1.0));
+                for i in 0..p.n {
+                    let v = p.q[i * p.t + t] + 0.5;
+                    prop_assert_eq!(z[i * p.t + t], v.clamp(0.0, a[t]));
+                    let inside = info.support_rows.contains(&(i as u32));
+                    if v > info.value + 1e-12 && (p.lam == 0.0 || v > 0.0) {
+                        prop_assert!(inside, "{factor:?} row {i} node {t}: v = {v} > a = {}, not in the support", info.value);
+                    }
+                    if v < info.value - 1e-12 {
+                        prop_assert!(!inside, "{factor:?} row {i} node {t}: v = {v} < a = {}, in the support", info.value);
+                    }
+                }
+            }
+            if factor == Some(0) && pav.n_groups() < p.t {
+                prop_assert!(pav.n_treap_groups() > 0, "work factor 0 pooled without a treap");
+            }
+            let mut gq = vec![0.0; p.n * p.t];
+            pav.backward(&ga, &gz, &mut gq).unwrap();
+            grads.push(gq);
+        }
+        // same supports up to ties exactly at the group value, where the paths may round
+        // differently: compare only away from them
+        let near_tie = (0..p.t).any(|t| {
+            let r = reference[t];
+            (0..p.n).any(|i| (p.q[i * p.t + t] + 0.5 - r).abs() <= 1e-9 * scale(&p))
+        });
+        if !near_tie {
+            for (k, (x, y)) in grads[0].iter().zip(&grads[1]).enumerate() {
+                prop_assert!((x - y).abs() <= 1e-9 * (1.0 + x.abs()), "gradient {k}: {x} vs {y}");
+            }
+        }
+    }
+}
+
 #[test]
 fn no_allocation_after_warm_up() {
     let (n, depth) = (64, 5);
@@ -322,4 +478,53 @@ fn no_allocation_after_warm_up() {
     }
     let after = allocations();
     assert_eq!(after - before, 0, "forward/backward allocated after warm-up");
+}
+
+#[test]
+fn no_allocation_after_warm_up_on_deep_trees() {
+    // deep tree, small batch, heavy pooling (merged runs, arena compactions), on the
+    // default path and with every pooled group on the treap path
+    let (n, depth) = (4, 9);
+    let t = nodes_for_depth(depth).unwrap();
+    let mut state = 777u64;
+    let mut q = vec![0.0; n * t];
+    let mut refill = |q: &mut Vec<f64>, chain: bool| {
+        for i in 0..n {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let row = 0.2 + 0.4 * ((state >> 11) as f64 / (1u64 << 53) as f64);
+            for j in 0..t {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let noise = (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+                let level = ((j + 1) as f64).log2().floor();
+                q[i * t + j] = match (chain, j) {
+                    (true, 0) => -1.0,
+                    (true, _) => row,
+                    (false, _) => noise + 0.3 * level,
+                };
+            }
+        }
+    };
+    for factor in [None, Some(0)] {
+        let mut pav = TreePav::new();
+        if let Some(f) = factor {
+            pav.set_work_factor(f);
+        }
+        let (mut a, mut z, mut gq) = (vec![0.0; t], vec![0.0; n * t], vec![0.0; n * t]);
+        let (ga, gz) = (vec![1.0; t], vec![0.5; n * t]);
+        refill(&mut q, true);
+        pav.forward(&q, n, t, 0.0, &mut a, &mut z).unwrap();
+        pav.backward(&ga, &gz, &mut gq).unwrap();
+        let before = allocations();
+        for round in 0..12 {
+            refill(&mut q, round % 2 == 0);
+            let lam = [0.0, 0.01, 1.0, 100.0][round % 4];
+            pav.forward(&q, n, t, lam, &mut a, &mut z).unwrap();
+            pav.backward(&ga, &gz, &mut gq).unwrap();
+            if lam > 0.0 {
+                assert!(pav.n_groups() < t / 2, "{factor:?} round {round}: too little pooling to test");
+            }
+        }
+        let after = allocations();
+        assert_eq!(after - before, 0, "{factor:?}: forward/backward allocated after warm-up");
+    }
 }
