@@ -50,6 +50,15 @@ SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 # all-zero problems whose optimum is a single leaf.)
 
 
+def and_or_problem(n=300, p=8, seed=0, noise=0.05):
+    """0/1 data whose label is (x0 AND x1) OR x2, with a fraction ``noise`` of labels flipped."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, size=(n, p), dtype=np.uint8)
+    y = ((X[:, 0] & X[:, 1]) | X[:, 2]).astype(np.int64)
+    y[rng.random(n) < noise] ^= 1
+    return X, y
+
+
 def random_labels(rng, X, n_classes, mode):
     """Pure noise, or a random function of 1-3 features (parity-like, needing
     deep trees) with about a fifth of the labels changed."""

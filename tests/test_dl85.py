@@ -49,6 +49,7 @@ if _TESTS_DIR not in sys.path:
 from binary_estimator_checks import expected_failed_checks  # noqa: E402
 from oracle import brute_force  # noqa: E402
 from random_problems import (  # noqa: E402
+    and_or_problem,
     LAMBDAS,
     SEEDS,
     SETTINGS,
@@ -395,21 +396,12 @@ def test_sklearn_estimator_checks(estimator, check):
 # --------------------------------------------------------------------------- #
 
 
-def _synthetic(n=300, p=8, seed=0, noise=0.05):
-    """0/1 data whose label is (x0 AND x1) OR x2, with some label noise."""
-    rng = np.random.default_rng(seed)
-    X = rng.integers(0, 2, size=(n, p), dtype=np.uint8)
-    y = ((X[:, 0] & X[:, 1]) | X[:, 2]).astype(np.int64)
-    y[rng.random(n) < noise] ^= 1
-    return X, y
-
-
 FEATURE_NAMES = ["smoker", "age > 40", "bmi <= 25.5", "has_diabetes", "sex=female",
                  "exercise (weekly)", "x_6", "x_7"]
 
 
 def test_fitted_attributes():
-    X, y = _synthetic()
+    X, y = and_or_problem()
     est = DL85Classifier(max_depth=3, min_samples_leaf=5).fit(X, y)
     assert est.status_ == "optimal"
     assert_valid_tree(est, X, y, None, 0.0, 3, 5)
@@ -428,7 +420,7 @@ def test_fitted_attributes():
 
 def test_pandas_input_uses_column_names():
     pd = pytest.importorskip("pandas")
-    X, y = _synthetic()
+    X, y = and_or_problem()
     df = pd.DataFrame(X, columns=FEATURE_NAMES)
     est = DL85Classifier(max_depth=3).fit(df, pd.Series(y, name="label"))
     np.testing.assert_array_equal(est.feature_names_in_, FEATURE_NAMES)
@@ -448,7 +440,7 @@ def test_pandas_input_uses_column_names():
 
 
 def test_string_labels_and_three_classes():
-    X, y = _synthetic()
+    X, y = and_or_problem()
     y3 = np.where(X[:, 5] == 1, 2, y)
     labels = np.array(["no", "yes", "maybe"], dtype=object)[y3]
     est = DL85Classifier(max_depth=3, min_samples_leaf=4).fit(X, labels)
@@ -459,7 +451,7 @@ def test_string_labels_and_three_classes():
 
 
 def test_clone_and_pickle():
-    X, y = _synthetic()
+    X, y = and_or_problem()
     est = DL85Classifier(max_depth=2, min_samples_leaf=0.05, regularization=0.001,
                          time_limit=5.0).fit(X, y)
     cl = clone(est)
@@ -487,7 +479,7 @@ def test_pipeline_with_binarizer():
 
 
 def test_grid_search_cv():
-    X, y = _synthetic(n=240, seed=4, noise=0.1)
+    X, y = and_or_problem(n=240, seed=4, noise=0.1)
     grid = {"max_depth": [1, 2, 3], "min_samples_leaf": [1, 0.1]}
     search = GridSearchCV(DL85Classifier(), grid, n_jobs=2, cv=3, error_score="raise").fit(X, y)
     assert len(search.cv_results_["params"]) == 6
@@ -498,7 +490,7 @@ def test_grid_search_cv():
 
 def test_sample_weight_integer_weights_equal_repeated_rows():
     # with min_samples_leaf=1, weight k is k copies of the row (weight 0: no copy)
-    X, y = _synthetic(n=200, seed=1, noise=0.1)
+    X, y = and_or_problem(n=200, seed=1, noise=0.1)
     w = np.random.default_rng(1).integers(0, 4, size=len(y))
     weighted = DL85Classifier(max_depth=3).fit(X, y, sample_weight=w)
     repeated = DL85Classifier(max_depth=3).fit(np.repeat(X, w, 0), np.repeat(y, w))
@@ -507,7 +499,7 @@ def test_sample_weight_integer_weights_equal_repeated_rows():
 
 
 def test_class_weight_matches_sample_weight():
-    X, y = _synthetic(n=200, seed=3, noise=0.15)
+    X, y = and_or_problem(n=200, seed=3, noise=0.15)
     by_class = DL85Classifier(max_depth=3, class_weight={0: 3.0, 1: 1.0}).fit(X, y)
     by_sample = DL85Classifier(max_depth=3).fit(X, y, sample_weight=np.where(y == 0, 3.0, 1.0))
     assert by_class.objective_ == pytest.approx(by_sample.objective_, abs=TOL)
@@ -628,7 +620,7 @@ def test_rejects_non_binary_at_predict_time():
 
 
 def test_max_depth_zero_returns_a_single_leaf():
-    X, y = _synthetic(noise=0.0)
+    X, y = and_or_problem(noise=0.0)
     for min_samples_leaf in (1, 1000):  # no warning: depth 0 never splits anyway
         est = DL85Classifier(max_depth=0, min_samples_leaf=min_samples_leaf)
         assert fit_recording_warnings(est, X, y) == []
@@ -641,7 +633,7 @@ def test_max_depth_zero_returns_a_single_leaf():
 
 @pytest.mark.parametrize("min_samples_leaf", [101, 150, 200, 1000, 0.51, 0.9])
 def test_min_samples_leaf_above_half_the_data_gives_a_leaf_and_says_why(min_samples_leaf):
-    X, y = _synthetic(n=200, noise=0.0)
+    X, y = and_or_problem(n=200, noise=0.0)
     est = DL85Classifier(max_depth=3, min_samples_leaf=min_samples_leaf)
     with pytest.warns(UserWarning, match=r"min_samples_leaf.*single leaf") as record:
         est.fit(X, y)

@@ -34,6 +34,7 @@ if _TESTS_DIR not in sys.path:
     sys.path.insert(0, _TESTS_DIR)
 
 from binary_estimator_checks import expected_failed_checks  # noqa: E402
+from random_problems import and_or_problem  # noqa: E402
 
 STATUSES = {"optimal", "time_limit", "memory_limit", "interrupted"}
 
@@ -75,16 +76,6 @@ def test_sklearn_estimator_checks(estimator, check):
 # --------------------------------------------------------------------------- #
 # helpers
 # --------------------------------------------------------------------------- #
-
-
-def _synthetic(n=300, p=8, seed=0, noise=0.05):
-    """0/1 data whose label is (x0 AND x1) OR x2, with some label noise."""
-    rng = np.random.default_rng(seed)
-    X = rng.integers(0, 2, size=(n, p), dtype=np.uint8)
-    y = ((X[:, 0] & X[:, 1]) | X[:, 2]).astype(np.int64)
-    flip = rng.random(n) < noise
-    y[flip] ^= 1
-    return X, y
 
 
 def _tree_objective(tree, X, y, regularization, sample_weight=None):
@@ -145,7 +136,7 @@ def _assert_valid_fit(est, X, y, sample_weight=None):
 
 
 def test_fitted_attributes_on_optimal_fit():
-    X, y = _synthetic()
+    X, y = and_or_problem()
     est = GOSDTClassifier(regularization=0.01).fit(X, y)
     _assert_valid_fit(est, X, y)
     assert est.status_ == "optimal"
@@ -159,7 +150,7 @@ def test_fitted_attributes_on_optimal_fit():
 
 
 def test_max_depth_is_respected():
-    X, y = _synthetic(noise=0.0)
+    X, y = and_or_problem(noise=0.0)
     for depth in (0, 1, 2):
         est = GOSDTClassifier(regularization=0.0, max_depth=depth).fit(X, y)
         _assert_valid_fit(est, X, y)
@@ -168,7 +159,7 @@ def test_max_depth_is_respected():
 
 
 def test_string_labels():
-    X, y = _synthetic()
+    X, y = and_or_problem()
     labels = np.array(["no", "yes"], dtype=object)[y]
     est = GOSDTClassifier(regularization=0.01).fit(X, labels)
     np.testing.assert_array_equal(est.classes_, ["no", "yes"])
@@ -179,7 +170,7 @@ def test_string_labels():
 
 
 def test_verbose_prints_progress_and_quiet_prints_nothing(capfd):
-    X, y = _synthetic()
+    X, y = and_or_problem()
     GOSDTClassifier(regularization=0.01, verbose=False).fit(X, y)
     out, _ = capfd.readouterr()
     assert out == "", "verbose=False must not print"
@@ -195,7 +186,7 @@ def test_verbose_prints_progress_and_quiet_prints_nothing(capfd):
 
 
 def test_sample_weight_integer_weights_equal_repeated_rows():
-    X, y = _synthetic(n=200, seed=1, noise=0.1)
+    X, y = and_or_problem(n=200, seed=1, noise=0.1)
     w = np.random.default_rng(1).integers(0, 4, size=len(y))
     lam = 0.01
     weighted = GOSDTClassifier(regularization=lam).fit(X, y, sample_weight=w)
@@ -210,7 +201,7 @@ def test_sample_weight_integer_weights_equal_repeated_rows():
 
 
 def test_sample_weight_scale_invariance():
-    X, y = _synthetic(n=200, seed=2, noise=0.1)
+    X, y = and_or_problem(n=200, seed=2, noise=0.1)
     w = np.random.default_rng(2).random(len(y)) + 0.1
     a = GOSDTClassifier(regularization=0.01).fit(X, y, sample_weight=w)
     b = GOSDTClassifier(regularization=0.01).fit(X, y, sample_weight=w * 7.5)
@@ -219,7 +210,7 @@ def test_sample_weight_scale_invariance():
 
 
 def test_class_weight_matches_sample_weight():
-    X, y = _synthetic(n=200, seed=3, noise=0.15)
+    X, y = and_or_problem(n=200, seed=3, noise=0.15)
     by_class = GOSDTClassifier(regularization=0.01, class_weight={0: 3.0, 1: 1.0}).fit(X, y)
     w = np.where(y == 0, 3.0, 1.0)
     by_sample = GOSDTClassifier(regularization=0.01).fit(X, y, sample_weight=w)
@@ -245,7 +236,7 @@ FEATURE_NAMES = [
 
 def test_pandas_dataframe_feature_names():
     pd = pytest.importorskip("pandas")
-    X, y = _synthetic()
+    X, y = and_or_problem()
     df = pd.DataFrame(X, columns=FEATURE_NAMES)
     est = GOSDTClassifier(regularization=0.01).fit(df, pd.Series(y, name="label"))
     np.testing.assert_array_equal(est.feature_names_in_, FEATURE_NAMES)
@@ -270,7 +261,7 @@ def test_pandas_dataframe_feature_names():
 
 def test_pandas_bool_and_int_columns():
     pd = pytest.importorskip("pandas")
-    X, y = _synthetic()
+    X, y = and_or_problem()
     df = pd.DataFrame(X.astype(bool), columns=FEATURE_NAMES)
     df["x_6"] = df["x_6"].astype(np.int64)  # mixed bool / int columns
     est = GOSDTClassifier(regularization=0.01).fit(df, y)
@@ -280,7 +271,7 @@ def test_pandas_bool_and_int_columns():
 
 
 def test_bool_input_equals_uint8_input():
-    X, y = _synthetic()
+    X, y = and_or_problem()
     a = GOSDTClassifier(regularization=0.01).fit(X.astype(bool), y)
     b = GOSDTClassifier(regularization=0.01).fit(X, y)
     c = GOSDTClassifier(regularization=0.01).fit(X.astype(np.float64), y)
@@ -291,7 +282,7 @@ def test_bool_input_equals_uint8_input():
 
 
 def test_clone():
-    X, y = _synthetic()
+    X, y = and_or_problem()
     est = GOSDTClassifier(regularization=0.03, max_depth=2, time_limit=5.0, class_weight=None)
     est.fit(X, y)
     cl = clone(est)
@@ -306,7 +297,7 @@ def test_clone():
 
 
 def test_pickle_round_trip():
-    X, y = _synthetic()
+    X, y = and_or_problem()
     est = GOSDTClassifier(regularization=0.01).fit(X, y)
     back = pickle.loads(pickle.dumps(est))
     np.testing.assert_array_equal(back.predict(X), est.predict(X))
@@ -365,7 +356,7 @@ def test_default_pipeline_constructs_and_clones():
 
 
 def test_grid_search_cv():
-    X, y = _synthetic(n=240, seed=4, noise=0.1)
+    X, y = and_or_problem(n=240, seed=4, noise=0.1)
     grid = {"regularization": [0.005, 0.02, 0.1], "max_depth": [1, 2, 3]}
     search = GridSearchCV(
         GOSDTClassifier(time_limit=30), grid, n_jobs=2, cv=3, error_score="raise"

@@ -43,6 +43,7 @@ if _TESTS_DIR not in sys.path:
 from binary_estimator_checks import expected_failed_checks  # noqa: E402
 from oracle import brute_force  # noqa: E402
 from random_problems import (  # noqa: E402
+    and_or_problem,
     LAMBDAS,
     SEEDS,
     SETTINGS,
@@ -313,16 +314,8 @@ def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
 
-def _synthetic(n=300, p=8, seed=0, noise=0.05):
-    rng = np.random.default_rng(seed)
-    X = rng.integers(0, 2, size=(n, p), dtype=np.uint8)
-    y = ((X[:, 0] & X[:, 1]) | X[:, 2]).astype(np.int64)
-    y[rng.random(n) < noise] ^= 1
-    return X, y
-
-
 def test_fitted_attributes_and_tags():
-    X, y = _synthetic()
+    X, y = and_or_problem()
     est = OSDTClassifier().fit(X, y)
     assert est.status_ == "optimal" and est.score(X, y) >= 0.9
     for key in ("subproblems", "expansions", "seconds", "memory_bytes", "trees_evaluated",
@@ -338,7 +331,7 @@ def test_fitted_attributes_and_tags():
 
 def test_pandas_clone_pickle_pipeline_grid_search():
     pd = pytest.importorskip("pandas")
-    X, y = _synthetic(n=240, seed=4, noise=0.1)
+    X, y = and_or_problem(n=240, seed=4, noise=0.1)
     names = [f"f{i}" for i in range(X.shape[1])]
     df = pd.DataFrame(X.astype(bool), columns=names)
     est = OSDTClassifier(regularization=0.02).fit(df, pd.Series(y))
@@ -364,7 +357,7 @@ def test_pandas_clone_pickle_pipeline_grid_search():
 
 
 def test_sample_weight_integer_weights_equal_repeated_rows():
-    X, y = _synthetic(n=150, seed=1, noise=0.1)
+    X, y = and_or_problem(n=150, seed=1, noise=0.1)
     w = np.random.default_rng(1).integers(0, 4, size=len(y))
     weighted = OSDTClassifier(regularization=0.02).fit(X, y, sample_weight=w)
     repeated = OSDTClassifier(regularization=0.02).fit(np.repeat(X, w, 0), np.repeat(y, w))
