@@ -2,6 +2,11 @@
 
 Provably optimal sparse trees (GOSDT) with a Rust core, one shared tree model and
 scikit-learn style estimators and transformers.
+
+The solvers learn from 0/1 features. Numeric columns are binarised with
+:class:`NumericBinarizer` (or :class:`ThresholdGuessBinarizer`); categorical
+(string) columns are one-hot encoded, e.g. with :class:`BinnedOneHotEncoder`, which
+also bins numeric columns, or with scikit-learn's ``OneHotEncoder``.
 """
 
 from ._core import __version__
@@ -13,5 +18,6 @@ from .extract import ExtractedTreeClassifier, ExtractedTreeRegressor
 from .guess import OptimalTreeClassifier, ThresholdGuessBinarizer
 from .latent import LatentTreeClassifier, LatentTreeRegressor
 from .optimal import OSDTClassifier
+from .preprocessing import BinnedOneHotEncoder
 
-__all__ = ["CostAwareTreeClassifier", "DL85Classifier", "EC45Classifier", "ECARTClassifier", "ExtractedTreeClassifier", "ExtractedTreeRegressor", "GOSDTClassifier", "LatentTreeClassifier", "LatentTreeRegressor", "NumericBinarizer", "OSDTClassifier", "OptimalTreeClassifier", "ThresholdGuessBinarizer", "Tree", "__version__"]
+__all__ = ["BinnedOneHotEncoder", "CostAwareTreeClassifier", "DL85Classifier", "EC45Classifier", "ECARTClassifier", "ExtractedTreeClassifier", "ExtractedTreeRegressor", "GOSDTClassifier", "LatentTreeClassifier", "LatentTreeRegressor", "NumericBinarizer", "OSDTClassifier", "OptimalTreeClassifier", "ThresholdGuessBinarizer", "Tree", "__version__"]

@@ -8,30 +8,64 @@ it next to a CART tree with the same number of leaves on the same 0/1 features.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 
 __all__ = ["main"]
 
 
+def _number(text, kind):
+    try:
+        return kind(text)
+    except ValueError:
+        what = "an integer" if kind is int else "a number"
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
+
+
 def _positive_int(text):
-    value = int(text)
+    value = _number(text, int)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text}")
     return value
 
 
 def _non_negative_float(text):
-    value = float(text)
-    if not value >= 0:  # also rejects NaN
-        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text}")
+    value = _number(text, float)
+    if not (math.isfinite(value) and value >= 0):  # also rejects NaN and inf
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
+    return value
+
+
+def _positive_float(text):
+    value = _number(text, float)
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0 (seconds), got {text}")
+    return value
+
+
+def _fraction(text):
+    value = _number(text, float)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(
+            f"must be a fraction strictly between 0 and 1 (e.g. 0.25), got {text}"
+        )
+    return value
+
+
+def _seed(text):
+    value = _number(text, int)
+    if not 0 <= value < 2**32:
+        raise argparse.ArgumentTypeError(
+            f"must be an integer from 0 to {2**32 - 1} (a random seed), got {text}"
+        )
     return value
 
 
 def _max_depth(text):
     if text.strip().lower() in ("none", "inf", "-1"):
         return None
-    value = int(text)
+    value = _number(text, int)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be an integer >= 0 or 'none', got {text}")
     return value
@@ -65,15 +99,15 @@ def _build_parser():
         help="depth limit for GOSDT; 'none' for no limit (default: %(default)s)",
     )
     demo.add_argument(
-        "--time-limit", type=_non_negative_float, default=60.0,
+        "--time-limit", type=_positive_float, default=60.0,
         help="GOSDT time limit in seconds (default: %(default)s)",
     )
     demo.add_argument(
-        "--test-size", type=float, default=0.25,
+        "--test-size", type=_fraction, default=0.25,
         help="fraction of rows held out for testing (default: %(default)s)",
     )
     demo.add_argument(
-        "--random-state", type=int, default=0,
+        "--random-state", type=_seed, default=0,
         help="seed of the train/test split and of CART (default: %(default)s)",
     )
     demo.add_argument("--verbose", action="store_true", help="print solver progress")

@@ -1,21 +1,15 @@
 """Shared plumbing of the estimators that learn from 0/1 features: the input check and
 prediction through the fitted ``tree_`` (a :class:`treeopt.Tree`)."""
 
-import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._validation import binary_matrix, zero_one_frame
 
-def as_binary_matrix(X, hint):
-    """X as a C-contiguous uint8 matrix, or a ValueError that ends with ``hint``."""
-    if X.dtype == np.bool_:
-        return np.ascontiguousarray(X, dtype=np.uint8)
-    if not np.issubdtype(X.dtype, np.number):
-        raise ValueError(f"X has dtype {X.dtype}; {hint}.")
-    bad = (X != 0) & (X != 1)
-    if bad.any():
-        row, col = np.argwhere(bad)[0]
-        raise ValueError(f"X[{row}, {col}] = {X[row, col]!r} is not 0 or 1; {hint}.")
-    return np.ascontiguousarray(X, dtype=np.uint8)
+
+def as_binary_matrix(X, hint, feature_names=None):
+    """X as a C-contiguous uint8 matrix, or a ValueError naming the column and ending
+    with ``hint`` (see :func:`treeopt._validation.binary_matrix`)."""
+    return binary_matrix(X, hint, feature_names)
 
 
 class BinaryTreeClassifierMixin:
@@ -27,8 +21,9 @@ class BinaryTreeClassifierMixin:
     _binary_hint = "binarize the features first"
 
     def _binary_input(self, X):
+        X = zero_one_frame(self, X)
         X = validate_data(self, X, reset=False, dtype=None, ensure_all_finite=True)
-        return as_binary_matrix(X, self._binary_hint)
+        return as_binary_matrix(X, self._binary_hint, getattr(self, "feature_names_in_", None))
 
     def predict(self, X):
         """Predicted class of each row of the 0/1 matrix X."""

@@ -15,7 +15,9 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
+
+from ._validation import validate_numeric_data
 
 __all__ = ["NumericBinarizer"]
 
@@ -139,7 +141,7 @@ class NumericBinarizer(TransformerMixin, BaseEstimator):
         self : NumericBinarizer
         """
         self._validate_params()
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True)
+        X = validate_numeric_data(self, X, dtype=np.float64, ensure_all_finite=True)
         thresholds, passthrough, output_columns = [], [], []
         for j in range(X.shape[1]):
             column = X[:, j]
@@ -182,7 +184,7 @@ class NumericBinarizer(TransformerMixin, BaseEstimator):
             passthrough (0/1) column contains another value.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+        X = validate_numeric_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
         out = np.empty((X.shape[0], self.n_features_out_), dtype=np.uint8)
         pos = 0
         for j, (thr, passthrough) in enumerate(zip(self.thresholds_, self.passthrough_)):

@@ -45,9 +45,10 @@ from sklearn.metrics import accuracy_score, f1_score, mean_squared_error
 from sklearn.mixture import GaussianMixture
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from ._validation import center_and_scale, too_large_error, validate_numeric_data
 from .binarize import _format_thresholds, _midpoints
 
 __all__ = ["BoxGaussianMixture", "ExtractedTreeClassifier", "ExtractedTreeRegressor"]
@@ -85,6 +86,20 @@ def _log_ndtr_diff(alpha, beta):
     with np.errstate(divide="ignore"):
         out[ok] = log_hi + np.log1p(-np.exp(log_lo - log_hi))
     return out
+
+
+_GMM_PURPOSE = "to fit a Gaussian mixture and sample from it"
+
+
+def _check_not_too_large(X, ok):
+    """A ValueError naming the first column whose magnitude ``ok`` says is too large."""
+    if not np.all(ok):
+        raise too_large_error(X, int(np.flatnonzero(~ok)[0]), _GMM_PURPOSE)
+
+
+def _standardised(X, center, scale):
+    with np.errstate(over="ignore", invalid="ignore"):
+        return (X - center) / scale
 
 
 class BoxGaussianMixture:
@@ -195,8 +210,7 @@ class BoxGaussianMixture:
         BoxGaussianMixture
         """
         X = np.asarray(X, dtype=np.float64)
-        center = X.mean(axis=0)
-        scale = X.std(axis=0)
+        center, scale = center_and_scale(X, _GMM_PURPOSE)
         scale[~(scale > 0)] = 1.0
         gmm = GaussianMixture(
             n_components=int(min(n_components, X.shape[0])),
@@ -205,16 +219,15 @@ class BoxGaussianMixture:
             max_iter=max_iter,
             init_params="k-means++",  # k-means++ seeding, no Lloyd iterations before EM
             random_state=random_state,
-        ).fit((X - center) / scale)
+        ).fit(_standardised(X, center, scale))
         low, high, size = _discrete_grids(X)
-        return cls(
-            gmm.weights_,
-            gmm.means_ * scale + center,
-            np.sqrt(gmm.covariances_) * scale,
-            low,
-            high,
-            size,
-        )
+        with np.errstate(over="ignore", invalid="ignore"):
+            means = gmm.means_ * scale + center
+            stds = np.sqrt(gmm.covariances_) * scale
+            # sampling reaches a few standard deviations beyond the means
+            reach = np.abs(means) + 40.0 * stds
+        _check_not_too_large(X, np.isfinite(reach).all(axis=0))
+        return cls(gmm.weights_, means, stds, low, high, size)
 
     # ---- properties ----------------------------------------------------------- #
     @property
@@ -1019,7 +1032,7 @@ class _BaseExtractedTree(BaseEstimator):
         return left, right, feature, threshold, prob
 
     def _fit_common(self, X):
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True)
+        X = validate_numeric_data(self, X, dtype=np.float64, ensure_all_finite=True)
         _resolve_blackbox(self.blackbox, self._classification)  # fail early on a bad one
         self.n_queries_ = 0
         self.n_blackbox_calls_ = 0
@@ -1033,7 +1046,7 @@ class _BaseExtractedTree(BaseEstimator):
 
     def _validated(self, X):
         check_is_fitted(self, "tree_")
-        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+        return validate_numeric_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
 
     def apply(self, X):
         """Index of the leaf of ``tree_`` reached by every row of X."""

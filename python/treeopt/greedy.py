@@ -37,7 +37,6 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils._param_validation import Interval, Options, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_sample_weight,
     check_is_fitted,
@@ -48,6 +47,7 @@ from threadpoolctl import ThreadpoolController
 
 from ._binary import BinaryTreeClassifierMixin, as_binary_matrix
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from ._validation import check_classification_labels, zero_one_frame
 from .metrics import expected_cost
 
 __all__ = [
@@ -64,7 +64,7 @@ DEFAULT_PRUNE_ALPHAS = np.logspace(-5, 0, 21)
 
 _BINARY_HINT = (
     "CostAwareTreeClassifier uses binary tests over 0/1 features; encode numeric or "
-    "categorical columns first, e.g. with treeopt.preprocessing.BinnedOneHotEncoder "
+    "categorical columns first, e.g. with treeopt.BinnedOneHotEncoder "
     "(k-means bins + one-hot, as in the paper) in a Pipeline"
 )
 
@@ -150,7 +150,7 @@ def _heterogeneous_pairs(counts):
     return 0.5 * (n * n - (counts * counts).sum(axis=-1))
 
 
-def _node_scores(Xs, labels, pk, costs, n_classes, criterion, lam, theta):
+def _node_scores(Xs, labels, pk, costs, n_classes, criterion, lam, theta, log=False):
     """Score of every test at the node holding objects ``Xs`` (rows, 0/1).
 
     Parameters
@@ -162,6 +162,11 @@ def _node_scores(Xs, labels, pk, costs, n_classes, criterion, lam, theta):
         class used for the impurity: ``pk.sum(axis=1)`` is ``p(x_i)``.
     costs : ndarray of float, shape (m,) -- c(d).
     criterion, lam, theta : as in the estimator.
+    log : bool, default=False
+        Return ``log(numerator) - log(c)`` instead of ``numerator / c``: the same
+        order, but finite for any positive finite costs (a cost of 5e-324 would make
+        the quotient overflow). A zero numerator becomes ``-finfo.max`` (still
+        above the ``-inf`` of the tests that do not split).
 
     Returns
     -------
@@ -171,6 +176,18 @@ def _node_scores(Xs, labels, pk, costs, n_classes, criterion, lam, theta):
     secondary : ndarray of float or None
         Only for ``lam = inf``: ``(B + E) / c``, the tie-break of the limit.
     """
+    if log:
+        log_costs = np.log(costs)
+
+        def ratio(numerator):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out = np.log(np.maximum(numerator, 0.0)) - log_costs
+            return np.where(numerator > 0, out, -np.finfo(np.float64).max)
+    else:
+
+        def ratio(numerator):
+            return numerator / costs
+
     n_S, m = Xs.shape
     K = n_classes
     p = pk.sum(axis=1)
@@ -205,13 +222,13 @@ def _node_scores(Xs, labels, pk, costs, n_classes, criterion, lam, theta):
 
     with np.errstate(invalid="ignore", divide="ignore"):
         if criterion == "balance":
-            primary = 2.0 * np.minimum(P0, P1) / costs
+            primary = ratio(2.0 * np.minimum(P0, P1))
             return np.where(splits, primary, -np.inf), None
         phi = _heterogeneous_pairs(total[:K])
         phi1 = _heterogeneous_pairs(cnt1)
         phi0 = _heterogeneous_pairs(cnt0)
         if criterion == "impure_pairs":
-            primary = (phi - phi0 - phi1) / costs
+            primary = ratio(phi - phi0 - phi1)
             return np.where(splits, primary, -np.inf), None
 
         # B(d): probability outside the branch with the most objects (ties: x_d = 0).
@@ -225,7 +242,7 @@ def _node_scores(Xs, labels, pk, costs, n_classes, criterion, lam, theta):
         keep1 = np.where(P1 > limit, phi1 / phi * (P1 * A1 - B1), 0.0)
         keep0 = np.where(P0 > limit, phi0 / phi * (P0 * A0 - B0), 0.0)
         E = P - keep0 - keep1
-        BE = (B + E) / costs
+        BE = ratio(B + E)
         if criterion == "asr" or lam == 0:
             return np.where(splits, BE, -np.inf), None
         D = _weighted_impurity(total[K : 2 * K], criterion) - (
@@ -233,8 +250,8 @@ def _node_scores(Xs, labels, pk, costs, n_classes, criterion, lam, theta):
         )
         D = np.maximum(D, 0.0)
         if np.isinf(lam):
-            return np.where(splits, D / costs, -np.inf), np.where(splits, BE, -np.inf)
-        return np.where(splits, (B + E + lam * D) / costs, -np.inf), None
+            return np.where(splits, ratio(D), -np.inf), np.where(splits, BE, -np.inf)
+        return np.where(splits, ratio(B + E + lam * D), -np.inf), None
 
 
 # Scores within this relative distance of the maximum count as tied, so that tests
@@ -243,19 +260,41 @@ def _node_scores(Xs, labels, pk, costs, n_classes, criterion, lam, theta):
 _TIE_RTOL = 1e-12
 
 
-def _ties(scores):
+_LOG_TIE = np.log1p(-_TIE_RTOL)
+
+
+def _ties(scores, log=False):
     best = scores.max()
+    if log:  # s >= best * (1 - rtol) for positive scores, in logarithms
+        return scores >= best + _LOG_TIE
     return scores >= best - _TIE_RTOL * abs(best)
 
 
-def _best_test(primary, secondary):
+def _best_test(primary, secondary, log=False):
     """Index of the best test (lowest index among ties), or -1 if none splits."""
     if not np.isfinite(primary.max()):
         return -1
-    tied = _ties(primary)
+    tied = _ties(primary, log)
     if secondary is not None:
-        tied &= _ties(np.where(tied, secondary, -np.inf))
+        tied &= _ties(np.where(tied, secondary, -np.inf), log)
     return int(np.argmax(tied))
+
+
+def _power_of_two_scale(values):
+    """Exponent ``e`` with ``values / 2**e`` exact and of largest magnitude in [0.5, 1).
+
+    Dividing by a power of two only changes the exponent, so every common scale of
+    ``values`` by a power of two gives the same scaled values (the results are then
+    identical), and any other common scale gives values equal up to rounding. The
+    smallest positive value is kept a normal float (the largest is then above 1 only
+    for ratios beyond ~1e307).
+    """
+    positive = values[values > 0]
+    if positive.size == 0:
+        return 0
+    e_max = int(np.frexp(positive.max())[1])
+    e_min = int(np.frexp(positive.min())[1])
+    return min(e_max, e_min + 1021)
 
 
 # --------------------------------------------------------------------------- #
@@ -317,9 +356,9 @@ def _grow(Xb, y_idx, weight, n_classes, costs, criterion, lam, theta, impurity_l
                 continue  # homogeneous, or p(S) <= theta: a leaf
             Xs = X_obj[idx]
             primary, secondary = _node_scores(
-                Xs, lab, pk[idx], costs, n_classes, criterion, lam, theta
+                Xs, lab, pk[idx], costs, n_classes, criterion, lam, theta, log=True
             )
-            d = _best_test(primary, secondary)
+            d = _best_test(primary, secondary, log=True)
             if d < 0:  # cannot happen with merged rows; kept as a guard
                 continue
             feature[node] = d
@@ -379,6 +418,31 @@ def _subtree(tree, make_leaf):
         np.where(leaf, float(TREE_UNDEFINED), tree.threshold[order]),
         tree.value[order],
         tree.weighted_n_node_samples[order],
+        classes=tree.classes,
+        feature_names=tree.feature_names,
+        n_features=tree.n_features,
+    )
+
+
+def _scale_weights(tree, exponent):
+    """``tree`` with ``value`` and ``weighted_n_node_samples`` multiplied by ``2**exponent``.
+
+    The exponent is lowered as far as needed for the totals to stay finite (training
+    weights summing beyond the float range, ~1.8e308): the class proportions, and so
+    every prediction, are the same.
+    """
+    root = float(tree.weighted_n_node_samples[0])
+    if root > 0:
+        exponent = min(exponent, 1023 - int(np.frexp(root)[1]))
+    if exponent == 0:
+        return tree
+    return Tree(
+        tree.children_left,
+        tree.children_right,
+        tree.feature,
+        tree.threshold,
+        np.ldexp(tree.value, exponent),
+        np.ldexp(tree.weighted_n_node_samples, exponent),
         classes=tree.classes,
         feature_names=tree.feature_names,
         n_features=tree.n_features,
@@ -475,7 +539,10 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         ``(B + E) / c``. The score depends only on probabilities, so ``lam`` does
         not scale with the data size.
     test_costs : array-like of shape (n_features,), default=None
-        Cost ``c(d) > 0`` of each test (feature); ``None`` means unit costs.
+        Cost ``c(d) > 0`` of each test (feature); ``None`` means unit costs. Only
+        the ratios matter: multiplying every cost by the same factor (anything from
+        1e-300 to 1e300, or costs down to 5e-324) gives the same tree, and
+        ``expected_cost_`` scales with it.
     min_probability : float in [0, 1), default=0.005
         ``theta``: a node whose probability (share of the training weight) is at
         most this is not split. ``0`` grows the tree until every leaf is pure.
@@ -523,7 +590,7 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
     --------
     EC45Classifier : ``criterion="entropy"``.
     ECARTClassifier : ``criterion="gini"``.
-    treeopt.preprocessing.BinnedOneHotEncoder : the paper's encoding of raw data.
+    treeopt.BinnedOneHotEncoder : the paper's encoding of raw data.
 
     Examples
     --------
@@ -657,38 +724,43 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
             0/1 (or boolean) features; encode other data first with
-            :class:`treeopt.preprocessing.BinnedOneHotEncoder`.
+            :class:`treeopt.BinnedOneHotEncoder`.
         y : array-like of shape (n_samples,)
             Class labels (binary or multiclass).
         sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights; object probabilities are proportional to them.
+            Non-negative weights; object probabilities are proportional to them, so
+            multiplying all weights by the same factor gives the same tree (``value``
+            then holds the scaled totals, divided by a power of two if they would
+            exceed the float range).
 
         Returns
         -------
         self
         """
+        X = zero_one_frame(self, X)
         X, y = validate_data(self, X, y, dtype=None, ensure_all_finite=True)
-        check_classification_targets(y)
-        if y.dtype == object and len({isinstance(v, str) for v in y}) > 1:
-            raise ValueError(
-                "y mixes strings and numbers; use labels of one type "
-                "(e.g. convert them all with y.astype(str))."
-            )
+        check_classification_labels(y)
         self.classes_, y_idx = np.unique(y, return_inverse=True)
         y_idx = y_idx.ravel().astype(np.int64)
         weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         if not weight.sum() > 0:
             raise ValueError("sample_weight sums to zero; give some samples a positive weight.")
-        Xb = as_binary_matrix(X, _BINARY_HINT)
+        Xb = as_binary_matrix(X, _BINARY_HINT, getattr(self, "feature_names_in_", None))
         costs = _validate_test_costs(self.test_costs, self.n_features_in_)
         alphas = self._prune_alphas() if self.post_prune else None
 
-        tree = self._make_tree(Xb, y_idx, weight, costs)
+        # Weights and costs divided by powers of two (exact) to largest values in
+        # [0.5, 1): a common scale of either, 1e-300 or 1e300, gives the same tree,
+        # and no sum of weights or ratio of scores overflows.
+        weight_exp = _power_of_two_scale(weight)
+        unit_weight = np.ldexp(weight, -weight_exp)
+        unit_costs = np.ldexp(costs, -_power_of_two_scale(costs))
+        tree = self._make_tree(Xb, y_idx, unit_weight, unit_costs)
         self.ccp_alpha_ = 0.0
         if self.post_prune:
-            self.ccp_alpha_ = self._choose_alpha(Xb, y_idx, weight, costs, alphas)
+            self.ccp_alpha_ = self._choose_alpha(Xb, y_idx, unit_weight, unit_costs, alphas)
             tree = cost_complexity_prune(tree, self.ccp_alpha_, self._pruning_impurity())
-        self.tree_ = tree
+        self.tree_ = _scale_weights(tree, weight_exp)
         self.test_costs_ = costs
         self.expected_cost_ = float(expected_cost(tree, Xb, costs, sample_weight=weight))
         return self

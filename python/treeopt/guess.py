@@ -31,7 +31,6 @@ from sklearn.ensemble import GradientBoostingClassifier
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_feature_names_in,
     _check_sample_weight,
@@ -42,6 +41,7 @@ from sklearn.utils.validation import (
 from ._tree import Tree
 from .binarize import _format_thresholds
 from .optimal import GOSDTClassifier
+from ._validation import check_classification_labels, validate_numeric_data
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
@@ -145,25 +145,7 @@ def guess_max_depth(n_estimators, estimator_depth):
 # --------------------------------------------------------------------------- #
 def _validate_numeric(estimator, X, y="no_validation", reset=True):
     """``validate_data`` to float64 with a clear error for non-numeric columns."""
-    dtypes = getattr(X, "dtypes", None)
-    if dtypes is not None and hasattr(dtypes, "items"):  # pandas DataFrame
-        bad = [str(name) for name, dt in dtypes.items() if getattr(dt, "kind", "O") not in "biuf"]
-        if bad:
-            raise ValueError(
-                f"{type(estimator).__name__} needs numeric columns; non-numeric column(s) "
-                f"{bad}. Encode them first, e.g. with sklearn.preprocessing.OneHotEncoder "
-                "(in a ColumnTransformer)."
-            )
-    kwargs = dict(dtype=np.float64, ensure_all_finite=True)
-    try:
-        return validate_data(estimator, X, y, reset=reset, **kwargs)
-    except ValueError as exc:
-        if "could not convert" in str(exc) or "convert string" in str(exc):
-            raise ValueError(
-                f"{type(estimator).__name__} needs numeric features ({exc}). Encode "
-                "categorical columns first, e.g. with sklearn.preprocessing.OneHotEncoder."
-            ) from None
-        raise
+    return validate_numeric_data(estimator, X, y, reset=reset)
 
 
 def _weighted_accuracy(model, X, y, weight):
@@ -327,7 +309,7 @@ class ThresholdGuessBinarizer(TransformerMixin, BaseEstimator):
         self : ThresholdGuessBinarizer
         """
         X, y = _validate_numeric(self, X, y)
-        check_classification_targets(y)
+        check_classification_labels(y)
         if np.unique(y).shape[0] < 2:
             raise ValueError(
                 f"y has only 1 class ({np.unique(y)[0]!r}); the reference ensemble needs "
@@ -654,7 +636,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         if np.isnan(self.regularization):
             raise ValueError("regularization is NaN; pass a number >= 0 such as 0.001.")
         X, y = _validate_numeric(self, X, y)
-        check_classification_targets(y)
+        check_classification_labels(y)
         self.classes_ = np.unique(y)
         if self.classes_.shape[0] < 2:
             raise ValueError(

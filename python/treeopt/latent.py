@@ -47,11 +47,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_co
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from ._tree import TREE_LEAF, TREE_OBLIQUE, TREE_UNDEFINED, Tree
+from ._validation import center_and_scale, check_classification_labels, validate_numeric_data
 from .isotonic import TreePAV
 
 __all__ = ["LatentTreeClassifier", "LatentTreeRegressor"]
@@ -299,8 +299,7 @@ class _BaseLatentTree(BaseEstimator):
     def _fit_single_thread(self, X, target, sample_weight):
         rng = check_random_state(self.random_state)
         n, n_features = X.shape
-        self.x_mean_ = X.mean(axis=0)
-        scale = X.std(axis=0)
+        self.x_mean_, scale = center_and_scale(X, "for the linear splits of a latent tree")
         scale[~(scale > 1e-12 * np.maximum(1.0, np.abs(self.x_mean_)))] = 1.0
         self.x_scale_ = scale
         Xs = (X - self.x_mean_) / self.x_scale_
@@ -471,7 +470,7 @@ class _BaseLatentTree(BaseEstimator):
         ndarray of int64, shape (n_samples,)
         """
         check_is_fitted(self, "tree_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_numeric_data(self, X, reset=False, dtype=np.float64)
         return self.tree_.apply(X)
 
     def __sklearn_tags__(self):
@@ -611,8 +610,8 @@ class LatentTreeClassifier(ClassifierMixin, _BaseLatentTree):
         self
         """
         self._validate_common()
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_features=1)
-        check_classification_targets(y)
+        X, y = validate_numeric_data(self, X, y, dtype=np.float64, ensure_min_features=1)
+        check_classification_labels(y)
         self.classes_, encoded = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError(
@@ -679,7 +678,7 @@ class LatentTreeClassifier(ClassifierMixin, _BaseLatentTree):
     # ---- prediction ------------------------------------------------------------
     def _input(self, X):
         check_is_fitted(self, "tree_")
-        return validate_data(self, X, reset=False, dtype=np.float64)
+        return validate_numeric_data(self, X, reset=False, dtype=np.float64)
 
     def decision_function(self, X):
         """Logits of the predictor (one column for two classes).
@@ -779,7 +778,9 @@ class LatentTreeRegressor(RegressorMixin, _BaseLatentTree):
         self
         """
         self._validate_common()
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, ensure_min_features=1)
+        X, y = validate_numeric_data(
+            self, X, y, dtype=np.float64, y_numeric=True, ensure_min_features=1
+        )
         w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         if not w.sum() > 0:
             raise ValueError("sample_weight sums to zero; give some samples a positive weight.")
@@ -850,5 +851,5 @@ class LatentTreeRegressor(RegressorMixin, _BaseLatentTree):
         ndarray of shape (n_samples,)
         """
         check_is_fitted(self, "tree_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_numeric_data(self, X, reset=False, dtype=np.float64)
         return self._decision(X)[:, 0] * self.y_scale_ + self.y_mean_

@@ -15,13 +15,15 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import _check_sample_weight
 
-from ._tree import TREE_LEAF, Tree
+from ._tree import TREE_LEAF, TREE_OBLIQUE, Tree
 
 __all__ = ["expected_cost", "path_costs", "tree_size"]
 
 
 def _structure(tree):
-    """``(children_left, children_right, feature, n_features, apply)`` of a tree."""
+    """``(children_left, children_right, feature, n_features, apply, weights)`` of a tree.
+
+    ``weights`` holds the per-feature weights of the oblique nodes (None if none)."""
     if isinstance(tree, Tree):
         return (
             tree.children_left,
@@ -29,6 +31,7 @@ def _structure(tree):
             tree.feature,
             tree.n_features,
             tree.apply,
+            tree.weights,
         )
     inner = getattr(tree, "tree_", None)
     if isinstance(inner, Tree):
@@ -39,6 +42,7 @@ def _structure(tree):
             inner.feature,
             int(getattr(tree, "n_features_in_", inner.n_features)),
             apply,
+            inner.weights,
         )
     if inner is not None and hasattr(inner, "children_left") and hasattr(tree, "apply"):
         return (
@@ -47,6 +51,7 @@ def _structure(tree):
             np.asarray(inner.feature),
             int(getattr(tree, "n_features_in_", inner.n_features)),
             tree.apply,
+            None,
         )
     raise TypeError(
         "expected a treeopt.Tree, a fitted treeopt tree estimator or a fitted "
@@ -54,11 +59,13 @@ def _structure(tree):
     )
 
 
-def _node_path_costs(children_left, children_right, feature, costs):
+def _node_path_costs(children_left, children_right, feature, costs, weights=None):
     """Cost of the tests on the path from the root to every node.
 
     A feature tested several times on one path (possible in trees over numeric
-    features) is paid once: its value is known after the first test.
+    features) is paid once: its value is known after the first test. An oblique node
+    (``feature == TREE_OBLIQUE``) reads every feature with a non-zero weight in its
+    linear test, and pays each of them once per path in the same way.
     """
     n_nodes = children_left.shape[0]
     out = np.zeros(n_nodes, dtype=np.float64)
@@ -69,9 +76,16 @@ def _node_path_costs(children_left, children_right, feature, costs):
         if children_left[node] == TREE_LEAF:
             continue
         f = int(feature[node])
-        if f not in seen:
-            cost = cost + costs[f]
-            seen = seen | {f}
+        if f == TREE_OBLIQUE:
+            if weights is None:
+                raise ValueError(f"node {node} is oblique but the tree has no weights")
+            read = {int(j) for j in np.flatnonzero(weights[node])}
+        else:
+            read = {f}
+        new = read - seen
+        if new:
+            cost = cost + float(np.sum(costs[sorted(new)]))
+            seen = seen | new
         stack.append((int(children_left[node]), cost, seen))
         stack.append((int(children_right[node]), cost, seen))
     return out
@@ -105,19 +119,29 @@ def path_costs(tree, X, test_costs=None):
     X : array-like of shape (n_samples, n_features)
     test_costs : array-like of shape (n_features,), default=None
         Cost of each feature's test; ``None`` means 1 for every feature (the cost
-        is then the number of distinct features tested on the path).
+        is then the number of distinct features read on the path).
+
+    Notes
+    -----
+    A feature is paid once per path, however often it is tested. An oblique node
+    (a linear test ``x @ w <= t``, as in latent trees) reads every feature with a
+    non-zero weight ``w[j]`` and pays the cost of each of them not already read on
+    the path.
 
     Returns
     -------
     ndarray of float64, shape (n_samples,)
     """
-    cl, cr, feature, n_features, apply = _structure(tree)
+    cl, cr, feature, n_features, apply, weights = _structure(tree)
     n_columns = np.shape(X)[1] if np.ndim(X) == 2 else -1
     if n_columns < 0:
         raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {np.shape(X)}")
     costs = _costs_for(test_costs, n_features, n_columns)
     leaves = np.asarray(apply(X))
-    return _node_path_costs(np.asarray(cl), np.asarray(cr), np.asarray(feature), costs)[leaves]
+    node_costs = _node_path_costs(
+        np.asarray(cl), np.asarray(cr), np.asarray(feature), costs, weights
+    )
+    return node_costs[leaves]
 
 
 def expected_cost(tree, X, test_costs=None, sample_weight=None):
@@ -134,7 +158,8 @@ def expected_cost(tree, X, test_costs=None, sample_weight=None):
     X : array-like of shape (n_samples, n_features)
     test_costs : array-like of shape (n_features,) or None
         Non-negative cost of each feature's test; ``None`` means unit costs. A
-        feature tested twice on a path is paid once.
+        feature tested twice on a path is paid once; an oblique node pays for every
+        feature with a non-zero weight in its linear test (see :func:`path_costs`).
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights (object probabilities up to normalisation).
 
@@ -157,9 +182,14 @@ def expected_cost(tree, X, test_costs=None, sample_weight=None):
     if c.shape[0] == 0:
         raise ValueError("X has no rows; the expected cost needs at least one sample.")
     w = _check_sample_weight(sample_weight, c, dtype=np.float64, ensure_non_negative=True)
-    if not w.sum() > 0:
+    if not w.max() > 0:
         raise ValueError("sample_weight sums to zero; give some samples a positive weight.")
-    return float(np.dot(w, c) / w.sum())
+    # Probabilities from weights scaled (exactly, by a power of two) to a largest
+    # weight in [0.5, 1): sum(p) cannot overflow, and sum(p * c) <= max(c) stays
+    # finite whenever the costs are.
+    w = np.ldexp(w, -int(np.frexp(w.max())[1]))
+    p = w / w.sum()
+    return float(np.dot(p, c))
 
 
 def tree_size(tree):

@@ -113,7 +113,8 @@ class _OptimalTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEst
                 "required: pass at least one 0/1 feature."
             )
         weight = _fit_weights(self, X, y, sample_weight)
-        return as_binary_matrix(X, _BINARIZER_HINT), y, y_encoded, weight
+        names = getattr(self, "feature_names_in_", None)
+        return as_binary_matrix(X, _BINARIZER_HINT, names), y, y_encoded, weight
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, y_ref=None):

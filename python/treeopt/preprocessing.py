@@ -5,7 +5,9 @@
 by the k-means strategy (scikit-learn's :class:`~sklearn.preprocessing.KBinsDiscretizer`)
 and every bin, like every level of a categorical feature, becomes one 0/1 column
 ("binarized to avoid biases towards features with a large number of levels").
-The output feeds :class:`treeopt.CostAwareTreeClassifier` and the other 0/1 solvers.
+The output feeds :class:`treeopt.CostAwareTreeClassifier` and the other 0/1 solvers;
+the encoder is exported as ``treeopt.BinnedOneHotEncoder`` for any data with
+categorical (string) columns.
 """
 
 from __future__ import annotations
@@ -36,10 +38,30 @@ def _as_float_column(column):
         return None
 
 
-class BinnedOneHotEncoder(TransformerMixin, BaseEstimator):
-    """K-means binning of numeric columns, then one-hot: the EC4.5 paper's encoding.
+def _bin_exponent(column):
+    """Power of two ``e`` such that ``column / 2**e`` is in a range k-means bins well.
 
-    Every input column becomes one or more 0/1 output columns:
+    :class:`~sklearn.preprocessing.KBinsDiscretizer` drops bins narrower than 1e-8 and
+    its k-means squares the values, so a column spanning less than 1e-3 (e.g. values
+    near 1e-310) or more than 1e300 is scaled, exactly (by a power of two), to a
+    largest magnitude in [0.5, 1); other columns are binned as they are (``e = 0``).
+    """
+    low, high = float(column.min()), float(column.max())
+    with np.errstate(over="ignore"):
+        span = high - low
+    if 1e-3 <= span <= 1e300:
+        return 0
+    return int(np.frexp(max(abs(low), abs(high)))[1])
+
+
+class BinnedOneHotEncoder(TransformerMixin, BaseEstimator):
+    """One-hot encoding of categorical columns and binned numeric columns into 0/1 tests.
+
+    The encoder to put in front of any treeopt solver (GOSDT, DL8.5, OSDT, EC4.5 /
+    ECART) when the data has string or categorical columns: it is exported as
+    ``treeopt.BinnedOneHotEncoder``. With the defaults (k-means, 5 bins) it is the
+    pre-processing of the EC4.5 paper. Every input column becomes one or more 0/1
+    output columns:
 
     * a numeric column with only 0/1 values passes through unchanged;
     * a numeric column with at most ``n_bins`` distinct values gets one column per
@@ -83,6 +105,19 @@ class BinnedOneHotEncoder(TransformerMixin, BaseEstimator):
     ['x0 < 6.5', 'x0 >= 6.5', 'x1']
     >>> enc.transform([[2.5, 1], [11.5, 0]]).tolist()
     [[1, 0, 1], [0, 1, 0]]
+
+    String columns of a DataFrame are one-hot encoded, and the result feeds a solver:
+
+    >>> import pandas as pd
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from treeopt import BinnedOneHotEncoder, GOSDTClassifier
+    >>> df = pd.DataFrame({"sex": ["male", "female", "female", "male"],
+    ...                    "age": [20.0, 35.0, 50.0, 65.0]})
+    >>> BinnedOneHotEncoder(n_bins=2).fit(df).get_feature_names_out().tolist()
+    ['sex == female', 'sex == male', 'age < 42.5', 'age >= 42.5']
+    >>> model = make_pipeline(BinnedOneHotEncoder(n_bins=2), GOSDTClassifier())
+    >>> model.fit(df, [0, 1, 1, 1]).predict(df).tolist()
+    [0, 1, 1, 1]
     """
 
     _parameter_constraints: dict = {
@@ -148,8 +183,13 @@ class BinnedOneHotEncoder(TransformerMixin, BaseEstimator):
                 levels.append(None)
                 binned.append(j)
         self.discretizer_ = None
+        self._bin_exponents = []
         if binned:
-            cols = np.column_stack([_as_float_column(X[:, j]) for j in binned])
+            cols = [_as_float_column(X[:, j]) for j in binned]
+            self._bin_exponents = [_bin_exponent(col) for col in cols]
+            cols = np.column_stack(
+                [np.ldexp(col, -e) for col, e in zip(cols, self._bin_exponents)]
+            )
             disc = KBinsDiscretizer(
                 n_bins=self.n_bins,
                 encode="ordinal",
@@ -167,7 +207,12 @@ class BinnedOneHotEncoder(TransformerMixin, BaseEstimator):
                 disc.fit(cols)
             self.discretizer_ = disc
             for k, j in enumerate(binned):
-                levels[j] = np.asarray(disc.bin_edges_[k], dtype=np.float64)
+                edges = np.asarray(disc.bin_edges_[k], dtype=np.float64)
+                if edges.shape[0] < 2:  # every bin was narrower than 1e-8: one bin
+                    edges = np.array([cols[:, k].min(), cols[:, k].max()])
+                    disc.bin_edges_[k] = edges
+                    disc.n_bins_[k] = 1
+                levels[j] = np.ldexp(edges, self._bin_exponents[k])
         self.kinds_ = kinds
         self.levels_ = levels
         self._binned = binned
@@ -202,7 +247,7 @@ class BinnedOneHotEncoder(TransformerMixin, BaseEstimator):
                 col = _as_float_column(X[:, j])
                 if col is None:
                     raise ValueError(f"column {j} was numeric in fit but is not numeric now")
-                cols.append(col)
+                cols.append(np.ldexp(col, -self._bin_exponents[len(cols)]))
             codes = self.discretizer_.transform(np.column_stack(cols)).astype(np.int64)
         out = np.zeros((X.shape[0], self.n_features_out_), dtype=np.uint8)
         pos = 0

@@ -1,0 +1,259 @@
+"""Input checks shared by the estimators: feature columns and class labels.
+
+One place decides what a column may hold and what a user is told otherwise:
+
+* numeric columns are used as they are;
+* a pandas ``category`` / ``object`` column whose values are all 0/1 or True/False
+  is a 0/1 column (as if it had been converted with ``.astype(int)``);
+* any other string / categorical column is refused with a ``ValueError`` that names
+  the column, shows an offending value and suggests an encoder
+  (:class:`sklearn.preprocessing.OneHotEncoder` or :class:`treeopt.BinnedOneHotEncoder`);
+* class labels that mix strings and numbers are refused by name instead of failing
+  deep inside a sort.
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import validate_data
+
+__all__ = [
+    "ENCODER_HINT",
+    "binary_matrix",
+    "center_and_scale",
+    "check_classification_labels",
+    "column_label",
+    "too_large_error",
+    "validate_numeric_data",
+    "zero_one_frame",
+]
+
+#: What to do with a categorical column, appended to every refusal.
+ENCODER_HINT = (
+    "encode categorical columns first, e.g. with sklearn.preprocessing.OneHotEncoder "
+    "(in a ColumnTransformer) or treeopt.BinnedOneHotEncoder"
+)
+
+
+def column_label(j, feature_names=None):
+    """``"column 'sex'"`` when the columns have names, else ``"column 3"``."""
+    if feature_names is not None and j < len(feature_names):
+        return f"column {str(feature_names[j])!r}"
+    return f"column {j}"
+
+
+def _is_zero_one(value):
+    """True for 0, 1, True and False (numbers or booleans, never strings)."""
+    if isinstance(value, (bool, np.bool_)):
+        return True
+    if isinstance(value, (str, bytes)) or not isinstance(value, Real):
+        return False
+    return value == 0 or value == 1
+
+
+def _is_missing(value):
+    try:
+        return value is None or bool(value != value)
+    except (TypeError, ValueError):
+        return False
+
+
+def _first_bad(values, accept):
+    """The first value of ``values`` that ``accept`` refuses (missing values skipped)."""
+    for v in values:
+        if not _is_missing(v) and not accept(v):
+            return v
+    return None
+
+
+def _is_real(value):
+    return isinstance(value, (Real, np.bool_)) and not isinstance(value, (str, bytes))
+
+
+def _is_frame(X):
+    return hasattr(X, "dtypes") and hasattr(X, "columns") and hasattr(X, "iloc")
+
+
+def _refusal(estimator, where, value, extra=""):
+    name = type(estimator).__name__ if estimator is not None else "treeopt"
+    return ValueError(
+        f"{name} needs numeric features, but {where} holds {value!r}{extra}; "
+        f"{ENCODER_HINT}."
+    )
+
+
+def zero_one_frame(estimator, X):
+    """``X`` with its 0/1 categorical columns made numeric; other non-numeric ones refused.
+
+    Only pandas DataFrames are changed (a shallow copy, the column names kept): a
+    ``category`` / ``object`` / ``string`` column whose values are all 0/1 or
+    True/False becomes a ``uint8`` column (``float64`` if it has missing values, which
+    the finiteness check then reports); an ``object`` column of other numbers becomes
+    ``float64``. A ``category`` column of other numbers is refused (its categories are
+    labels, not quantities) and so is any column that holds strings. Anything else is
+    returned unchanged.
+    """
+    if not _is_frame(X):
+        return X
+    converted = {}
+    for j, (name, dtype) in enumerate(X.dtypes.items()):
+        if getattr(dtype, "kind", "O") in "biuf":
+            continue
+        column = X.iloc[:, j]
+        categorical = str(dtype) == "category"
+        levels = column.cat.categories if categorical else column.unique()
+        where = f"non-numeric column {str(name)!r}"
+        if _first_bad(levels, _is_zero_one) is None:
+            converted[j] = np.asarray(column.astype(object), dtype=np.float64)
+            if not np.isnan(converted[j]).any():
+                converted[j] = converted[j].astype(np.uint8)
+            continue
+        bad_string = _first_bad(levels, _is_real)
+        if bad_string is not None:
+            raise _refusal(estimator, where, bad_string, f" (dtype {dtype})")
+        if categorical:
+            value = _first_bad(levels, _is_zero_one)
+            raise _refusal(
+                estimator, where, value,
+                f" (dtype {dtype}: categories are labels, not quantities; if they are "
+                f"numbers, convert the column with X[{str(name)!r}].astype(float))",
+            )
+        converted[j] = np.asarray(column, dtype=np.float64)
+    if not converted:
+        return X
+    X = X.copy(deep=False)
+    for j, values in converted.items():
+        X.isetitem(j, values)
+    return X
+
+
+def _locate_unconvertible(estimator, X, exc):
+    """The ValueError naming the first column of an array that is not numeric."""
+    try:
+        arr = np.asarray(X, dtype=object)
+    except Exception:  # pragma: no cover - X was already accepted by numpy
+        return None
+    if arr.ndim != 2:
+        return None
+    for j in range(arr.shape[1]):
+        for v in arr[:, j]:
+            try:
+                float(v)
+            except (TypeError, ValueError):
+                return _refusal(estimator, f"non-numeric column {j} (X[:, {j}])", v)
+    return None
+
+
+def validate_numeric_data(estimator, X, y="no_validation", **kwargs):
+    """``validate_data`` to float64 with the column checks above.
+
+    Keyword arguments go to :func:`sklearn.utils.validation.validate_data`
+    (``dtype`` defaults to float64 and ``ensure_all_finite`` to True).
+    """
+    kwargs.setdefault("dtype", np.float64)
+    kwargs.setdefault("ensure_all_finite", True)
+    X = zero_one_frame(estimator, X)
+    try:
+        return validate_data(estimator, X, y, **kwargs)
+    except ValueError as exc:
+        text = str(exc)
+        if "could not convert" in text or "convert string" in text:
+            better = _locate_unconvertible(estimator, X, exc)
+            if better is not None:
+                raise better from None
+        raise
+
+
+def binary_matrix(X, hint, feature_names=None):
+    """``X`` (validated, 2-D) as a C-contiguous uint8 0/1 matrix, or a ValueError.
+
+    Booleans and numbers equal to 0 or 1 are accepted, also in an ``object`` array
+    (a DataFrame with 0/1 or True/False categorical columns). The error names the
+    column (by ``feature_names`` when given) and ends with ``hint``; a string value
+    also gets the encoder suggestion.
+    """
+    X = np.asarray(X)
+    if X.dtype == np.bool_:
+        return np.ascontiguousarray(X, dtype=np.uint8)
+    if X.dtype == object:
+        for j in range(X.shape[1]):
+            bad = _first_bad(X[:, j], _is_zero_one)
+            if bad is None:
+                continue
+            row = next(i for i, v in enumerate(X[:, j]) if v is bad)
+            where = column_label(j, feature_names)
+            if isinstance(bad, (str, bytes)) or not _is_real(bad):
+                raise ValueError(
+                    f"X[{row}, {j}] ({where}) = {bad!r} is not 0 or 1; {hint}. For string "
+                    f"or categorical columns: {ENCODER_HINT}."
+                )
+            raise ValueError(f"X[{row}, {j}] ({where}) = {bad!r} is not 0 or 1; {hint}.")
+        X = np.asarray(X.astype(np.float64))
+    elif not np.issubdtype(X.dtype, np.number):
+        if X.dtype.kind in "USO":
+            raise ValueError(
+                f"X holds strings (dtype {X.dtype}); {hint}. For string or categorical "
+                f"columns: {ENCODER_HINT}."
+            )
+        raise ValueError(f"X has dtype {X.dtype}; {hint}.")
+    bad = (X != 0) & (X != 1)
+    if bad.any():
+        row, col = np.argwhere(bad)[0]
+        where = column_label(int(col), feature_names)
+        raise ValueError(
+            f"X[{row}, {col}] ({where}) = {X[row, col].item()!r} is not 0 or 1; {hint}."
+        )
+    return np.ascontiguousarray(X, dtype=np.uint8)
+
+
+def too_large_error(X, j, purpose):
+    """ValueError: column ``j`` of ``X`` is too large for ``purpose``; rescale it."""
+    return ValueError(
+        f"column {j} of X has values too large {purpose} (largest |x| = "
+        f"{float(np.abs(X[:, j]).max()):.3g}): they overflow float64. Rescale that "
+        "column to moderate units first, e.g. with sklearn.preprocessing.StandardScaler "
+        "in a Pipeline."
+    )
+
+
+def center_and_scale(X, purpose):
+    """Column means and standard deviations of ``X`` computed without overflow.
+
+    Each column is divided by a power of two (exact) bringing its largest magnitude
+    into [0.5, 1), so values up to the float limit give finite statistics; when the
+    true mean, deviation or standardised values are beyond the float range, a
+    ValueError names the column and says to rescale it (``purpose`` completes
+    "values too large ...").
+    """
+    X = np.asarray(X, dtype=np.float64)
+    peak = np.abs(X).max(axis=0) if X.shape[0] else np.zeros(X.shape[1])
+    exponent = np.where(peak > 0, np.frexp(peak)[1], 0)
+    unit = np.ldexp(X, -exponent)
+    with np.errstate(over="ignore", invalid="ignore"):
+        center = np.ldexp(unit.mean(axis=0), exponent)
+        scale = np.ldexp(unit.std(axis=0), exponent)
+        ok = np.isfinite(center) & np.isfinite(scale)
+        safe = np.where(scale > 0, scale, 1.0)
+        ok &= np.isfinite((X - center) / safe).all(axis=0)
+    if not ok.all():
+        raise too_large_error(X, int(np.flatnonzero(~ok)[0]), purpose)
+    return center, scale
+
+
+def check_classification_labels(y):
+    """``check_classification_targets`` plus a clear error for mixed label types."""
+    y = np.asarray(y)
+    if y.dtype == object:
+        kinds = {isinstance(v, (str, bytes)) for v in y.ravel()}
+        if len(kinds) > 1:
+            text = next(v for v in y.ravel() if isinstance(v, (str, bytes)))
+            number = next(v for v in y.ravel() if not isinstance(v, (str, bytes)))
+            raise ValueError(
+                f"y mixes strings and numbers (e.g. {text!r} and {number!r}); class "
+                "labels must be all strings or all numbers: convert them, e.g. with "
+                "y.astype(str)."
+            )
+    check_classification_targets(y)
