@@ -85,12 +85,9 @@ def test_docstring_examples_run(module_name):
 def test_every_docstring_example_is_run():
     """No example hides behind ``+SKIP``: a skipped example is an example nobody checks."""
     skipped = []
-    for module_name in _public_modules():
-        if module_name in _OPTIONAL:
-            continue
-        module = importlib.import_module(module_name)
-        for test in doctest.DocTestFinder(exclude_empty=True).find(module, module_name):
-            for example in test.examples:
-                if example.options.get(doctest.SKIP):
-                    skipped.append(f"{test.name}: {example.source.strip()}")
+    package = Path(treeopt.__file__).parent
+    for path in sorted(package.glob("*.py")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if "doctest:" in line and "+SKIP" in line:
+                skipped.append(f"{path.name}:{number}: {line.strip()}")
     assert not skipped, "\n".join(skipped)

@@ -11,11 +11,13 @@ The solver runs on the CPU in float64; results come back in ``q``'s dtype and de
 
 Examples
 --------
->>> import torch                                       # doctest: +SKIP
->>> from treeopt.torch import LatentTreeLayer          # doctest: +SKIP
->>> q = torch.randn(8, 7, dtype=torch.float64, requires_grad=True)   # doctest: +SKIP
->>> a, z = LatentTreeLayer.apply(q, 0.5)               # doctest: +SKIP
->>> z[:, 3:].sum().backward()                          # doctest: +SKIP
+>>> import torch
+>>> from treeopt.torch import LatentTreeLayer
+>>> q = torch.randn(8, 7, dtype=torch.float64, requires_grad=True)
+>>> a, z = LatentTreeLayer.apply(q, 0.5)
+>>> z[:, 3:].sum().backward()
+>>> q.grad.shape
+torch.Size([8, 7])
 """
 
 from __future__ import annotations
