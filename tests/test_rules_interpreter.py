@@ -1,0 +1,368 @@
+"""The printed rules of a :class:`treeopt.Tree` say exactly what ``predict`` does.
+
+Two tiny interpreters live in this file and read only what a user reads: the
+text of :meth:`Tree.to_text` and the JSON of :meth:`Tree.to_dict`. They never
+call ``Tree`` internals. For random trees of every estimator family they must
+predict, on every row, exactly what :meth:`Tree.predict` predicts.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from treeopt._tree import Tree
+
+LEAF = -1
+UNDEF = -2
+OBLIQUE = -3
+
+# Trees checked by the property tests of this module (reported by the last test).
+TREES_CHECKED = {"count": 0}
+
+
+# --------------------------------------------------------------------------- #
+# interpreter of the printed text
+# --------------------------------------------------------------------------- #
+_TERM_RE = re.compile(r"^(?:(?P<mag>[0-9][0-9.e+\-]*|inf)\*)?(?P<name>\S+)$")
+
+
+def _parse_text(text):
+    """Parse ``to_text`` output into nested tuples.
+
+    ``("leaf", label)`` or ``("if", condition, true_subtree, false_subtree)``.
+    """
+    lines = text.split("\n")
+    pos = 0
+
+    def block(level):
+        nonlocal pos
+        line = lines[pos]
+        pad = "    " * level
+        assert line.startswith(pad) and not line[len(pad)].isspace(), line
+        body = line[len(pad) :]
+        pos += 1
+        if body.startswith("predict "):
+            m = re.match(r"^predict (.*?)  \(n=", body)
+            assert m, body
+            return ("leaf", m.group(1))
+        assert body.startswith("if ") and body.endswith(":"), body
+        cond = body[3:-1]
+        first = block(level + 1)
+        assert lines[pos].startswith(pad + "else:"), lines[pos]
+        pos += 1
+        second = block(level + 1)
+        return ("if", cond, first, second)
+
+    tree = block(0)
+    assert pos == len(lines)
+    return tree
+
+
+def _linear_terms(lhs, names):
+    """``[(weight, column)]`` of a printed linear score ``2*a - b + 0.5*c`` (``0``: no term)."""
+    if lhs == "0":
+        return []
+    tokens = lhs.split(" ")
+    terms = []
+    sign = 1.0
+    i = 0
+    if tokens[0].startswith("-") and tokens[0] != "-":
+        tokens[0] = tokens[0][1:]
+        sign = -1.0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok in ("+", "-"):
+            sign = 1.0 if tok == "+" else -1.0
+            i += 1
+            continue
+        m = _TERM_RE.match(tok)
+        assert m and m.group("name") in names, (tok, lhs)
+        mag = 1.0 if m.group("mag") is None else float(m.group("mag"))
+        terms.append((sign * mag, names.index(m.group("name"))))
+        sign = 1.0
+        i += 1
+    return terms
+
+
+def _condition(cond, names):
+    """A function ``row -> bool`` for one printed condition."""
+    if cond in names:  # a yes/no test of a 0/1 column
+        j = names.index(cond)
+
+        def yes(row):
+            assert row[j] in (0, 1), "a yes/no test printed for a column that is not 0/1"
+            return row[j] == 1
+
+        return yes
+    m = re.match(r"^(.*) (<=|>) (\S+)$", cond)
+    assert m, cond
+    lhs, op, t = m.group(1), m.group(2), float(m.group(3))
+    if lhs in names:
+        j = names.index(lhs)
+        if op == "<=":
+            return lambda row: row[j] <= t
+        return lambda row: row[j] > t
+    terms = _linear_terms(lhs, names)  # an oblique test, evaluated left to right
+
+    def linear(row):
+        s = 0.0
+        for w, j in terms:
+            s += w * float(row[j])
+        return s <= t if op == "<=" else s > t
+
+    return linear
+
+
+def interpret_text(text, names, rows):
+    """Printed label of the leaf each row reaches when the printed rules are followed."""
+    parsed = _parse_text(text)
+    compiled = {}
+
+    def run(node, row):
+        while node[0] == "if":
+            key = id(node)
+            if key not in compiled:
+                compiled[key] = _condition(node[1], names)
+            node = node[2] if compiled[key](row) else node[3]
+        return node[1]
+
+    return [run(parsed, row) for row in rows]
+
+
+# --------------------------------------------------------------------------- #
+# interpreter of the JSON
+# --------------------------------------------------------------------------- #
+def interpret_json(d, rows):
+    d = json.loads(json.dumps(d))  # only what survives JSON
+    nodes = {n["id"]: n for n in d["nodes"]}
+    out = []
+    for row in rows:
+        node = nodes[0]
+        while node["left"] is not None:
+            if node.get("weights") is not None:
+                s = 0.0
+                for j, w in enumerate(node["weights"]):
+                    if w != 0:
+                        s += w * float(row[j])
+                left = s <= node["threshold"]
+            else:
+                left = row[node["feature"]] <= node["threshold"]  # exact int/float compare
+            node = nodes[node["left"] if left else node["right"]]
+        if d.get("task") == "regression":
+            out.append(node["value"][0])
+        else:
+            v = node["value"]
+            out.append(d["classes"][v.index(max(v))])
+    return out
+
+
+def _rows(X):
+    """Rows as Python numbers (ints stay ints, exactly)."""
+    X = np.asarray(X)
+    return [list(r) for r in X.tolist()]
+
+
+def check_tree(tree, X, decimals=None):
+    """Both interpreters reproduce ``tree.predict`` on every row of ``X``."""
+    rows = _rows(X)
+    pred = tree.predict(X)
+    names = (
+        list(tree.feature_names)
+        if tree.feature_names is not None
+        else [f"x[{j}]" for j in range(tree.n_features)]
+    )
+    text = tree.to_text(decimals=decimals)
+    labels = interpret_text(text, names, rows)
+    from_json = interpret_json(tree.to_dict(), rows)
+    if tree.task == "regression":
+        np.testing.assert_array_equal(np.array([float(v) for v in labels]), pred)
+        np.testing.assert_array_equal(np.array(from_json, dtype=float), pred)
+    else:
+        assert labels == [str(p) for p in pred.tolist()], text
+        assert from_json == pred.tolist()
+    TREES_CHECKED["count"] += 1
+
+
+# --------------------------------------------------------------------------- #
+# defects from issue 19, one test each
+# --------------------------------------------------------------------------- #
+def test_numeric_split_at_one_half_is_not_printed_as_yes_no():
+    """A CART split ``balance_change <= 0.5`` routes -3 left: no ``if balance_change:``."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(-5, 6, size=(200, 1)).astype(float)
+    y = (X[:, 0] > 0).astype(int)
+    clf = DecisionTreeClassifier(max_depth=1).fit(X, y)
+    tree = Tree.from_sklearn(clf, feature_names=["balance_change"])
+    assert tree.threshold[0] == 0.5
+    text = tree.to_text()
+    assert "if balance_change:" not in text
+    assert "balance_change <= 0.5" in text
+    check_tree(tree, X)
+
+
+def test_printed_threshold_is_exact():
+    """``x <= 0.30000001`` must not print as ``x <= 0.3`` (0.3 itself goes left, wrongly)."""
+    t = 0.30000001
+    tree = Tree([1, LEAF, LEAF], [2, LEAF, LEAF], [0, UNDEF, UNDEF], [t, UNDEF, UNDEF],
+                [[1, 1], [1, 0], [0, 1]], [2, 1, 1], feature_names=["a"])
+    X = np.array([[0.3], [0.300000005], [t], [0.30000002]])
+    check_tree(tree, X, decimals=4)
+
+
+def test_binary_flag_prints_yes_no_and_survives_json():
+    tree = Tree([1, LEAF, LEAF], [2, LEAF, LEAF], [0, UNDEF, UNDEF], [0.5, UNDEF, UNDEF],
+                [[1, 1], [1, 0], [0, 1]], [2, 1, 1], feature_names=["smoker", "age"],
+                binary_features=[True, False])
+    assert tree.to_text().startswith("if smoker:")
+    back = Tree.from_dict(json.loads(json.dumps(tree.to_dict())))
+    assert back == tree and back.to_text() == tree.to_text()
+    # dicts written before the flag existed still load, and read as numeric tests
+    d = tree.to_dict()
+    d.pop("binary_features")
+    assert Tree.from_dict(d).to_text().startswith("if smoker <= 0.5:")
+
+
+def test_integer_rows_compare_exactly():
+    """2**53 + 1 is greater than a threshold of 2**53 (float64 would round it down)."""
+    big = 2**53
+    tree = Tree([1, LEAF, LEAF], [2, LEAF, LEAF], [0, UNDEF, UNDEF], [float(big), UNDEF, UNDEF],
+                [[1, 1], [1, 0], [0, 1]], [2, 1, 1])
+    X = np.array([[big - 1], [big], [big + 1], [big + 2], [2**63 - 1], [-(2**63)]], dtype=np.int64)
+    assert tree.predict(X).tolist() == [0, 0, 1, 1, 1, 0]
+    check_tree(tree, X)
+    Xu = np.array([[big + 1], [2**64 - 1], [0]], dtype=np.uint64)
+    assert tree.predict(Xu).tolist() == [1, 1, 0]
+
+
+def test_latent_else_branch_is_compact():
+    rng = np.random.default_rng(1)
+    n = 30
+    w = np.zeros((3, n))
+    w[0] = rng.normal(size=n)
+    tree = Tree([1, LEAF, LEAF], [2, LEAF, LEAF], [OBLIQUE, UNDEF, UNDEF], [0.25, UNDEF, UNDEF],
+                [[1, 1], [1, 0], [0, 1]], [2, 1, 1], weights=w)
+    text = tree.to_text()
+    else_line = [line for line in text.split("\n") if line.startswith("else")][0]
+    assert len(else_line) < 60, else_line
+    check_tree(tree, rng.normal(size=(200, n)))
+
+
+# --------------------------------------------------------------------------- #
+# property test: random synthetic trees
+# --------------------------------------------------------------------------- #
+@st.composite
+def synthetic_trees(draw):
+    n_features = draw(st.integers(1, 5))
+    integer = draw(st.booleans())  # an all-integer problem (int64) or a float one
+    kinds = [draw(st.sampled_from(["binary", "numeric"])) for _ in range(n_features)]
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    n_rows = 60
+    cols = []
+    for kind in kinds:
+        if kind == "binary":
+            col = rng.integers(0, 2, n_rows)
+        elif integer:
+            base = int(rng.choice([0, 2**53, -(2**53), 2**62]))
+            col = base + rng.integers(-4, 5, n_rows)
+        else:
+            col = rng.choice([-3.0, 0.0, 0.3, 0.5, 0.30000001, 1.0, 2.5, 1e-7, 123456.789], n_rows)
+            col = col + rng.choice([0.0, 1.0], n_rows) * rng.normal(size=n_rows)
+        cols.append(col)
+    X = np.column_stack(cols).astype(np.int64 if integer else np.float64)
+    oblique_ok = not integer and draw(st.booleans())
+
+    children_left, children_right, feature, threshold, weights = [], [], [], [], []
+
+    def new_node():
+        children_left.append(LEAF)
+        children_right.append(LEAF)
+        feature.append(UNDEF)
+        threshold.append(-2.0)
+        weights.append(np.zeros(n_features))
+        return len(children_left) - 1
+
+    def grow(node, depth):
+        if depth >= 4 or rng.random() < 0.25 * depth:
+            return
+        if oblique_ok and rng.random() < 0.4:
+            w = rng.normal(size=n_features).round(int(rng.integers(0, 6)))
+            w[rng.random(n_features) < 0.3] = 0.0
+            feature[node] = OBLIQUE
+            weights[node] = w
+            score = X.astype(float) @ w
+            threshold[node] = float(rng.choice(score)) if rng.random() < 0.5 else rng.normal()
+        else:
+            j = int(rng.integers(n_features))
+            feature[node] = j
+            if kinds[j] == "binary":
+                threshold[node] = float(rng.choice([0.5, 0.0, 0.25, 0.999, -1.0, 1.0, 1.5]))
+            elif rng.random() < 0.6:
+                v = X[rng.integers(n_rows), j]
+                threshold[node] = float(v) + float(rng.choice([0.0, 0.5, -0.5, 1e-9]))
+            else:
+                threshold[node] = float(rng.normal()) * 10.0 ** int(rng.integers(-8, 8))
+        left, right = new_node(), new_node()
+        children_left[node], children_right[node] = left, right
+        grow(left, depth + 1)
+        grow(right, depth + 1)
+
+    grow(new_node(), 0)
+    n_nodes = len(children_left)
+    leaves = [i for i in range(n_nodes) if children_left[i] == LEAF]
+    regression = draw(st.booleans())
+    if regression:
+        value = rng.normal(size=(n_nodes, 1)) * 10.0 ** float(rng.integers(-5, 6))
+        classes = None
+    else:
+        # one class per leaf: the predicted label identifies the leaf reached
+        value = np.zeros((n_nodes, len(leaves)))
+        for k, leaf in enumerate(leaves):
+            value[leaf, k] = 1.0 + rng.integers(0, 5)
+            value[leaf] += rng.integers(0, 2, len(leaves)) * 0.5
+        classes = draw(st.sampled_from(["int", "str"]))
+        classes = (
+            np.arange(len(leaves)) * 3
+            if classes == "int"
+            else np.array([f"c{k}" for k in range(len(leaves))])
+        )
+    named = draw(st.booleans())
+    names = [f"f{j}" if kinds[j] == "numeric" else f"b{j}" for j in range(n_features)] if named else None
+    know = draw(st.sampled_from(["known", "unknown"]))
+    binary = [k == "binary" for k in kinds] if know == "known" else None
+    w = np.array(weights)
+    tree = Tree(
+        children_left, children_right, feature, threshold, value,
+        np.abs(value).sum(axis=1), classes=classes, feature_names=names, n_features=n_features,
+        weights=w if (np.array(feature) == OBLIQUE).any() else None,
+        task="regression" if regression else "classification", binary_features=binary,
+    )
+    # rows: the data plus every threshold and its float neighbours
+    extra = []
+    for i in range(n_nodes):
+        if feature[i] >= 0 and kinds[feature[i]] == "numeric":
+            t = threshold[i]
+            for v in (t, np.nextafter(t, np.inf), np.nextafter(t, -np.inf)):
+                row = X[rng.integers(n_rows)].copy()
+                if integer:
+                    if abs(v) < 2**63 - 2048:
+                        row[feature[i]] = int(np.floor(v))
+                else:
+                    row[feature[i]] = v
+                extra.append(row)
+    if extra:
+        X = np.vstack([X, np.array(extra, dtype=X.dtype)])
+    return tree, X
+
+
+@settings(max_examples=1200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(synthetic_trees())
+def test_interpreters_match_predict_on_random_trees(case):
+    tree, X = case
+    check_tree(tree, X)
