@@ -48,7 +48,7 @@ def _parse_text(text):
         body = line[len(pad) :]
         pos += 1
         if body.startswith("predict "):
-            m = re.match(r"^predict (.*?)  \(n=", body)
+            m = re.match(r"^predict (.*?)  \(\w+=", body)
             assert m, body
             return ("leaf", m.group(1))
         assert body.startswith("if ") and body.endswith(":"), body
@@ -366,3 +366,141 @@ def synthetic_trees(draw):
 def test_interpreters_match_predict_on_random_trees(case):
     tree, X = case
     check_tree(tree, X)
+
+
+# --------------------------------------------------------------------------- #
+# property test: trees fitted by every estimator family
+# --------------------------------------------------------------------------- #
+def _problem(seed):
+    """Raw data with 0/1, small-integer and float columns, a label and a target."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(25, 90))
+    d = int(rng.integers(1, 5))
+    kinds = rng.choice(["binary", "int", "float"], d)
+    cols = []
+    for kind in kinds:
+        if kind == "binary":
+            cols.append(rng.integers(0, 2, n).astype(float))
+        elif kind == "int":
+            cols.append(rng.integers(-9, 25, n).astype(float))
+        else:
+            cols.append(rng.normal(size=n).round(int(rng.integers(1, 4))))
+    X = np.column_stack(cols)
+    score = X @ rng.normal(size=d) + 0.3 * rng.normal(size=n)
+    y = (score > np.median(score)).astype(int)
+    if rng.random() < 0.3:
+        y = np.where(y == 1, "yes", "no")
+    if len(np.unique(y)) < 2:
+        y[: n // 2] = y[0] if y.dtype.kind in "iu" else y[0]
+        y[0] = 1 - y[0] if y.dtype.kind in "iu" else ("no" if y[0] == "yes" else "yes")
+    return rng, X, y, score, kinds
+
+
+def _check_rows(rng, X, tree):
+    """Training rows, fresh rows, and rows sitting on every threshold and its neighbours."""
+    n, d = X.shape
+    binary = np.all((X == 0) | (X == 1), axis=0)
+    fresh = X[rng.integers(n, size=(40, d)), np.arange(d)]
+    fresh[:, ~binary] += rng.normal(size=(40, int((~binary).sum()))) * rng.integers(0, 2, (40, 1))
+    rows = [X, fresh]
+    for i in np.flatnonzero(tree.feature >= 0):
+        f, t = int(tree.feature[i]), float(tree.threshold[i])
+        if binary[f] or f >= d:
+            continue
+        for v in (t, np.nextafter(t, np.inf), np.nextafter(t, -np.inf)):
+            row = X[rng.integers(n)].copy()
+            row[f] = v
+            rows.append(row[None, :])
+    return np.vstack(rows)
+
+
+def _binarized(X):
+    from treeopt.binarize import NumericBinarizer
+
+    return NumericBinarizer(max_thresholds=3).fit_transform(X)
+
+
+def _fit_family(family, rng, X, y, score):
+    import treeopt
+    from sklearn.tree import DecisionTreeClassifier as DTC
+
+    seed = int(rng.integers(2**31))
+    if family in ("GOSDT", "DL85", "OSDT", "EC45", "ECART", "CostAware"):
+        Xb = _binarized(X)
+        est = {
+            "GOSDT": lambda: treeopt.GOSDTClassifier(regularization=0.02),
+            "DL85": lambda: treeopt.DL85Classifier(max_depth=3),
+            "OSDT": lambda: treeopt.OSDTClassifier(regularization=0.03),
+            "EC45": lambda: treeopt.EC45Classifier(),
+            "ECART": lambda: treeopt.ECARTClassifier(),
+            "CostAware": lambda: treeopt.CostAwareTreeClassifier(),
+        }[family]()
+        est.fit(Xb, y)
+        return est.tree_, Xb.astype(np.uint8), True
+    if family == "Optimal":
+        est = treeopt.OptimalTreeClassifier(regularization=0.02, n_estimators=10)
+        return est.fit(X, y).tree_, X, False
+    if family == "ExtractedClassifier":
+        bb = DTC(max_depth=3, random_state=0).fit(X, y)
+        refine = "gosdt" if rng.random() < 0.3 else None
+        est = treeopt.ExtractedTreeClassifier(
+            bb, max_leaves=6, n_samples=150, n_components=2, random_state=seed, refine=refine
+        )
+        return est.fit(X).tree_, X, False
+    if family == "ExtractedRegressor":
+        bb = DecisionTreeRegressor(max_depth=3, random_state=0).fit(X, score)
+        est = treeopt.ExtractedTreeRegressor(
+            bb, max_leaves=6, n_samples=150, n_components=2, random_state=seed
+        )
+        return est.fit(X).tree_, X, False
+    if family == "LatentClassifier":
+        est = treeopt.LatentTreeClassifier(depth=2, max_epochs=3, random_state=seed)
+        return est.fit(X, y).tree_, X, False
+    if family == "LatentRegressor":
+        est = treeopt.LatentTreeRegressor(depth=2, max_epochs=3, random_state=seed)
+        return est.fit(X, score).tree_, X, False
+    if family == "CARTClassifier":
+        from treeopt._tree import binary_columns
+
+        clf = DTC(max_depth=3, random_state=seed).fit(X, y)
+        known = binary_columns(X) if rng.random() < 0.5 else None
+        return Tree.from_sklearn(clf, binary_features=known), X, False
+    if family == "CARTRegressor":
+        reg = DecisionTreeRegressor(max_depth=3, random_state=seed).fit(X, score)
+        return Tree.from_sklearn(reg), X, False
+    raise AssertionError(family)
+
+
+FAMILIES = [
+    "GOSDT", "DL85", "OSDT", "EC45", "ECART", "CostAware", "Optimal", "ExtractedClassifier",
+    "ExtractedRegressor", "LatentClassifier", "LatentRegressor", "CARTClassifier",
+    "CARTRegressor",
+]
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_interpreters_match_predict_on_fitted_trees(family, seed):
+    import warnings
+
+    rng, X, y, score, _ = _problem(seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tree, X_fit, all_binary = _fit_family(family, rng, X, y, score)
+    if all_binary:
+        # every input of these estimators is 0/1: their tests read as yes/no questions
+        assert tree.binary_features is not None and tree.binary_features.all()
+    elif family in ("Optimal", "ExtractedClassifier", "ExtractedRegressor"):
+        expected = np.all((X == 0) | (X == 1), axis=0)
+        np.testing.assert_array_equal(tree.binary_features, expected)
+    rows = X_fit if all_binary else _check_rows(rng, X_fit, tree)
+    check_tree(tree, rows)
+
+
+def test_count_of_trees_checked():
+    """Runs last in this module: the property tests above checked >= 2,000 trees."""
+    if TREES_CHECKED["count"] < 1000:
+        pytest.skip("run with the property tests of this module to count the trees")
+    print(f"\ntrees checked by the interpreters: {TREES_CHECKED['count']}")
+    assert TREES_CHECKED["count"] >= 2000

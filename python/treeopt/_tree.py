@@ -351,6 +351,11 @@ class Tree:
         ``x[j] <= t`` with ``0 <= t < 1`` on such a column prints as the yes/no
         question ``if name:`` (true = the column is 1). ``None`` (unknown) makes
         every test print as ``name <= t``; ``True`` marks every column.
+    weight_label : str, default="n"
+        What ``weighted_n_node_samples`` and ``value`` measure, as printed at
+        every node: ``n`` for (weighted) counts of training rows; a tree whose
+        weights are something else says so (extracted trees store the
+        probability mass of each node's region and print ``mass``).
     task : {"classification", "regression"}, default="classification"
         For ``"regression"``, ``value`` has one column holding the (weighted)
         mean target of the training rows reaching each node (any finite
@@ -388,6 +393,7 @@ class Tree:
     weights = None
     task = "classification"
     binary_features = None
+    weight_label = "n"
 
     def __init__(
         self,
@@ -404,6 +410,7 @@ class Tree:
         weights=None,
         task="classification",
         binary_features=None,
+        weight_label="n",
     ):
         if task not in ("classification", "regression"):
             raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
@@ -562,6 +569,12 @@ class Tree:
                     )
                 binary_features = bf.astype(bool)
 
+        if not isinstance(weight_label, str) or not re.fullmatch(r"[A-Za-z_]\w{0,31}", weight_label):
+            raise ValueError(
+                f"weight_label must be a short identifier such as 'n' or 'mass', got "
+                f"{weight_label!r:.80}"
+            )
+
         n_classes = value.shape[1]
         if task == "regression":
             pass
@@ -593,6 +606,7 @@ class Tree:
         self.weights = weights
         self.task = task
         self.binary_features = binary_features
+        self.weight_label = weight_label
         self._node_depth = node_depth
 
     # ------------------------------------------------------------------ #
@@ -932,9 +946,9 @@ class Tree:
             if self.children_left[node] == TREE_LEAF:
                 label, n, counts, p = self._leaf_summary(node, cnames, decimals)
                 if counts is None:  # regression: the leaf mean
-                    lines.append(f"{pad}predict {label}  (n={n})")
+                    lines.append(f"{pad}predict {label}  ({self.weight_label}={n})")
                 else:
-                    lines.append(f"{pad}predict {label}  (n={n}; {counts}; p={p})")
+                    lines.append(f"{pad}predict {label}  ({self.weight_label}={n}; {counts}; p={p})")
                 continue
             (first, cond), (second, neg) = self._branches(node, names, decimals)
             # pushed in reverse order of emission
@@ -986,19 +1000,19 @@ class Tree:
             if self.children_left[node] == TREE_LEAF:
                 if self.task == "regression":
                     out.append(
-                        f'    {node} [label="{esc(counts)}\\nn = {n}", '
+                        f'    {node} [label="{esc(counts)}\\n{self.weight_label} = {n}", '
                         f'fillcolor="{_LEAF_COLOURS[0]}"];'
                     )
                     continue
                 k = int(np.argmax(self.value[node]))
                 colour = _LEAF_COLOURS[k % len(_LEAF_COLOURS)]
                 out.append(
-                    f'    {node} [label="{esc(cnames[k])}\\nn = {n}\\n[{esc(counts)}]", '
+                    f'    {node} [label="{esc(cnames[k])}\\n{self.weight_label} = {n}\\n[{esc(counts)}]", '
                     f'fillcolor="{colour}"];'
                 )
                 continue
             (first, cond), (second, _neg) = self._branches(node, names, 4)
-            out.append(f'    {node} [label="{esc(cond)}\\nn = {n}\\n[{esc(counts)}]"];')
+            out.append(f'    {node} [label="{esc(cond)}\\n{self.weight_label} = {n}\\n[{esc(counts)}]"];')
             out.append(f'    {node} -> {first} [label="true"];')
             out.append(f'    {node} -> {second} [label="false"];')
             stack.append(second)
@@ -1087,15 +1101,15 @@ class Tree:
         for node in order:
             n = _format_number(self.weighted_n_node_samples[node], 4)
             if self.children_left[node] == TREE_LEAF and self.task == "regression":
-                text = f"{_format_number(self.value[node, 0], 4)}\nn = {n}"
+                text = f"{_format_number(self.value[node, 0], 4)}\n{self.weight_label} = {n}"
                 face = _LEAF_COLOURS[0]
             elif self.children_left[node] == TREE_LEAF:
                 k = int(np.argmax(self.value[node]))
-                text = f"{cnames[k]}\nn = {n}"
+                text = f"{cnames[k]}\n{self.weight_label} = {n}"
                 face = _LEAF_COLOURS[k % len(_LEAF_COLOURS)]
             else:
                 (_, cond), _ = self._branches(node, names, 4)
-                text = f"{cond}\nn = {n}"
+                text = f"{cond}\n{self.weight_label} = {n}"
                 face = "white"
             ax.text(
                 x_pos[node],
@@ -1134,7 +1148,8 @@ class Tree:
             feature); a regression tree has ``"task": "regression"``,
             ``"classes": None`` and one-entry ``value`` lists (the node mean);
             a tree that knows which columns are 0/1 has ``"binary_features":
-            [bool, ...]`` (one per feature; absent means unknown).
+            [bool, ...]`` (one per feature; absent means unknown); a tree whose
+            node weights are not counts has ``"weight_label"`` (e.g. ``"mass"``).
         """
         nodes = []
         for i in range(self.node_count):
@@ -1165,6 +1180,8 @@ class Tree:
             out["task"] = "regression"
         if self.binary_features is not None:
             out["binary_features"] = [bool(b) for b in self.binary_features]
+        if self.weight_label != "n":
+            out["weight_label"] = self.weight_label
         return out
 
     @classmethod
@@ -1285,6 +1302,7 @@ class Tree:
             weights=weight_matrix,
             task=task,
             binary_features=binary,
+            weight_label=d.get("weight_label", "n"),
         )
 
     @classmethod
@@ -1405,6 +1423,8 @@ class Tree:
         if self.node_count != other.node_count or self.n_features != other.n_features:
             return False
         if self.task != other.task or (self.weights is None) != (other.weights is None):
+            return False
+        if self.weight_label != other.weight_label:
             return False
         a, b = self.binary_features, other.binary_features
         if (a is None) != (b is None) or (a is not None and not np.array_equal(a, b)):

@@ -39,7 +39,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._tree import Tree
+from ._tree import Tree, binary_columns
 from .binarize import _format_thresholds
 from .optimal import GOSDTClassifier
 
@@ -724,7 +724,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
             kwargs = {"y_ref": y_ref} if use_ref else {}
             gosdt.fit(Xb, y, sample_weight=weight, **kwargs)
             self.gosdt_ = gosdt
-            self.tree_ = self._raw_tree(gosdt.tree_, names, X.shape[1])
+            self.tree_ = self._raw_tree(gosdt.tree_, names, X.shape[1], binary_columns(X))
             self.objective_ = float(gosdt.objective_)
             self.lower_bound_ = float(gosdt.lower_bound_)
             self.guessed_lower_bound_ = getattr(gosdt, "guessed_lower_bound_", None)
@@ -752,7 +752,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         self.guessed_lower_bound_ = None
         self.status_ = "optimal"
 
-    def _raw_tree(self, tree, names, n_features):
+    def _raw_tree(self, tree, names, n_features, binary_features=None):
         """Re-express a tree over the 0/1 columns as ``x[j] <= t`` tests on raw features.
 
         Column ``k`` is ``x[j] <= t``; GOSDT's left branch is "column is 0", i.e.
@@ -768,7 +768,8 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         left = np.where(internal, tree.children_right, -1)
         right = np.where(internal, tree.children_left, -1)
         return Tree(left, right, feature, threshold, tree.value, tree.weighted_n_node_samples,
-                    classes=self.classes_, feature_names=names, n_features=n_features)
+                    classes=self.classes_, feature_names=names, n_features=n_features,
+                    binary_features=binary_features)
 
     def predict(self, X):
         """Predicted class of each raw row of ``X``."""
