@@ -40,7 +40,7 @@ from sklearn.utils.validation import (
 )
 
 from ._tree import Tree, binary_columns
-from .binarize import _format_thresholds
+from .binarize import _dataframe_output, _format_thresholds
 from .optimal import GOSDTClassifier
 
 __all__ = [
@@ -399,11 +399,12 @@ class ThresholdGuessBinarizer(TransformerMixin, BaseEstimator):
         ndarray of uint8, shape (n_samples, n_features_out_)
         """
         check_is_fitted(self)
+        X_in = X
         X = _validate_numeric(self, X, reset=False)
         out = np.empty((X.shape[0], self.n_features_out_), dtype=np.uint8)
         for k, (j, t) in enumerate(self.output_columns_):
             out[:, k] = X[:, j] <= t
-        return out
+        return _dataframe_output(self, X_in, out)  # DataFrame in, named DataFrame out
 
     def reference_predict(self, X):
         """Predictions of ``reference_model_`` for raw rows ``X`` (the ``y_ref`` of §4.3).
@@ -416,7 +417,7 @@ class ThresholdGuessBinarizer(TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples,)
         """
-        return self.reference_model_.predict(self.transform(X))
+        return self.reference_model_.predict(np.asarray(self.transform(X)))
 
     def get_feature_names_out(self, input_features=None):
         """Names ``"<feature> <= <threshold>"`` of the output columns.
