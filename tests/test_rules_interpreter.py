@@ -253,6 +253,22 @@ def test_latent_else_branch_is_compact():
     check_tree(tree, rng.normal(size=(200, n)))
 
 
+def test_extracted_tree_prints_mass_not_a_count():
+    """Extracted trees store the probability of each node's region: not ``n=0.5752``."""
+    import treeopt
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(100, 2))
+    y = (X[:, 0] > 0).astype(int)
+    bb = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    est = treeopt.ExtractedTreeClassifier(bb, max_leaves=4, n_samples=100, n_components=2,
+                                          random_state=0).fit(X)
+    text = est.tree_.to_text()
+    assert "(n=" not in text and "(mass=" in text
+    assert "mass = " in est.tree_.to_dot()
+    assert Tree.from_dict(json.loads(json.dumps(est.tree_.to_dict()))).to_text() == text
+
+
 # --------------------------------------------------------------------------- #
 # property test: random synthetic trees
 # --------------------------------------------------------------------------- #
