@@ -281,7 +281,7 @@ class ThresholdGuessBinarizer(TransformerMixin, BaseEstimator):
     >>> b.reference_score_ >= b.initial_score_
     True
     >>> b.get_feature_names_out()[:2].tolist()
-    ['worst radius <= 16.795', 'worst perimeter <= 105.95']
+    ['worst radius <= 16.795000076293945', 'worst perimeter <= 105.95000076293945']
     """
 
     _parameter_constraints: dict = {
@@ -422,8 +422,8 @@ class ThresholdGuessBinarizer(TransformerMixin, BaseEstimator):
     def get_feature_names_out(self, input_features=None):
         """Names ``"<feature> <= <threshold>"`` of the output columns.
 
-        Thresholds are formatted as in :class:`~treeopt.NumericBinarizer`
-        (``.6g``, more digits only when two names of a column would collide).
+        Thresholds are printed exactly, as in :class:`~treeopt.NumericBinarizer`
+        (the shortest text that reads back as the threshold, so the name is true).
 
         Parameters
         ----------
