@@ -520,3 +520,30 @@ def test_count_of_trees_checked():
         pytest.skip("run with the property tests of this module to count the trees")
     print(f"\ntrees checked by the interpreters: {TREES_CHECKED['count']}")
     assert TREES_CHECKED["count"] >= 2000
+
+
+def test_optimal_tree_on_fico_reads_numeric_columns_as_thresholds(load_dataset):
+    """Issue 19: ``if MSinceMostRecentInqexcl7days:`` was printed for a -9..24 column."""
+    import warnings
+
+    import treeopt
+
+    X, y, names = load_dataset("fico")
+    j = names.index("MSinceMostRecentInqexcl7days")
+    cols = [j, names.index("ExternalRiskEstimate")]
+    X, y = X[:3000][:, cols], y[:3000]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = treeopt.OptimalTreeClassifier(
+            regularization=0.001, n_estimators=20, max_depth=2
+        ).fit(X, y)
+    tree = est.tree_
+    tree.feature_names = [names[c] for c in cols]
+    text = tree.to_text()
+    assert "if MSinceMostRecentInqexcl7days:" not in text
+    assert "MSinceMostRecentInqexcl7days <= 0.5" in text  # the split the issue quotes
+    assert tree.binary_features.tolist() == [False, False]
+    check_tree(tree, X)
+    X_new = X.copy()
+    X_new[:, 0] = np.arange(X.shape[0]) % 34 - 9  # every value of -9..24
+    check_tree(tree, X_new)
