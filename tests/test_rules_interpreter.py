@@ -29,7 +29,6 @@ TREES_CHECKED = {"count": 0}
 # --------------------------------------------------------------------------- #
 # interpreter of the printed text
 # --------------------------------------------------------------------------- #
-_TERM_RE = re.compile(r"^(?:(?P<mag>[0-9][0-9.e+\-]*|inf)\*)?(?P<name>\S+)$")
 
 
 def _parse_text(text):
@@ -64,29 +63,28 @@ def _parse_text(text):
     return tree
 
 
+_LINEAR_TERM_RE = re.compile(
+    r"\s*(?P<sign>[+-])?\s*(?:(?P<mag>[0-9][0-9.e+\-]*|inf)\*)?(?P<name>\([^()]*\)|[^\s()]+)"
+)
+
+
 def _linear_terms(lhs, names):
-    """``[(weight, column)]`` of a printed linear score ``2*a - b + 0.5*c`` (``0``: no term)."""
+    """``[(weight, column)]`` of a printed linear score ``2*a - b + 0.5*(c d)`` (``0``: none)."""
     if lhs == "0":
         return []
-    tokens = lhs.split(" ")
     terms = []
-    sign = 1.0
-    i = 0
-    if tokens[0].startswith("-") and tokens[0] != "-":
-        tokens[0] = tokens[0][1:]
-        sign = -1.0
-    while i < len(tokens):
-        tok = tokens[i]
-        if tok in ("+", "-"):
-            sign = 1.0 if tok == "+" else -1.0
-            i += 1
-            continue
-        m = _TERM_RE.match(tok)
-        assert m and m.group("name") in names, (tok, lhs)
+    pos = 0
+    while pos < len(lhs):
+        m = _LINEAR_TERM_RE.match(lhs, pos)
+        assert m and m.end() > pos, (lhs, pos)
+        name = m.group("name")
+        if name.startswith("(") and name[1:-1] in names:
+            name = name[1:-1]
+        assert name in names, (name, lhs)
         mag = 1.0 if m.group("mag") is None else float(m.group("mag"))
-        terms.append((sign * mag, names.index(m.group("name"))))
-        sign = 1.0
-        i += 1
+        sign = -1.0 if m.group("sign") == "-" else 1.0
+        terms.append((sign * mag, names.index(name)))
+        pos = m.end()
     return terms
 
 
@@ -349,7 +347,13 @@ def synthetic_trees(draw):
             else np.array([f"c{k}" for k in range(len(leaves))])
         )
     named = draw(st.booleans())
-    names = [f"f{j}" if kinds[j] == "numeric" else f"b{j}" for j in range(n_features)] if named else None
+    spaced = draw(st.booleans())
+    names = (
+        [(f"f {j}" if spaced else f"f{j}") if kinds[j] == "numeric" else f"b{j}"
+         for j in range(n_features)]
+        if named
+        else None
+    )
     know = draw(st.sampled_from(["known", "unknown"]))
     binary = [k == "binary" for k in kinds] if know == "known" else None
     w = np.array(weights)

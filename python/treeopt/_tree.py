@@ -147,12 +147,17 @@ def _format_exact(x):
 def _format_linear(weights, names):
     """``"0.5*age - 2*income"`` for an oblique test (zero weights are left out).
 
+    A name that is not a plain identifier is put in parentheses:
+    ``0.5*(mean radius)``.
+
     The terms are listed in column order with exact weights: the score is
     computed exactly in that order (see :meth:`Tree._goes_left`).
     """
     terms = []
     for j in np.flatnonzero(weights):
         w, name = weights[j], names[j]
+        if not _SIMPLE_NAME_RE.match(name):
+            name = f"({name})"  # "0.5*(mean radius)": the term reads unambiguously
         mag = _format_exact(abs(w))
         term = name if mag == "1" else f"{mag}*{name}"
         if not terms:
