@@ -574,7 +574,9 @@ class Tree:
                     )
                 binary_features = bf.astype(bool)
 
-        if not isinstance(weight_label, str) or not re.fullmatch(r"[A-Za-z_]\w{0,31}", weight_label):
+        if not isinstance(weight_label, str) or not re.fullmatch(
+            r"[A-Za-z_]\w{0,31}", weight_label
+        ):
             raise ValueError(
                 f"weight_label must be a short identifier such as 'n' or 'mass', got "
                 f"{weight_label!r:.80}"
@@ -938,6 +940,7 @@ class Tree:
         """
         names = self._resolve_feature_names(feature_names)
         cnames = self._resolve_class_names(class_names)
+        wl = self.weight_label
         indent = "    "
         lines = []
         stack = [("node", 0, 0)]
@@ -951,9 +954,9 @@ class Tree:
             if self.children_left[node] == TREE_LEAF:
                 label, n, counts, p = self._leaf_summary(node, cnames, decimals)
                 if counts is None:  # regression: the leaf mean
-                    lines.append(f"{pad}predict {label}  ({self.weight_label}={n})")
+                    lines.append(f"{pad}predict {label}  ({wl}={n})")
                 else:
-                    lines.append(f"{pad}predict {label}  ({self.weight_label}={n}; {counts}; p={p})")
+                    lines.append(f"{pad}predict {label}  ({wl}={n}; {counts}; p={p})")
                 continue
             (first, cond), (second, neg) = self._branches(node, names, decimals)
             # pushed in reverse order of emission
@@ -982,6 +985,8 @@ class Tree:
         """
         names = self._resolve_feature_names(feature_names)
         cnames = self._resolve_class_names(class_names)
+
+        wl = self.weight_label
 
         def esc(s):
             return s.replace("\\", "\\\\").replace('"', '\\"')
@@ -1012,12 +1017,12 @@ class Tree:
                 k = int(np.argmax(self.value[node]))
                 colour = _LEAF_COLOURS[k % len(_LEAF_COLOURS)]
                 out.append(
-                    f'    {node} [label="{esc(cnames[k])}\\n{self.weight_label} = {n}\\n[{esc(counts)}]", '
+                    f'    {node} [label="{esc(cnames[k])}\\n{wl} = {n}\\n[{esc(counts)}]", '
                     f'fillcolor="{colour}"];'
                 )
                 continue
             (first, cond), (second, _neg) = self._branches(node, names, 4)
-            out.append(f'    {node} [label="{esc(cond)}\\n{self.weight_label} = {n}\\n[{esc(counts)}]"];')
+            out.append(f'    {node} [label="{esc(cond)}\\n{wl} = {n}\\n[{esc(counts)}]"];')
             out.append(f'    {node} -> {first} [label="true"];')
             out.append(f'    {node} -> {second} [label="false"];')
             stack.append(second)
@@ -1212,7 +1217,9 @@ class Tree:
             raise ValueError(f"unsupported tree schema {d.get('schema')!r}; expected {_SCHEMA!r}")
         task = d.get("task", "classification")
         if task not in ("classification", "regression"):
-            raise ValueError(f"tree dict 'task' must be 'classification' or 'regression', got {task!r:.80}")
+            raise ValueError(
+                f"tree dict 'task' must be 'classification' or 'regression', got {task!r:.80}"
+            )
         for key in ("nodes", "n_features") + (() if task == "regression" else ("classes",)):
             if key not in d:
                 raise ValueError(f"tree dict is missing the key {key!r}")
@@ -1241,7 +1248,9 @@ class Tree:
                 )
         binary = d.get("binary_features")
         if binary is not None:
-            if not isinstance(binary, (list, tuple)) or not all(isinstance(b, bool) for b in binary):
+            if not isinstance(binary, (list, tuple)) or not all(
+                isinstance(b, bool) for b in binary
+            ):
                 raise ValueError("tree dict 'binary_features' must be null or a list of booleans")
             if len(binary) != n_features:
                 raise ValueError(
@@ -1250,7 +1259,9 @@ class Tree:
                 )
         for i, node in enumerate(nodes):
             if not isinstance(node, Mapping):
-                raise ValueError(f"tree dict 'nodes'[{i}] must be a dict, got {type(node).__name__}")
+                raise ValueError(
+                    f"tree dict 'nodes'[{i}] must be a dict, got {type(node).__name__}"
+                )
         ids = [_dict_int(node.get("id"), f"'id' of nodes[{k}]") for k, node in enumerate(nodes)]
         if sorted(ids) != list(range(n)):
             raise ValueError("node ids must be 0, 1, ..., n_nodes - 1 (each exactly once)")

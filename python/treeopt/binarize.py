@@ -110,7 +110,8 @@ def _dataframe_output(estimator, X, out):
 
     if get_config().get("transform_output", "default") != "default":
         return out
-    if not (hasattr(X, "columns") and hasattr(X, "iloc") and type(X).__module__.startswith("pandas")):
+    is_pandas = type(X).__module__.startswith("pandas")
+    if not (is_pandas and hasattr(X, "columns") and hasattr(X, "iloc")):
         return out
     import pandas as pd
 

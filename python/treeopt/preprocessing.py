@@ -253,7 +253,8 @@ class BinnedOneHotEncoder(TransformerMixin, BaseEstimator):
             if kind == "passthrough":
                 names.append(name)
             elif kind == "values":
-                names.extend(f"{name} == {_format_number(v, None)}" for v in self.levels_[j])  # exact
+                # exact values: "k == 0.333333" would be false for k = 1/3
+                names.extend(f"{name} == {_format_number(v, None)}" for v in self.levels_[j])
             elif kind == "categories":
                 names.extend(f"{name} == {v}" for v in self.levels_[j])
             else:
