@@ -63,7 +63,9 @@ def test_midpoints_do_not_overflow_and_stay_between_values():
     big = np.finfo(np.float64).max
     X = np.array([[-big], [big], [0.0]])
     b = NumericBinarizer().fit(X)
-    np.testing.assert_array_equal(b.thresholds_[0], [-big / 2, big / 2])
+    # the midpoints +-big/2, at 15 significant digits (still strictly between the values)
+    np.testing.assert_allclose(b.thresholds_[0], [-big / 2, big / 2], rtol=1e-15)
+    assert -big <= b.thresholds_[0][0] < 0.0 <= b.thresholds_[0][1] < big
     # adjacent floats: the rounded midpoint may equal either neighbour (round half
     # to even); it must never equal the upper one, or both values would map to 1
     for a in (1.0, np.nextafter(1.0, 2.0), 3.0, np.nextafter(3.0, 4.0)):
@@ -178,7 +180,7 @@ def test_pandas_feature_names_out():
         "age <= 33.5",
         "male",
         "score <= 0.125",
-        "score <= 0.29166666666666663",
+        "score <= 0.291666666666667",
     ]
     with pytest.raises(ValueError):
         b.get_feature_names_out(["a", "m", "s"])  # must match feature_names_in_ (sklearn rule)
@@ -202,7 +204,7 @@ def test_names_stay_unique_when_6_digits_collide():
     X = np.array([[1.0], [1.0000001], [1.0000002]])
     names = NumericBinarizer().fit(X).get_feature_names_out().tolist()
     # ".6g" would print "1" twice; the exact thresholds are printed
-    assert names == ["x0 <= 1.0000000500000001", "x0 <= 1.00000015"]
+    assert names == ["x0 <= 1.00000005", "x0 <= 1.00000015"]
 
 
 def test_not_fitted():
@@ -491,3 +493,17 @@ def test_every_output_name_is_true_on_every_row(binarizer):
     out = fitted.transform(probe)
     for name in out.columns:
         np.testing.assert_array_equal(out[name].to_numpy() == 1, _name_holds(name, probe), name)
+
+
+def test_midpoints_print_short_when_a_short_number_separates_the_values():
+    """15.86/2 + 15.88/2 is 15.870000000000001; 15.87 separates the values as well."""
+    X = np.array([[15.86], [15.88], [0.1], [0.2]])
+    b = NumericBinarizer().fit(X)
+    assert b.get_feature_names_out().tolist() == ["x0 <= 0.15", "x0 <= 8.03", "x0 <= 15.87"]
+    t = b.thresholds_[0]
+    assert np.all((np.array([0.1, 0.2, 15.86])[:] <= t) & (t < np.array([0.2, 15.86, 15.88])))
+    # adjacent floats: no shorter number lies between them, the lower value is kept
+    a = 1.0
+    nxt = np.nextafter(a, 2.0)
+    t = NumericBinarizer().fit(np.array([[a], [nxt]])).thresholds_[0]
+    assert t.tolist() == [a]

@@ -33,6 +33,21 @@ def _midpoints(distinct):
     return np.where(mids >= b, a, mids)
 
 
+def _short_midpoints(distinct):
+    """Midpoints rounded to 15 significant digits when that keeps ``a <= t < b``.
+
+    ``15.86 / 2 + 15.88 / 2`` is ``15.870000000000001`` in float64; ``15.87``
+    separates the two values just as well and its exact name is short
+    (``x <= 15.87``). A rounded value that would leave ``[a, b)`` is not used.
+    """
+    mids = _midpoints(distinct)
+    if mids.size == 0:
+        return mids
+    short = np.array([float(format(m, ".15g")) for m in mids.tolist()])
+    ok = (distinct[:-1] <= short) & (short < distinct[1:])
+    return np.where(ok, short, mids)
+
+
 def _select_by_quantiles(column, mids, k):
     """Pick at most ``k`` of the sorted midpoints ``mids`` by quantiles of ``column``.
 
@@ -124,7 +139,9 @@ class NumericBinarizer(TransformerMixin, BaseEstimator):
     For every input column the sorted distinct values are computed. A column
     whose values all lie in ``{0, 1}`` passes through unchanged (one output
     column, same name). Otherwise the candidate thresholds are the midpoints
-    between consecutive distinct values, and each threshold ``t`` yields an
+    between consecutive distinct values (rounded to 15 significant digits when
+    the rounded number still lies in ``[a, b)``: ``15.87`` rather than the
+    float64 sum ``15.870000000000001``), and each threshold ``t`` yields an
     output column equal to ``1`` where ``x <= t`` and ``0`` elsewhere. A constant
     column that is not 0/1 produces no output column.
 
@@ -210,7 +227,7 @@ class NumericBinarizer(TransformerMixin, BaseEstimator):
                 passthrough.append(True)
                 output_columns.append((j, None))
                 continue
-            mids = _midpoints(distinct)
+            mids = _short_midpoints(distinct)
             if self.max_thresholds is not None and mids.shape[0] > self.max_thresholds:
                 mids = _select_by_quantiles(column, mids, int(self.max_thresholds))
             mids = np.asarray(mids, dtype=np.float64)
