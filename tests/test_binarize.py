@@ -63,7 +63,9 @@ def test_midpoints_do_not_overflow_and_stay_between_values():
     big = np.finfo(np.float64).max
     X = np.array([[-big], [big], [0.0]])
     b = NumericBinarizer().fit(X)
-    np.testing.assert_array_equal(b.thresholds_[0], [-big / 2, big / 2])
+    # the midpoints +-big/2, at 15 significant digits (still strictly between the values)
+    np.testing.assert_allclose(b.thresholds_[0], [-big / 2, big / 2], rtol=1e-15)
+    assert -big <= b.thresholds_[0][0] < 0.0 <= b.thresholds_[0][1] < big
     # adjacent floats: the rounded midpoint may equal either neighbour (round half
     # to even); it must never equal the upper one, or both values would map to 1
     for a in (1.0, np.nextafter(1.0, 2.0), 3.0, np.nextafter(3.0, 4.0)):
@@ -150,10 +152,13 @@ def test_passthrough_and_constant_columns():
     np.testing.assert_array_equal(Xt[:, 5], X[:, 5] <= 2.5)
 
 
-def test_passthrough_column_with_new_value_raises():
+def test_passthrough_column_with_new_value_is_read_above_one_half():
+    # a test split may show a value the training split lacked (broward, column 29):
+    # the pipeline must still predict, and say how it read the value
     b = NumericBinarizer().fit([[0.0, 1.0], [1.0, 2.0]])
-    with pytest.raises(ValueError, match="column 0"):
-        b.transform([[2.0, 1.0]])
+    with pytest.warns(UserWarning, match="column 0 held only 0/1 values"):
+        out = b.transform([[2.0, 1.0], [-3.0, 1.0], [1.0, 1.0], [0.0, 1.0]])
+    assert out[:, 0].tolist() == [1, 0, 1, 0]
 
 
 def test_all_constant_gives_zero_columns():
@@ -178,7 +183,7 @@ def test_pandas_feature_names_out():
         "age <= 33.5",
         "male",
         "score <= 0.125",
-        "score <= 0.291667",
+        "score <= 0.291666666666667",
     ]
     with pytest.raises(ValueError):
         b.get_feature_names_out(["a", "m", "s"])  # must match feature_names_in_ (sklearn rule)
@@ -190,13 +195,18 @@ def test_pandas_feature_names_out():
 def test_names_without_pandas_and_compact_format():
     X = np.array([[1e6, -0.5], [2e6 + 1, 0.5], [3e6, 1.5]])
     names = NumericBinarizer().fit(X).get_feature_names_out().tolist()
-    assert names == ["x0 <= 1.5e+06", "x0 <= 2.5e+06", "x1 <= 0", "x1 <= 1"]
+    # exact: the first threshold is 1500000.5 (".6g" printed a false "1.5e+06")
+    assert names == ["x0 <= 1500000.5", "x0 <= 2500000.5", "x1 <= 0", "x1 <= 1"]
+    X = np.array([[1e6, -0.5], [2e6, 0.5], [3e6, 1.5]])
+    assert NumericBinarizer().fit(X).get_feature_names_out().tolist()[:2] == [
+        "x0 <= 1.5e+06", "x0 <= 2.5e+06"
+    ]
 
 
 def test_names_stay_unique_when_6_digits_collide():
     X = np.array([[1.0], [1.0000001], [1.0000002]])
     names = NumericBinarizer().fit(X).get_feature_names_out().tolist()
-    # ".6g" would print "1" twice; the fewest extra digits that separate them are used
+    # ".6g" would print "1" twice; the exact thresholds are printed
     assert names == ["x0 <= 1.00000005", "x0 <= 1.00000015"]
 
 
@@ -270,7 +280,8 @@ def test_pipeline_with_decision_tree():
     assert pipe.score(X, y) > 0.9
     # the fitted tree reads naturally through the shared Tree model
     tree = Tree.from_sklearn(
-        pipe.named_steps["tree"], feature_names=pipe[:-1].get_feature_names_out()
+        pipe.named_steps["tree"], feature_names=pipe[:-1].get_feature_names_out(),
+        binary_features=True,
     )
     text = tree.to_text()
     assert "if x0 <= " in text and "else:  # x0 > " in text
@@ -292,7 +303,8 @@ def test_pipeline_pandas_end_to_end():
         NumericBinarizer(), DecisionTreeClassifier(max_depth=2, random_state=0)
     ).set_output(transform="pandas")
     pipe.fit(df, y)
-    tree = Tree.from_sklearn(pipe[-1])  # feature names come from the DataFrame columns
+    # feature names come from the DataFrame columns
+    tree = Tree.from_sklearn(pipe[-1], binary_features=True)
     assert tree.feature_names == pipe[0].get_feature_names_out().tolist()
     assert "age <= " in tree.to_text() and "age > " in tree.to_text()
     assert pipe.score(df, y) > 0.9
@@ -323,7 +335,178 @@ def test_on_shared_compas_dataset(load_dataset):
     assert out.shape[1] <= len(binary_cols) + 6 * (len(names) - len(binary_cols))
     np.testing.assert_array_equal(out["sex=female"], df["sex=female"])
     clf = DecisionTreeClassifier(max_depth=3, random_state=0).fit(out, y)
-    text = Tree.from_sklearn(clf).to_text()
+    # every column of the binarizer's output is 0/1: say so, and tests read as yes/no
+    text = Tree.from_sklearn(clf, binary_features=True).to_text()
     assert "x[" not in text  # the binarized column names are used
     first = text.splitlines()[0]
     assert first.startswith("if ") and first[3:-1] in set(out.columns)
+
+
+# --------------------------------------------------------------------------- #
+# issue 19: names that are true, original column names through a pipeline
+# --------------------------------------------------------------------------- #
+def test_names_print_the_exact_threshold():
+    """``score <= 0.291667`` would be false for 0.2916668 (the column says x > t)."""
+    X = np.array([[0.25], [1 / 3], [0.5]])
+    b = NumericBinarizer().fit(X)
+    t = b.thresholds_[0][0]
+    name = b.get_feature_names_out().tolist()[0]
+    text = name.split(" <= ")[1]
+    assert float(text) == t
+    probe = np.array([[np.nextafter(t, 1.0)], [t], [0.2916668]])
+    np.testing.assert_array_equal(b.transform(probe)[:, 0], (probe[:, 0] <= float(text)))
+
+
+def test_integers_beyond_2_53_are_refused_not_rounded():
+    big = np.array([[2**63 - 2], [2**63 - 1], [0]], dtype=np.int64)
+    with pytest.raises(ValueError, match="column 0.*2\\*\\*53"):
+        NumericBinarizer().fit(big)
+    b = NumericBinarizer().fit(np.array([[0], [5]], dtype=np.int64))
+    with pytest.raises(ValueError, match="column 0.*2\\*\\*53"):
+        b.transform(np.array([[2**53 + 1]], dtype=np.int64))
+    # exact integers up to 2**53 are separated exactly
+    edge = np.array([[2**53 - 1], [2**53]], dtype=np.int64)
+    np.testing.assert_array_equal(NumericBinarizer().fit_transform(edge), [[1], [0]])
+
+
+def _all_binarizers():
+    from treeopt.guess import ThresholdGuessBinarizer
+    from treeopt.preprocessing import BinnedOneHotEncoder
+
+    return [
+        NumericBinarizer(max_thresholds=3),
+        ThresholdGuessBinarizer(n_estimators=10),
+        BinnedOneHotEncoder(n_bins=3, random_state=0),
+    ]
+
+
+@pytest.mark.parametrize("binarizer", _all_binarizers(), ids=lambda b: type(b).__name__)
+def test_dataframe_in_dataframe_out(binarizer):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(
+        {"mean radius": rng.normal(14, 3, 120).round(2), "smoker": rng.integers(0, 2, 120)},
+        index=np.arange(120) + 1000,
+    )
+    y = (df["mean radius"] > 14).astype(int)
+    out = clone(binarizer).fit(df, y).transform(df)
+    assert isinstance(out, pd.DataFrame)
+    assert list(out.index) == list(df.index)
+    assert list(out.columns) == binarizer.fit(df, y).get_feature_names_out().tolist()
+    assert any(c.startswith("mean radius") for c in out.columns)
+    # an explicit choice of output is respected
+    arr = clone(binarizer).set_output(transform="default").fit(df, y).transform(df)
+    assert isinstance(arr, np.ndarray)
+    np.testing.assert_array_equal(arr, out.to_numpy())
+    # numpy in, numpy out
+    assert isinstance(clone(binarizer).fit(df.to_numpy(), y).transform(df.to_numpy()), np.ndarray)
+
+
+def test_readme_pipeline_prints_original_column_names():
+    """The README pipeline on a DataFrame: rules name the DataFrame's columns."""
+    from sklearn.datasets import load_breast_cancer
+    from treeopt import GOSDTClassifier
+
+    data = load_breast_cancer(as_frame=True)
+    X = data.data[["mean radius", "mean texture", "worst area"]]
+    pipe = Pipeline(
+        [("bin", NumericBinarizer(max_thresholds=4)),
+         ("tree", GOSDTClassifier(regularization=0.02))]
+    )
+    pipe.fit(X, data.target)
+    text = pipe[-1].tree_.to_text()
+    assert "x[" not in text
+    assert any(f"if {c} <= " in text for c in X.columns), text
+    # a yes/no question on a binarizer column "mean radius <= t" is true exactly when
+    # the raw value is <= t
+    first = text.splitlines()[0][3:-1]
+    col, t = first.split(" <= ")
+    raw = X[col].to_numpy()
+    leaf_left = pipe[-1].tree_.apply(pipe[0].transform(X))
+    first_true = pipe[-1].tree_.children_right[0]  # the yes branch of a 0/1 test
+    on_true = np.isin(leaf_left, _subtree_nodes(pipe[-1].tree_, first_true))
+    np.testing.assert_array_equal(on_true, raw <= float(t))
+
+
+def _subtree_nodes(tree, node):
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        if tree.children_left[n] != -1:
+            stack.extend([tree.children_left[n], tree.children_right[n]])
+    return out
+
+
+def _name_holds(name, df):
+    """Evaluate a binarizer column name such as ``a <= 1.5`` or ``0.5 <= a < 2`` on ``df``."""
+    import re
+
+    m = re.fullmatch(r"(\S+) <= (.+) < (\S+)", name)
+    if m and m.group(2) in df.columns:
+        col = df[m.group(2)].to_numpy()
+        return (float(m.group(1)) <= col) & (col < float(m.group(3)))
+    for op, fn in (("<=", np.less_equal), ("==", np.equal), (">=", np.greater_equal),
+                   ("<", np.less)):
+        lhs, sep, rhs = name.rpartition(f" {op} ")
+        if sep and lhs in df.columns:
+            return fn(df[lhs].to_numpy(), float(rhs))
+    assert name in df.columns, name
+    return df[name].to_numpy() == 1
+
+
+def _binarizers_with_value_columns():
+    from treeopt.preprocessing import BinnedOneHotEncoder
+
+    # n_bins=5 keeps a column of 4 distinct values as "k == v" indicator columns
+    return _all_binarizers() + [BinnedOneHotEncoder(n_bins=5, random_state=0)]
+
+
+@pytest.mark.parametrize(
+    "binarizer",
+    _binarizers_with_value_columns(),
+    ids=["NumericBinarizer", "ThresholdGuessBinarizer", "BinnedOneHotEncoder", "values"],
+)
+def test_every_output_name_is_true_on_every_row(binarizer):
+    """Each output column is 1 exactly where its name, read as a condition, holds."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame(
+        {
+            "a": rng.normal(size=150).round(3) / 3,
+            "k": rng.choice([1 / 3, 2 / 3, 0.1, 7.0], 150),
+            "b": rng.integers(0, 2, 150),
+        }
+    )
+    y = ((df["a"] > 0) ^ (df["k"] > 0.5)).astype(int)
+    fitted = clone(binarizer).fit(df, y)
+    out = fitted.transform(df)
+    probe = df.copy()
+    for name in out.columns:  # put rows exactly on every printed number, and next to it
+        for tok in name.replace("<", " ").replace("=", " ").replace(">", " ").split():
+            try:
+                v = float(tok)
+            except ValueError:
+                continue
+            for col in ("a", "k"):
+                if name.startswith(col) or f" {col} " in name:
+                    extra = df.iloc[:3].copy()
+                    extra[col] = [v, np.nextafter(v, np.inf), np.nextafter(v, -np.inf)]
+                    probe = pd.concat([probe, extra], ignore_index=True)
+    out = fitted.transform(probe)
+    for name in out.columns:
+        np.testing.assert_array_equal(out[name].to_numpy() == 1, _name_holds(name, probe), name)
+
+
+def test_midpoints_print_short_when_a_short_number_separates_the_values():
+    """15.86/2 + 15.88/2 is 15.870000000000001; 15.87 separates the values as well."""
+    X = np.array([[15.86], [15.88], [0.1], [0.2]])
+    b = NumericBinarizer().fit(X)
+    assert b.get_feature_names_out().tolist() == ["x0 <= 0.15", "x0 <= 8.03", "x0 <= 15.87"]
+    t = b.thresholds_[0]
+    assert np.all((np.array([0.1, 0.2, 15.86])[:] <= t) & (t < np.array([0.2, 15.86, 15.88])))
+    # adjacent floats: no shorter number lies between them, the lower value is kept
+    a = 1.0
+    nxt = np.nextafter(a, 2.0)
+    t = NumericBinarizer().fit(np.array([[a], [nxt]])).thresholds_[0]
+    assert t.tolist() == [a]

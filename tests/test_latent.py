@@ -68,8 +68,9 @@ def test_oblique_tree_text_dot_and_dict():
     t = oblique_tree()
     text = t.to_text()
     assert text.splitlines()[0] == "if 0.5*a - 2*b + c <= 1:"
-    assert "else:  # 0.5*a - 2*b + c > 1" in text
-    assert "if a:" in text  # the axis-aligned 0/1 node keeps its form
+    assert "else:  # linear score > 1" in text  # issue 19: not the 3 terms again
+    # issue 19: the tree does not know that a is 0/1, so the test reads a <= 0.5
+    assert "if a <= 0.5:" in text
     assert '0 [label="0.5*a - 2*b + c <= 1' in t.to_dot()
     d = t.to_dict()
     assert d["schema"] == "treeopt.tree/1"
@@ -116,7 +117,7 @@ def test_regression_tree():
     t = Tree([1, LEAF, LEAF], [2, LEAF, LEAF], [OBL, UNDEF, UNDEF], [0.0, -2, -2], [[0.25], [-1.5], [2.0]],
              [4, 2, 2], weights=w, task="regression", feature_names=["u", "v"])
     np.testing.assert_array_equal(t.predict([[1, 1], [-1, -1], [0.5, -0.5]]), [2.0, -1.5, -1.5])
-    assert t.to_text() == "if u + v <= 0:\n    predict -1.5  (n=2)\nelse:  # u + v > 0\n    predict 2  (n=2)"
+    assert t.to_text() == "if u + v <= 0:\n    predict -1.5  (n=2)\nelse:  # linear score > 0\n    predict 2  (n=2)"
     assert "value = -1.5" in t.to_dot()
     d = t.to_dict()
     assert d["task"] == "regression" and d["classes"] is None

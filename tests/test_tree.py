@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
-from treeopt._tree import Tree
+from treeopt._tree import Tree, binary_columns
+from treeopt.binarize import NumericBinarizer
 
 LEAF = -1
 UNDEF = -2
@@ -36,6 +37,7 @@ def binary_tree():
         weighted_n_node_samples=[95, 45, 50, 32, 13],
         classes=np.array(["no", "yes"]),
         feature_names=["age <= 23.5", "priors > 2", "male"],
+        binary_features=True,
     )
 
 
@@ -63,6 +65,7 @@ def stump(name):
         [[2, 2], [2, 0], [0, 2]],
         [4, 2, 2],
         feature_names=[name],
+        binary_features=True,
     )
 
 
@@ -369,8 +372,11 @@ def test_to_text_generic_thresholds_and_default_names():
         np.ones((3, 2)),
         np.full(3, 2.0),
     )
-    assert "if x[0] <= 0.3333:" in t.to_text()
-    assert "if x[0] <= 0.33:" in t.to_text(decimals=2)
+    # thresholds print exactly whatever ``decimals`` says: a rounded 0.3333 would
+    # send 0.33334 to the wrong branch
+    assert "if x[0] <= 0.3333333333333333:" in t.to_text()
+    assert "if x[0] <= 0.3333333333333333:" in t.to_text(decimals=2)
+    assert "(n=2; 0: 1, 1: 1; p=0.5)" in t.to_text(decimals=2)
 
 
 @pytest.mark.parametrize(
@@ -447,7 +453,11 @@ def test_plot_with_matplotlib():
 # --------------------------------------------------------------------------- #
 def test_to_dict_schema():
     d = binary_tree().to_dict()
-    assert set(d) == {"schema", "n_features", "classes", "feature_names", "nodes"}
+    assert set(d) == {
+        "schema", "n_features", "classes", "feature_names", "nodes", "binary_features"
+    }
+    assert d["binary_features"] == [True, True, True]
+    assert "binary_features" not in numeric_tree().to_dict()
     assert d["schema"] == "treeopt.tree/1"
     assert d["n_features"] == 3
     assert d["classes"] == ["no", "yes"] and all(type(c) is str for c in d["classes"])
@@ -611,11 +621,109 @@ def test_from_sklearn_weights_string_labels_and_feature_names():
 def test_from_sklearn_rejects_unfitted_regressor_and_junk():
     with pytest.raises(NotFittedError):
         Tree.from_sklearn(DecisionTreeClassifier())
-    reg = DecisionTreeRegressor(max_depth=2).fit([[0], [1], [2]], [0.0, 1.0, 2.0])
-    with pytest.raises(ValueError, match="classification"):
-        Tree.from_sklearn(reg)
+    with pytest.raises(ValueError, match="classification or regression"):
+        Tree.from_sklearn(NumericBinarizer().fit([[0.0], [1.0]]))
     multi = DecisionTreeClassifier(max_depth=2).fit([[0], [1], [2]], [[0, 1], [1, 0], [1, 1]])
     with pytest.raises(ValueError, match="multi-output"):
         Tree.from_sklearn(multi)
     with pytest.raises(TypeError):
         Tree.from_sklearn("not a tree")
+
+
+def test_from_sklearn_regressor():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(200, 3))
+    y = X[:, 0] * 2 + rng.normal(size=200)
+    reg = DecisionTreeRegressor(max_depth=3, random_state=0).fit(X, y)
+    t = Tree.from_sklearn(reg)
+    assert t.task == "regression"
+    X_new = rng.normal(size=(100, 3))
+    np.testing.assert_allclose(t.predict(X_new), reg.predict(X_new))
+    assert t.to_text().startswith("if x[")
+
+
+def test_from_sklearn_binary_features_from_training_data():
+    X = np.array([[0, 3.0], [1, 3.0], [1, 0.0], [0, 0.0]])
+    clf = DecisionTreeClassifier(max_depth=1).fit(X, [0, 1, 1, 0])  # y is the smoker column
+    assert binary_columns(X).tolist() == [True, False]
+    t = Tree.from_sklearn(clf, feature_names=["smoker", "x"], binary_features=binary_columns(X))
+    assert t.to_text().splitlines()[0] == "if smoker:"
+    assert t.predict(X).tolist() == [0, 1, 1, 0]
+    unknown = Tree.from_sklearn(clf, feature_names=["smoker", "x"])
+    assert unknown.to_text().splitlines()[0] == "if smoker <= 0.5:"
+
+
+# --------------------------------------------------------------------------- #
+# issue 19: malformed dicts, sizes, huge totals
+# --------------------------------------------------------------------------- #
+def named_numeric_tree():
+    t = numeric_tree()
+    return Tree(t.children_left, t.children_right, t.feature, t.threshold, t.value,
+                t.weighted_n_node_samples, classes=t.classes, feature_names=["a", "b"])
+
+
+def _node(d, i, **changes):
+    return {**d, "nodes": [({**n, **changes} if n["id"] == i else n) for n in d["nodes"]]}
+
+
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        (lambda d: _node(d, 1, id=1.7), "'id'"),
+        (lambda d: _node(d, 0, left=1.7), "'left' of node 0"),
+        (lambda d: _node(d, 0, right=0.9), "'right' of node 0"),
+        (lambda d: _node(d, 0, feature=0.9), "'feature' of node 0"),
+        (lambda d: _node(d, 0, feature=True), "'feature' of node 0"),
+        (lambda d: _node(d, 0, feature="0"), "'feature' of node 0"),
+        (lambda d: _node(d, 0, feature=7), "'feature' of node 0"),
+        (lambda d: _node(d, 0, threshold="0.5"), "'threshold' of node 0"),
+        (lambda d: _node(d, 2, value=["1", 2]), "'value' of node 2"),
+        (lambda d: _node(d, 2, weight=None), "'weight' of node 2"),
+        (lambda d: {**d, "classes": [0, "a"]}, "'classes'"),
+        (lambda d: {**d, "classes": [0, 2**63 + 5]}, "'classes'"),
+        (lambda d: {**d, "n_features": 10**9}, "'n_features'"),
+        (lambda d: {**d, "n_features": 2.5}, "'n_features'"),
+        (lambda d: {**d, "n_features": 4}, "'feature_names'"),
+        (lambda d: {**d, "feature_names": "abc"}, "'feature_names'"),
+        (lambda d: {**d, "binary_features": [True]}, "'binary_features'"),
+        (lambda d: {**d, "nodes": "x"}, "'nodes'"),
+        (lambda d: {**d, "nodes": [1, 2]}, "'nodes'"),
+    ],
+)
+def test_from_dict_refuses_malformed_fields(change, match):
+    d = named_numeric_tree().to_dict()
+    with pytest.raises(ValueError, match=match):
+        Tree.from_dict(change(d))
+
+
+def test_from_dict_keeps_integral_floats_and_big_int_classes_exact():
+    d = named_numeric_tree().to_dict()
+    back = Tree.from_dict(_node(d, 0, left=1.0, feature=1.0))
+    assert back == named_numeric_tree()
+    d = numeric_tree().to_dict()
+    d["classes"] = [0, 2**62 + 5]
+    t = Tree.from_dict(d)
+    assert t.classes.dtype == np.int64 and t.classes[1] == 2**62 + 5
+
+
+def test_to_text_does_not_allocate_every_default_name():
+    t = Tree([1, LEAF, LEAF], [2, LEAF, LEAF], [3, UNDEF, UNDEF], [0.5, UNDEF, UNDEF],
+             [[1, 1], [1, 0], [0, 1]], [2, 1, 1], n_features=10**9)
+    assert t.to_text().splitlines()[0] == "if x[3] <= 0.5:"
+
+
+def test_predict_proba_with_huge_totals():
+    t = Tree([LEAF], [LEAF], [UNDEF], [-2.0], [[1e308, 1e308]], [1e308])
+    np.testing.assert_array_equal(t.predict_proba([[0.0]]), [[0.5, 0.5]])
+    t = Tree([LEAF], [LEAF], [UNDEF], [-2.0], [[1e308, 1e307, 0.0]], [1e308])
+    np.testing.assert_allclose(t.predict_proba([[0.0]]), [[10 / 11, 1 / 11, 0.0]])
+
+
+def test_dataframe_with_huge_integers_and_floats_is_refused():
+    pd = pytest.importorskip("pandas")
+    t = numeric_tree()
+    df = pd.DataFrame({"a": [0.5, 1.5], "b": np.array([2**53 + 1, 0], dtype=np.int64)})
+    with pytest.raises(ValueError, match="'b'.*2\\*\\*53"):
+        t.predict(df)
+    ok = pd.DataFrame({"a": [0.5, 1.5], "b": np.array([3, 0], dtype=np.int64)})
+    assert t.predict(ok).tolist() == [7, 3]

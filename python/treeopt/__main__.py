@@ -174,7 +174,7 @@ def _demo(args):
         max_leaf_nodes=cart_leaves, max_depth=cart_depth, random_state=args.random_state
     )
     cart.fit(B_tr, y_tr)
-    cart_tree = Tree.from_sklearn(cart)
+    cart_tree = Tree.from_sklearn(cart, binary_features=True)  # fitted on 0/1 columns
     cart_params = f"max_leaf_nodes={cart_leaves}"
     if cart_depth is not None:
         cart_params += f", max_depth={cart_depth}"

@@ -113,7 +113,12 @@ def _as_float_array(name, values, ndim):
 
 
 def _format_number(x, decimals):
-    """Compact human-readable number: ``10`` not ``10.0``, ``0.3333`` for 1/3."""
+    """Compact human-readable number: ``10`` not ``10.0``, ``0.3333`` for 1/3.
+
+    ``decimals=None`` prints the number exactly (see :func:`_format_exact`).
+    """
+    if decimals is None:
+        return _format_exact(x)
     x = float(x)
     if not math.isfinite(x):
         return str(x)
@@ -125,19 +130,69 @@ def _format_number(x, decimals):
     return text
 
 
-def _format_linear(weights, names, decimals):
-    """``"0.5*age - 2*income"`` for an oblique test (zero weights are left out)."""
+def _format_exact(x):
+    """The shortest text that reads back as exactly the float ``x``.
+
+    ``10`` rather than ``10.0`` for integers below 1e15; otherwise ``repr`` (the
+    shortest round-trip form). A threshold printed this way routes every value
+    exactly as :meth:`Tree.predict` does, which a rounded one would not (a row
+    between the rounded and the true threshold would take the other branch).
+    """
+    x = float(x)
+    if math.isfinite(x) and x.is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return repr(x)
+
+
+def _format_linear(weights, names):
+    """``"0.5*age - 2*income"`` for an oblique test (zero weights are left out).
+
+    A name that is not a plain identifier is put in parentheses:
+    ``0.5*(mean radius)``.
+
+    The terms are listed in column order with exact weights: the score is
+    computed exactly in that order (see :meth:`Tree._goes_left`).
+    """
     terms = []
-    for w, name in zip(weights, names):
-        if w == 0:
-            continue
-        mag = _format_number(abs(w), decimals)
+    for j in np.flatnonzero(weights):
+        w, name = weights[j], names[j]
+        if not _SIMPLE_NAME_RE.match(name):
+            name = f"({name})"  # "0.5*(mean radius)": the term reads unambiguously
+        mag = _format_exact(abs(w))
         term = name if mag == "1" else f"{mag}*{name}"
         if not terms:
             terms.append(term if w > 0 else f"-{term}")
         else:
             terms.append(f"+ {term}" if w > 0 else f"- {term}")
     return " ".join(terms) if terms else "0"
+
+
+class _DefaultNames:
+    """The names ``x[0], x[1], ...`` made on demand (no list of ``n_features`` strings)."""
+
+    def __init__(self, n):
+        self._n = n
+
+    def __len__(self):
+        return self._n
+
+    def __getitem__(self, j):
+        j = int(j)
+        if not 0 <= j < self._n:
+            raise IndexError(j)
+        return f"x[{j}]"
+
+
+def binary_columns(X):
+    """Boolean mask of the columns of ``X`` whose values all lie in ``{0, 1}``.
+
+    Estimators record it in :attr:`Tree.binary_features` at fit time, so that a
+    test on such a column prints as a yes/no question.
+    """
+    X = _to_2d_array(X)
+    if X.dtype.kind == "b":
+        return np.ones(X.shape[1], dtype=bool)
+    return np.all((X == 0) | (X == 1), axis=0)
 
 
 def _negate_condition(name):
@@ -162,6 +217,19 @@ def _negate_condition(name):
     return f"not ({name})"
 
 
+def _refuse_inexact_integers(df):
+    """Refuse integer DataFrame columns that float64 (the common dtype) would round."""
+    for name, dtype in zip(df.columns, df.dtypes):
+        if getattr(dtype, "kind", None) in "iu":
+            col = df[name].to_numpy()
+            if col.size and (col.max() > 2**53 or col.min() < -(2**53)):
+                raise ValueError(
+                    f"column {name!r} holds integers beyond 2**53, which float64 (the "
+                    "common dtype of this DataFrame's mixed columns) cannot represent "
+                    "exactly; pass all-integer data as an int64 array, or scale the column"
+                )
+
+
 def _to_2d_array(X):
     """Convert X (array-like, DataFrame, sparse) to a 2-D numeric numpy array.
 
@@ -172,6 +240,8 @@ def _to_2d_array(X):
         X = X.toarray()
     elif hasattr(X, "iloc") and hasattr(X, "to_numpy"):  # pandas DataFrame
         arr = X.to_numpy()
+        if arr.dtype.kind not in "iu" and hasattr(X, "dtypes"):
+            _refuse_inexact_integers(X)
         if arr.dtype.kind not in "biuf":
             try:
                 arr = X.to_numpy(dtype=np.float64, na_value=np.nan)
@@ -193,6 +263,55 @@ def _to_2d_array(X):
     if arr.dtype.kind == "f" and np.isnan(arr).any():
         raise ValueError("X contains NaN; treeopt.Tree does not support missing values")
     return arr
+
+
+#: Largest ``n_features`` :meth:`Tree.from_dict` accepts (2**24 columns).
+_MAX_FEATURES = 2**24
+
+
+def _dict_int(v, what):
+    """An integer field of a tree dict: a Python int (not bool, not 1.7, not "1")."""
+    if isinstance(v, bool) or not isinstance(v, (numbers.Integral, float)):
+        raise ValueError(f"tree dict {what} must be an integer, got {v!r:.80}")
+    if isinstance(v, float):
+        if not (math.isfinite(v) and v.is_integer()):
+            raise ValueError(f"tree dict {what} must be an integer, got {v!r}")
+        v = int(v)
+    v = int(v)
+    if not -(2**63) <= v < 2**63:
+        raise ValueError(f"tree dict {what} is out of range: {v}")
+    return v
+
+
+def _dict_float(v, what):
+    """A numeric field of a tree dict: an int or float (not bool, not a string)."""
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        raise ValueError(f"tree dict {what} must be a number, got {v!r:.80}")
+    try:
+        return float(v)
+    except OverflowError:
+        raise ValueError(f"tree dict {what} is too large for a float: {v!r:.80}") from None
+
+
+def _dict_classes(classes):
+    """Class labels of a tree dict: all strings, all bools or all numbers (ints in int64)."""
+    if not isinstance(classes, (list, tuple)) or len(classes) == 0:
+        raise ValueError("tree dict 'classes' must be a non-empty list of labels")
+    if all(isinstance(c, str) for c in classes):
+        return np.array(classes, dtype=object if len(classes) == 0 else None)
+    if all(isinstance(c, bool) for c in classes):
+        return np.array(classes, dtype=bool)
+    if any(isinstance(c, bool) or not isinstance(c, numbers.Real) for c in classes):
+        kinds = sorted({type(c).__name__ for c in classes})
+        raise ValueError(
+            f"tree dict 'classes' must be all strings, all booleans or all numbers; got a "
+            f"mix of {', '.join(kinds)}"
+        )
+    if all(isinstance(c, numbers.Integral) for c in classes):
+        if any(not -(2**63) <= int(c) < 2**63 for c in classes):
+            raise ValueError("tree dict 'classes' holds an integer outside the int64 range")
+        return np.array(classes, dtype=np.int64)
+    return np.array([float(c) for c in classes], dtype=np.float64)
 
 
 # --------------------------------------------------------------------------- #
@@ -231,6 +350,17 @@ class Tree:
         TREE_OBLIQUE`` (-3) sends a row left when ``x @ weights[i] <=
         threshold[i]``. Rows of the other nodes are ignored (stored as zeros).
         Stored as ``None`` when no node is oblique.
+    binary_features : None, True or array-like of bool, shape (n_features,)
+        Which input columns are known to hold only 0 and 1 (recorded by the
+        estimators at fit, from the training data or the binarizer). A test
+        ``x[j] <= t`` with ``0 <= t < 1`` on such a column prints as the yes/no
+        question ``if name:`` (true = the column is 1). ``None`` (unknown) makes
+        every test print as ``name <= t``; ``True`` marks every column.
+    weight_label : str, default="n"
+        What ``weighted_n_node_samples`` and ``value`` measure, as printed at
+        every node: ``n`` for (weighted) counts of training rows; a tree whose
+        weights are something else says so (extracted trees store the
+        probability mass of each node's region and print ``mass``).
     task : {"classification", "regression"}, default="classification"
         For ``"regression"``, ``value`` has one column holding the (weighted)
         mean target of the training rows reaching each node (any finite
@@ -253,7 +383,8 @@ class Tree:
     A depth-1 tree on a 0/1 feature ``smoker``:
 
     >>> t = Tree([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2.0, -2.0],
-    ...          [[6, 4], [5, 1], [1, 3]], [10, 6, 4], feature_names=["smoker"])
+    ...          [[6, 4], [5, 1], [1, 3]], [10, 6, 4], feature_names=["smoker"],
+    ...          binary_features=True)
     >>> t.predict([[0], [1]]).tolist()
     [0, 1]
     >>> print(t.to_text())
@@ -266,6 +397,8 @@ class Tree:
     # Defaults for trees pickled before oblique tests and regression existed.
     weights = None
     task = "classification"
+    binary_features = None
+    weight_label = "n"
 
     def __init__(
         self,
@@ -281,6 +414,8 @@ class Tree:
         n_features=None,
         weights=None,
         task="classification",
+        binary_features=None,
+        weight_label="n",
     ):
         if task not in ("classification", "regression"):
             raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
@@ -425,6 +560,28 @@ class Tree:
                 f"feature_names has {len(feature_names)} names but n_features={n_features}"
             )
 
+        if binary_features is not None:
+            if binary_features is True:
+                binary_features = np.ones(n_features, dtype=bool)
+            else:
+                bf = np.asarray(binary_features)
+                if bf.ndim != 1 or bf.shape[0] != n_features or bf.dtype.kind not in "biu" or (
+                    bf.dtype.kind != "b" and not np.all((bf == 0) | (bf == 1))
+                ):
+                    raise ValueError(
+                        "binary_features must be None, True or one bool per feature "
+                        f"(n_features={n_features}), got {binary_features!r:.80}"
+                    )
+                binary_features = bf.astype(bool)
+
+        if not isinstance(weight_label, str) or not re.fullmatch(
+            r"[A-Za-z_]\w{0,31}", weight_label
+        ):
+            raise ValueError(
+                f"weight_label must be a short identifier such as 'n' or 'mass', got "
+                f"{weight_label!r:.80}"
+            )
+
         n_classes = value.shape[1]
         if task == "regression":
             pass
@@ -455,6 +612,8 @@ class Tree:
         self.n_features = n_features
         self.weights = weights
         self.task = task
+        self.binary_features = binary_features
+        self.weight_label = weight_label
         self._node_depth = node_depth
 
     # ------------------------------------------------------------------ #
@@ -529,18 +688,46 @@ class Tree:
         -------
         ndarray of bool : True where the row goes to the left child.
         """
-        if self.weights is None:
-            return X[rows, self.feature[nodes]] <= self.threshold[nodes]
         feature = self.feature[nodes]
+        if self.weights is None:
+            return self._axis_left(X[rows, feature], nodes)
         axis = feature >= 0
         left = np.empty(nodes.shape[0], dtype=bool)
-        left[axis] = X[rows[axis], feature[axis]] <= self.threshold[nodes[axis]]
+        left[axis] = self._axis_left(X[rows[axis], feature[axis]], nodes[axis])
         obl = ~axis
         if obl.any():
-            Xo = np.asarray(X[rows[obl], : self.n_features], dtype=np.float64)
-            score = np.einsum("ij,ij->i", Xo, self.weights[nodes[obl]])
+            # The score is summed in float64, term by term in column order over the
+            # non-zero weights: exactly what the printed rule ``2*a - b <= t`` says.
+            Xo = X[rows[obl], : self.n_features]
+            W = self.weights[nodes[obl]]
+            score = np.zeros(Xo.shape[0])
+            for j in np.flatnonzero(np.any(W != 0, axis=0)):
+                score += W[:, j] * np.asarray(Xo[:, j], dtype=np.float64)
             left[obl] = score <= self.threshold[nodes[obl]]
         return left
+
+    def _axis_left(self, x, nodes):
+        """``x <= threshold[nodes]``, exact for integer ``x`` too.
+
+        numpy would compare an int64 with a float64 threshold after rounding the
+        integer to float64 (``2**53 + 1 <= 2**53`` would be True); an integer
+        ``x`` is instead compared with ``floor(threshold)`` in integer arithmetic.
+        """
+        if x.dtype.kind not in "iu":
+            return x <= self.threshold[nodes]
+        below, above, bound = self._integer_thresholds(x.dtype)
+        return ~below[nodes] & (above[nodes] | (x <= bound[nodes]))
+
+    def _integer_thresholds(self, dtype):
+        """Per node: (no value of ``dtype`` goes left, every value goes left, floor(t))."""
+        info = np.iinfo(dtype)
+        floor = np.floor(self.threshold)
+        below = floor < int(info.min)
+        above = floor >= int(info.max)
+        clipped = np.where(below | above, 0.0, floor)
+        # an integer-valued float strictly inside the dtype's range converts exactly
+        bound = np.array([int(v) for v in clipped.tolist()], dtype=dtype)
+        return below, above, bound
 
     def _apply(self, X):
         n = X.shape[0]
@@ -613,10 +800,13 @@ class Tree:
         return self._node_proba()[self.apply(X)]
 
     def _node_proba(self):
-        totals = self.value.sum(axis=1, keepdims=True)
+        # Scale each row by its largest entry first: totals such as 1e308 + 1e308
+        # would overflow to inf and give proportions of 0.
+        peak = self.value.max(axis=1, keepdims=True)
         with np.errstate(invalid="ignore", divide="ignore"):
-            proba = self.value / totals
-        proba[totals[:, 0] <= 0] = 1.0 / self.n_classes
+            scaled = self.value / peak
+            proba = scaled / scaled.sum(axis=1, keepdims=True)
+        proba[peak[:, 0] <= 0] = 1.0 / self.n_classes
         return proba
 
     # ------------------------------------------------------------------ #
@@ -626,7 +816,7 @@ class Tree:
         if feature_names is None:
             feature_names = self.feature_names
         if feature_names is None:
-            return [f"x[{j}]" for j in range(self.n_features)]
+            return _DefaultNames(self.n_features)
         if isinstance(feature_names, str):
             raise ValueError("feature_names must be a sequence of str, not a str")
         names = [str(f) for f in feature_names]
@@ -655,24 +845,35 @@ class Tree:
         return names
 
     def _is_binary_test(self, node):
-        return self.feature[node] >= 0 and self.threshold[node] == 0.5
+        """True when the node tests a column known to be 0/1 with ``0 <= t < 1``.
 
-    def _branches(self, node, names, decimals):
+        Only then does ``x <= t`` mean "the column is 0", i.e. the yes/no question
+        "is the column 1?" is false.
+        """
+        f = int(self.feature[node])
+        if f < 0 or self.binary_features is None or not self.binary_features[f]:
+            return False
+        return 0.0 <= self.threshold[node] < 1.0
+
+    def _branches(self, node, names, decimals=None):
         """``[(child, condition), (child, condition)]`` for an internal node.
 
         The first entry is the branch where the node's test reads as *true*:
-        the right child for a 0/1 test (threshold 0.5, the column is 1), the
-        left child for a generic ``x <= t`` test.
+        the right child for a yes/no test of a 0/1 column (the column is 1),
+        the left child for a generic ``x <= t`` test. Thresholds and weights are
+        printed exactly (``decimals`` does not round them). The second condition
+        of an oblique test is short (``linear score > t``) instead of repeating
+        every term.
         """
         left, right = int(self.children_left[node]), int(self.children_right[node])
         if self.feature[node] == TREE_OBLIQUE:
-            lhs = _format_linear(self.weights[node], names, decimals)
-            t = _format_number(self.threshold[node], decimals)
-            return [(left, f"{lhs} <= {t}"), (right, f"{lhs} > {t}")]
+            lhs = _format_linear(self.weights[node], names)
+            t = _format_exact(self.threshold[node])
+            return [(left, f"{lhs} <= {t}"), (right, f"linear score > {t}")]
         name = names[self.feature[node]]
         if self._is_binary_test(node):
             return [(right, name), (left, _negate_condition(name))]
-        t = _format_number(self.threshold[node], decimals)
+        t = _format_exact(self.threshold[node])
         return [(left, f"{name} <= {t}"), (right, f"{name} > {t}")]
 
     def _leaf_summary(self, node, cnames, decimals):
@@ -696,8 +897,11 @@ class Tree:
             Overrides the stored ``feature_names``; default names are ``x[j]``.
         class_names : sequence of str or mapping, optional
             Names in the order of ``classes`` or a ``{label: name}`` mapping.
-        decimals : int, default=4
-            Decimals for thresholds, counts and proportions.
+        decimals : int or None, default=4
+            Decimals for counts, proportions and leaf means (``None``: exact). Thresholds and
+            weights of tests are always printed exactly (the shortest text that
+            reads back as the stored float), so that the rules route every row
+            exactly as :meth:`predict` does.
 
         Returns
         -------
@@ -706,12 +910,15 @@ class Tree:
         Notes
         -----
         The ``if`` line of every split is the branch where its test is *true*.
-        A 0/1 test (threshold 0.5) on feature ``name`` prints ``if name:`` and
+        A test of a column known to be 0/1 (see ``binary_features``) with a
+        threshold in ``[0, 1)`` prints ``if name:`` (true = the column is 1) and
         ``else:  # <negation>``; when the name is itself a condition (as produced
         by :class:`~treeopt.NumericBinarizer`), the negation flips the operator:
         ``age <= 23.5`` / ``age > 23.5``, ``a < t`` / ``a >= t``,
-        ``a == v`` / ``a != v``, otherwise ``not name``. Generic thresholds print
-        ``name <= t`` / ``name > t``. Each leaf shows the predicted class, the
+        ``a == v`` / ``a != v``, otherwise ``not name``. Other tests print
+        ``name <= t`` / ``name > t``; an oblique test prints
+        ``if 0.5*a - 2*b <= t:`` (its score summed in float64, term by term in
+        that order) and ``else:  # linear score > t``. Each leaf shows the predicted class, the
         node weight ``n``, the weighted class totals and the proportion ``p`` of
         the predicted class.
 
@@ -721,7 +928,7 @@ class Tree:
         ...          [0.5, 0.5, -2, -2, -2],
         ...          [[50, 50], [40, 10], [10, 40], [30, 2], [10, 8]],
         ...          [100, 50, 50, 32, 18],
-        ...          feature_names=["age <= 23.5", "priors > 2"])
+        ...          feature_names=["age <= 23.5", "priors > 2"], binary_features=True)
         >>> print(t.to_text(class_names=["no", "yes"]))
         if age <= 23.5:
             predict yes  (n=50; no: 10, yes: 40; p=0.8)
@@ -733,6 +940,7 @@ class Tree:
         """
         names = self._resolve_feature_names(feature_names)
         cnames = self._resolve_class_names(class_names)
+        wl = self.weight_label
         indent = "    "
         lines = []
         stack = [("node", 0, 0)]
@@ -746,9 +954,9 @@ class Tree:
             if self.children_left[node] == TREE_LEAF:
                 label, n, counts, p = self._leaf_summary(node, cnames, decimals)
                 if counts is None:  # regression: the leaf mean
-                    lines.append(f"{pad}predict {label}  (n={n})")
+                    lines.append(f"{pad}predict {label}  ({wl}={n})")
                 else:
-                    lines.append(f"{pad}predict {label}  (n={n}; {counts}; p={p})")
+                    lines.append(f"{pad}predict {label}  ({wl}={n}; {counts}; p={p})")
                 continue
             (first, cond), (second, neg) = self._branches(node, names, decimals)
             # pushed in reverse order of emission
@@ -778,6 +986,8 @@ class Tree:
         names = self._resolve_feature_names(feature_names)
         cnames = self._resolve_class_names(class_names)
 
+        wl = self.weight_label
+
         def esc(s):
             return s.replace("\\", "\\\\").replace('"', '\\"')
 
@@ -800,19 +1010,19 @@ class Tree:
             if self.children_left[node] == TREE_LEAF:
                 if self.task == "regression":
                     out.append(
-                        f'    {node} [label="{esc(counts)}\\nn = {n}", '
+                        f'    {node} [label="{esc(counts)}\\n{self.weight_label} = {n}", '
                         f'fillcolor="{_LEAF_COLOURS[0]}"];'
                     )
                     continue
                 k = int(np.argmax(self.value[node]))
                 colour = _LEAF_COLOURS[k % len(_LEAF_COLOURS)]
                 out.append(
-                    f'    {node} [label="{esc(cnames[k])}\\nn = {n}\\n[{esc(counts)}]", '
+                    f'    {node} [label="{esc(cnames[k])}\\n{wl} = {n}\\n[{esc(counts)}]", '
                     f'fillcolor="{colour}"];'
                 )
                 continue
             (first, cond), (second, _neg) = self._branches(node, names, 4)
-            out.append(f'    {node} [label="{esc(cond)}\\nn = {n}\\n[{esc(counts)}]"];')
+            out.append(f'    {node} [label="{esc(cond)}\\n{wl} = {n}\\n[{esc(counts)}]"];')
             out.append(f'    {node} -> {first} [label="true"];')
             out.append(f'    {node} -> {second} [label="false"];')
             stack.append(second)
@@ -901,15 +1111,15 @@ class Tree:
         for node in order:
             n = _format_number(self.weighted_n_node_samples[node], 4)
             if self.children_left[node] == TREE_LEAF and self.task == "regression":
-                text = f"{_format_number(self.value[node, 0], 4)}\nn = {n}"
+                text = f"{_format_number(self.value[node, 0], 4)}\n{self.weight_label} = {n}"
                 face = _LEAF_COLOURS[0]
             elif self.children_left[node] == TREE_LEAF:
                 k = int(np.argmax(self.value[node]))
-                text = f"{cnames[k]}\nn = {n}"
+                text = f"{cnames[k]}\n{self.weight_label} = {n}"
                 face = _LEAF_COLOURS[k % len(_LEAF_COLOURS)]
             else:
                 (_, cond), _ = self._branches(node, names, 4)
-                text = f"{cond}\nn = {n}"
+                text = f"{cond}\n{self.weight_label} = {n}"
                 face = "white"
             ax.text(
                 x_pos[node],
@@ -946,7 +1156,10 @@ class Tree:
             Optional fields, present only when used: an oblique node has
             ``"feature": None`` and ``"weights": [float, ...]`` (one per
             feature); a regression tree has ``"task": "regression"``,
-            ``"classes": None`` and one-entry ``value`` lists (the node mean).
+            ``"classes": None`` and one-entry ``value`` lists (the node mean);
+            a tree that knows which columns are 0/1 has ``"binary_features":
+            [bool, ...]`` (one per feature; absent means unknown); a tree whose
+            node weights are not counts has ``"weight_label"`` (e.g. ``"mass"``).
         """
         nodes = []
         for i in range(self.node_count):
@@ -975,6 +1188,10 @@ class Tree:
         }
         if self.task == "regression":
             out["task"] = "regression"
+        if self.binary_features is not None:
+            out["binary_features"] = [bool(b) for b in self.binary_features]
+        if self.weight_label != "n":
+            out["weight_label"] = self.weight_label
         return out
 
     @classmethod
@@ -999,55 +1216,93 @@ class Tree:
         if d.get("schema") != _SCHEMA:
             raise ValueError(f"unsupported tree schema {d.get('schema')!r}; expected {_SCHEMA!r}")
         task = d.get("task", "classification")
-        try:
-            nodes = list(d["nodes"])
-            classes = None if task == "regression" else list(d["classes"])
-            n_features = d["n_features"]
-        except KeyError as exc:
-            raise ValueError(f"tree dict is missing the key {exc}") from None
-        except TypeError:
-            raise ValueError("tree dict 'classes' must be a list") from None
-        n_values = 1 if classes is None else len(classes)
+        if task not in ("classification", "regression"):
+            raise ValueError(
+                f"tree dict 'task' must be 'classification' or 'regression', got {task!r:.80}"
+            )
+        for key in ("nodes", "n_features") + (() if task == "regression" else ("classes",)):
+            if key not in d:
+                raise ValueError(f"tree dict is missing the key {key!r}")
+        nodes = d["nodes"]
+        if not isinstance(nodes, (list, tuple)):
+            raise ValueError("tree dict 'nodes' must be a list of node dicts")
         n = len(nodes)
         if n == 0:
             raise ValueError("tree dict has no nodes")
-        try:
-            ids = [int(node["id"]) for node in nodes]
-        except (KeyError, TypeError, ValueError):
-            raise ValueError("every node needs an integer 'id'") from None
+        n_features = _dict_int(d["n_features"], "'n_features'")
+        if not 0 <= n_features <= _MAX_FEATURES:
+            raise ValueError(
+                f"tree dict 'n_features' must be between 0 and {_MAX_FEATURES}, got {n_features}"
+            )
+        classes = None
+        if task != "regression":
+            classes = _dict_classes(d["classes"])
+        n_values = 1 if classes is None else len(classes)
+        names = d.get("feature_names")
+        if names is not None:
+            if not isinstance(names, (list, tuple)) or not all(isinstance(x, str) for x in names):
+                raise ValueError("tree dict 'feature_names' must be null or a list of strings")
+            if len(names) != n_features:
+                raise ValueError(
+                    f"tree dict 'feature_names' has {len(names)} names but n_features={n_features}"
+                )
+        binary = d.get("binary_features")
+        if binary is not None:
+            if not isinstance(binary, (list, tuple)) or not all(
+                isinstance(b, bool) for b in binary
+            ):
+                raise ValueError("tree dict 'binary_features' must be null or a list of booleans")
+            if len(binary) != n_features:
+                raise ValueError(
+                    f"tree dict 'binary_features' has {len(binary)} entries but "
+                    f"n_features={n_features}"
+                )
+        for i, node in enumerate(nodes):
+            if not isinstance(node, Mapping):
+                raise ValueError(
+                    f"tree dict 'nodes'[{i}] must be a dict, got {type(node).__name__}"
+                )
+        ids = [_dict_int(node.get("id"), f"'id' of nodes[{k}]") for k, node in enumerate(nodes)]
         if sorted(ids) != list(range(n)):
             raise ValueError("node ids must be 0, 1, ..., n_nodes - 1 (each exactly once)")
         left = np.full(n, TREE_LEAF, dtype=np.int64)
         right = np.full(n, TREE_LEAF, dtype=np.int64)
         feature = np.full(n, TREE_UNDEFINED, dtype=np.int64)
         threshold = np.full(n, float(TREE_UNDEFINED))
-        value = [None] * n
+        value = np.zeros((n, n_values))
         weight = np.zeros(n)
         weights = {}
         for i, node in zip(ids, nodes):
-            try:
-                if node.get("left") is not None:
-                    left[i] = int(node["left"])
-                    right[i] = int(node["right"])
-                    if node.get("weights") is not None:
-                        feature[i] = TREE_OBLIQUE
-                        weights[i] = [float(w) for w in node["weights"]]
-                    else:
-                        feature[i] = int(node["feature"])
-                    threshold[i] = float(node["threshold"])
-                elif node.get("right") is not None:
-                    raise ValueError(f"node {i} has a right child but no left child")
-                value[i] = [float(v) for v in node["value"]]
-                weight[i] = float(node["weight"])
-            except (KeyError, TypeError) as exc:
-                raise ValueError(f"malformed node {i}: {exc!r}") from None
-        if any(len(v) != n_values for v in value):
-            raise ValueError("every node 'value' must have one entry per class")
+            where = f"of node {i}"
+            if node.get("left") is not None or node.get("right") is not None:
+                left[i] = _dict_int(node.get("left"), f"'left' {where}")
+                right[i] = _dict_int(node.get("right"), f"'right' {where}")
+                if node.get("weights") is not None:
+                    w = node["weights"]
+                    if not isinstance(w, (list, tuple)) or len(w) != n_features:
+                        raise ValueError(
+                            f"'weights' {where} must be a list of n_features={n_features} numbers"
+                        )
+                    feature[i] = TREE_OBLIQUE
+                    weights[i] = [_dict_float(x, f"'weights' {where}") for x in w]
+                else:
+                    feature[i] = _dict_int(node.get("feature"), f"'feature' {where}")
+                    if not 0 <= feature[i] < n_features:
+                        raise ValueError(
+                            f"'feature' {where} is {feature[i]}, outside [0, n_features="
+                            f"{n_features})"
+                        )
+                threshold[i] = _dict_float(node.get("threshold"), f"'threshold' {where}")
+            v = node.get("value")
+            if not isinstance(v, (list, tuple)) or len(v) != n_values:
+                raise ValueError(
+                    f"'value' {where} must be a list with one entry per class ({n_values})"
+                )
+            value[i] = [_dict_float(x, f"'value' {where}") for x in v]
+            weight[i] = _dict_float(node.get("weight"), f"'weight' {where}")
         weight_matrix = None
         if weights:
-            if any(len(w) != n_features for w in weights.values()):
-                raise ValueError("every oblique node needs one weight per feature")
-            weight_matrix = np.zeros((n, int(n_features)))
+            weight_matrix = np.zeros((n, n_features))
             for i, w in weights.items():
                 weight_matrix[i] = w
         return cls(
@@ -1055,26 +1310,33 @@ class Tree:
             right,
             feature,
             threshold,
-            np.asarray(value, dtype=np.float64).reshape(n, n_values),
+            value,
             weight,
-            classes=np.asarray(classes) if classes else None,
-            feature_names=d.get("feature_names"),
+            classes=classes,
+            feature_names=names,
             n_features=n_features,
             weights=weight_matrix,
             task=task,
+            binary_features=binary,
+            weight_label=d.get("weight_label", "n"),
         )
 
     @classmethod
-    def from_sklearn(cls, estimator, feature_names=None):
-        """Convert a fitted scikit-learn classification tree.
+    def from_sklearn(cls, estimator, feature_names=None, binary_features=None):
+        """Convert a fitted scikit-learn decision tree.
 
         Parameters
         ----------
-        estimator : DecisionTreeClassifier (or ExtraTreeClassifier), or its ``tree_``
-            A fitted single-output classifier, or a raw ``sklearn.tree._tree.Tree``
-            (classes then default to ``arange(n_classes)``).
+        estimator : DecisionTreeClassifier, DecisionTreeRegressor (or ExtraTree*), or its ``tree_``
+            A fitted single-output tree, or a raw ``sklearn.tree._tree.Tree``
+            of a classifier (classes then default to ``arange(n_classes)``). A
+            regressor gives a ``task="regression"`` tree.
         feature_names : sequence of str, optional
             Defaults to the estimator's ``feature_names_in_`` when present.
+        binary_features : None, True or array-like of bool, optional
+            Which columns hold only 0/1 (scikit-learn does not record it), e.g.
+            ``treeopt._tree.binary_columns(X_train)``. Unknown (``None``) prints
+            every split as ``name <= t``.
 
         Returns
         -------
@@ -1090,17 +1352,37 @@ class Tree:
         float32 rounding of a threshold.
         """
         if hasattr(estimator, "tree_") or hasattr(estimator, "fit"):
-            from sklearn.base import is_classifier
+            from sklearn.base import is_classifier, is_regressor
             from sklearn.utils.validation import check_is_fitted
 
-            if not is_classifier(estimator):
+            if not (is_classifier(estimator) or is_regressor(estimator)):
                 raise ValueError(
-                    f"from_sklearn needs a classification tree, got {type(estimator).__name__}"
+                    "from_sklearn needs a classification or regression tree, got "
+                    f"{type(estimator).__name__}"
                 )
             check_is_fitted(estimator, "tree_")
             if getattr(estimator, "n_outputs_", 1) != 1:
                 raise ValueError("multi-output trees are not supported")
             sk = estimator.tree_
+            if is_regressor(estimator):
+                return cls(
+                    np.asarray(sk.children_left),
+                    np.asarray(sk.children_right),
+                    np.asarray(sk.feature),
+                    np.asarray(sk.threshold),
+                    np.asarray(sk.value, dtype=np.float64)[:, 0, :1],
+                    np.asarray(sk.weighted_n_node_samples, dtype=np.float64),
+                    feature_names=feature_names
+                    if feature_names is not None
+                    else (
+                        [str(f) for f in estimator.feature_names_in_]
+                        if hasattr(estimator, "feature_names_in_")
+                        else None
+                    ),
+                    n_features=int(estimator.n_features_in_),
+                    task="regression",
+                    binary_features=binary_features,
+                )
             classes = np.asarray(estimator.classes_)
             n_features = int(estimator.n_features_in_)
             if feature_names is None and hasattr(estimator, "feature_names_in_"):
@@ -1134,6 +1416,7 @@ class Tree:
             classes=classes,
             feature_names=feature_names,
             n_features=n_features,
+            binary_features=binary_features,
         )
 
     # ------------------------------------------------------------------ #
@@ -1156,6 +1439,11 @@ class Tree:
         if self.node_count != other.node_count or self.n_features != other.n_features:
             return False
         if self.task != other.task or (self.weights is None) != (other.weights is None):
+            return False
+        if self.weight_label != other.weight_label:
+            return False
+        a, b = self.binary_features, other.binary_features
+        if (a is None) != (b is None) or (a is not None and not np.array_equal(a, b)):
             return False
         if self.weights is not None and not np.array_equal(self.weights, other.weights):
             return False

@@ -10,6 +10,7 @@ This module depends only on numpy and scikit-learn.
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral
 
 import numpy as np
@@ -35,6 +36,21 @@ def _midpoints(distinct):
     return np.where(mids >= b, a, mids)
 
 
+def _short_midpoints(distinct):
+    """Midpoints rounded to 15 significant digits when that keeps ``a <= t < b``.
+
+    ``15.86 / 2 + 15.88 / 2`` is ``15.870000000000001`` in float64; ``15.87``
+    separates the two values just as well and its exact name is short
+    (``x <= 15.87``). A rounded value that would leave ``[a, b)`` is not used.
+    """
+    mids = _midpoints(distinct)
+    if mids.size == 0:
+        return mids
+    short = np.array([float(format(m, ".15g")) for m in mids.tolist()])
+    ok = (distinct[:-1] <= short) & (short < distinct[1:])
+    return np.where(ok, short, mids)
+
+
 def _select_by_quantiles(column, mids, k):
     """Pick at most ``k`` of the sorted midpoints ``mids`` by quantiles of ``column``.
 
@@ -50,17 +66,74 @@ def _select_by_quantiles(column, mids, k):
     return mids[np.unique(chosen)]
 
 
-def _format_threshold(t, digits):
-    return format(float(t), f".{digits}g")
+def _format_threshold(t):
+    """The shortest ``g`` text that reads back as exactly the float ``t``.
+
+    A name ``x <= 0.291667`` for the threshold 0.2916666... would be false for
+    ``x = 0.2916668``; the exact text keeps the name true for every value.
+    """
+    t = float(t)
+    for digits in range(1, 18):
+        text = format(t, f".{digits}g")
+        if float(text) == t:
+            return text
+    return repr(t)  # pragma: no cover - 17 significant digits always round-trip
 
 
 def _format_thresholds(thresholds):
-    """``format(t, ".6g")`` per threshold, with more digits if names would collide."""
-    for digits in (6, 8, 10, 12, 15, 17):
-        texts = [_format_threshold(t, digits) for t in thresholds]
-        if len(set(texts)) == len(texts):
-            return texts
-    return [repr(float(t)) for t in thresholds]  # pragma: no cover - 17 digits are unique
+    """Exact text of every threshold (distinct thresholds give distinct texts)."""
+    return [_format_threshold(t) for t in thresholds]
+
+
+def _refuse_inexact_integers(X, where):
+    """Refuse integer input beyond +-2**53, which float64 thresholds cannot separate.
+
+    The binarizers compare in float64; an int64 value such as 2**63 - 1 would be
+    rounded, and neighbouring integers would fall on the same side of every
+    threshold.
+    """
+    if hasattr(X, "dtypes") and hasattr(X, "columns"):  # DataFrame: per column
+        cols = [(name, X[name].to_numpy()) for name, dt in zip(X.columns, X.dtypes)
+                if getattr(dt, "kind", None) in "iu"]
+        cols = [(f"{name!r}", c) for name, c in cols]
+    else:
+        arr = X if isinstance(X, np.ndarray) else None
+        if arr is None or arr.dtype.kind not in "iu" or arr.ndim != 2:
+            return
+        cols = [(str(j), arr[:, j]) for j in range(arr.shape[1])]
+    for name, col in cols:
+        if col.size and (col.max() > 2**53 or col.min() < -(2**53)):
+            bad = col.max() if col.max() > 2**53 else col.min()
+            raise ValueError(
+                f"column {name} holds integers beyond 2**53 in {where} (e.g. {int(bad)}), "
+                "which float64 thresholds cannot separate exactly; shift or rescale the "
+                "column so that its values stay within +-2**53"
+            )
+
+
+def _dataframe_output(estimator, X, out):
+    """``out`` as a DataFrame named by ``get_feature_names_out`` when ``X`` is one.
+
+    The shared output rule of the treeopt binarizers: a DataFrame in gives a
+    DataFrame out (with the input's index), so that a model fitted downstream
+    sees the column names (``"mean radius <= 13.5"``) and prints its rules with
+    them. It applies only while no output was chosen: after
+    ``set_output(transform=...)`` on the transformer (``"default"`` included) or
+    a global ``sklearn.set_config(transform_output=...)``, scikit-learn's choice
+    is used.
+    """
+    if "transform" in getattr(estimator, "_sklearn_output_config", {}):
+        return out
+    from sklearn import get_config
+
+    if get_config().get("transform_output", "default") != "default":
+        return out
+    is_pandas = type(X).__module__.startswith("pandas")
+    if not (is_pandas and hasattr(X, "columns") and hasattr(X, "iloc")):
+        return out
+    import pandas as pd
+
+    return pd.DataFrame(out, columns=estimator.get_feature_names_out(), index=X.index)
 
 
 class NumericBinarizer(TransformerMixin, BaseEstimator):
@@ -69,7 +142,9 @@ class NumericBinarizer(TransformerMixin, BaseEstimator):
     For every input column the sorted distinct values are computed. A column
     whose values all lie in ``{0, 1}`` passes through unchanged (one output
     column, same name). Otherwise the candidate thresholds are the midpoints
-    between consecutive distinct values, and each threshold ``t`` yields an
+    between consecutive distinct values (rounded to 15 significant digits when
+    the rounded number still lies in ``[a, b)``: ``15.87`` rather than the
+    float64 sum ``15.870000000000001``), and each threshold ``t`` yields an
     output column equal to ``1`` where ``x <= t`` and ``0`` elsewhere. A constant
     column that is not 0/1 produces no output column.
 
@@ -102,11 +177,16 @@ class NumericBinarizer(TransformerMixin, BaseEstimator):
 
     Notes
     -----
-    The output of :meth:`transform` is a ``uint8`` array (or a pandas DataFrame
-    of ``uint8`` columns with ``set_output(transform="pandas")``). Output columns
+    The output of :meth:`transform` is a ``uint8`` array, or a pandas DataFrame
+    of ``uint8`` columns named by :meth:`get_feature_names_out` when ``X`` is a
+    DataFrame (so that a tree fitted on it prints the original column names);
+    ``set_output`` overrides this either way. Integer columns must stay within
+    ``+-2**53`` (the thresholds are float64). Output columns
     follow the input column order, thresholds ascending within a column. NaN and
-    infinite values are rejected. A passthrough column must still contain only
-    0/1 at transform time.
+    infinite values are rejected. A passthrough column that shows values other
+    than 0/1 at transform time is read as ``x > 0.5`` (1 above 0.5) with a
+    warning, so a test split with a value the training split lacked still
+    transforms.
 
     Examples
     --------
@@ -141,6 +221,7 @@ class NumericBinarizer(TransformerMixin, BaseEstimator):
         self : NumericBinarizer
         """
         self._validate_params()
+        _refuse_inexact_integers(X, "fit")
         X = validate_numeric_data(self, X, dtype=np.float64, ensure_all_finite=True)
         thresholds, passthrough, output_columns = [], [], []
         for j in range(X.shape[1]):
@@ -151,7 +232,7 @@ class NumericBinarizer(TransformerMixin, BaseEstimator):
                 passthrough.append(True)
                 output_columns.append((j, None))
                 continue
-            mids = _midpoints(distinct)
+            mids = _short_midpoints(distinct)
             if self.max_thresholds is not None and mids.shape[0] > self.max_thresholds:
                 mids = _select_by_quantiles(column, mids, int(self.max_thresholds))
             mids = np.asarray(mids, dtype=np.float64)
@@ -175,15 +256,18 @@ class NumericBinarizer(TransformerMixin, BaseEstimator):
         -------
         ndarray of uint8, shape (n_samples, n_features_out_)
             ``1`` where ``X[:, j] <= t`` for output column ``(j, t)``; passthrough
-            columns are copied.
+            columns are copied. A DataFrame (columns named by
+            :meth:`get_feature_names_out`, the input's index) when ``X`` is a
+            DataFrame and no output was chosen with ``set_output``.
 
         Raises
         ------
         ValueError
-            If ``X`` has the wrong number of columns, contains NaN/inf, or a
-            passthrough (0/1) column contains another value.
+            If ``X`` has the wrong number of columns or contains NaN/inf.
         """
         check_is_fitted(self)
+        X_in = X
+        _refuse_inexact_integers(X, "transform")
         X = validate_numeric_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
         out = np.empty((X.shape[0], self.n_features_out_), dtype=np.uint8)
         pos = 0
@@ -191,16 +275,19 @@ class NumericBinarizer(TransformerMixin, BaseEstimator):
             column = X[:, j]
             if passthrough:
                 if not np.all((column == 0) | (column == 1)):
-                    raise ValueError(
-                        f"column {j} contained only 0/1 values during fit (passthrough) "
-                        "but contains other values in transform"
+                    warnings.warn(
+                        f"column {j} held only 0/1 values during fit (passed through as a "
+                        "yes/no column) but holds other values now; they are read as "
+                        f"'x > 0.5' (1 above 0.5, else 0). Fit on data where column {j} "
+                        "shows its other values to get thresholds for it",
+                        UserWarning, stacklevel=2,
                     )
-                out[:, pos] = column
+                out[:, pos] = column > 0.5
                 pos += 1
             elif thr.shape[0]:
                 out[:, pos : pos + thr.shape[0]] = column[:, None] <= thr[None, :]
                 pos += thr.shape[0]
-        return out
+        return _dataframe_output(self, X_in, out)
 
     def get_feature_names_out(self, input_features=None):
         """Names of the output columns.
@@ -213,9 +300,10 @@ class NumericBinarizer(TransformerMixin, BaseEstimator):
         Returns
         -------
         ndarray of str (object dtype)
-            ``"<name> <= <t>"`` with ``t`` formatted as ``format(t, ".6g")``
-            (more digits only when two thresholds of a column would print the
-            same); passthrough columns keep the input name.
+            ``"<name> <= <t>"`` with ``t`` printed exactly (the shortest ``g``
+            text that reads back as the stored threshold, e.g. ``22.5`` or
+            ``0.2916666666666667``), so the name is true for every value;
+            passthrough columns keep the input name.
         """
         check_is_fitted(self)
         input_features = _check_feature_names_in(self, input_features)

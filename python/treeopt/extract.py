@@ -47,7 +47,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree, binary_columns
 from ._validation import center_and_scale, too_large_error, validate_numeric_data
 from .binarize import _format_thresholds, _midpoints
 
@@ -1225,6 +1225,8 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
             classes=classes,
             feature_names=self._feature_names(),
             n_features=X.shape[1],
+            binary_features=binary_columns(X),
+            weight_label="mass",  # node weights are probabilities of regions, not counts
         )
         self.tree_ = self.extracted_tree_
         self.refine_estimator_ = None
@@ -1285,6 +1287,7 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
             thr,
             self._feature_names(),
             self.n_features_in_,
+            self.extracted_tree_.binary_features,
         )
 
     # ---- prediction ---------------------------------------------------------- #
@@ -1369,7 +1372,9 @@ def _column_names(pairs, names):
     return out
 
 
-def _tree_from_binarized(btree, bclasses, classes, feat, thr, feature_names, n_features):
+def _tree_from_binarized(
+    btree, bclasses, classes, feat, thr, feature_names, n_features, binary_features=None
+):
     """Map a tree over ``x[feat[c]] <= thr[c]`` 0/1 columns back to the original features.
 
     A 0/1 tree sends column value 0 (``x > t``) left and 1 (``x <= t``) right, while
@@ -1389,6 +1394,8 @@ def _tree_from_binarized(btree, bclasses, classes, feat, thr, feature_names, n_f
         classes=classes,
         feature_names=feature_names,
         n_features=n_features,
+        binary_features=binary_features,
+        weight_label="mass",  # sample weights normalised to a total of 1
     )
 
 
@@ -1499,6 +1506,8 @@ class ExtractedTreeRegressor(RegressorMixin, _BaseExtractedTree):
             feature_names=self._feature_names(),
             n_features=X.shape[1],
             task="regression",
+            binary_features=binary_columns(X),
+            weight_label="mass",  # node weights are probabilities of regions, not counts
         )
         return self
 

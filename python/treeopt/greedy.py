@@ -421,6 +421,7 @@ def _subtree(tree, make_leaf):
         classes=tree.classes,
         feature_names=tree.feature_names,
         n_features=tree.n_features,
+        binary_features=tree.binary_features,
     )
 
 
@@ -685,6 +686,7 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
             classes=self.classes_,
             feature_names=None if names is None else [str(f) for f in names],
             n_features=self.n_features_in_,
+            binary_features=True,  # grown on 0/1 columns with threshold 0.5
         )
 
     def _pruning_impurity(self):

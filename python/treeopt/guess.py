@@ -38,8 +38,8 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._tree import Tree
-from .binarize import _format_thresholds
+from ._tree import Tree, binary_columns
+from .binarize import _dataframe_output, _format_thresholds
 from .optimal import GOSDTClassifier
 from ._validation import check_classification_labels, validate_numeric_data
 
@@ -263,7 +263,7 @@ class ThresholdGuessBinarizer(TransformerMixin, BaseEstimator):
     >>> b.reference_score_ >= b.initial_score_
     True
     >>> b.get_feature_names_out()[:2].tolist()
-    ['worst radius <= 16.795', 'worst perimeter <= 105.95']
+    ['worst radius <= 16.795000076293945', 'worst perimeter <= 105.95000076293945']
     """
 
     _parameter_constraints: dict = {
@@ -381,11 +381,12 @@ class ThresholdGuessBinarizer(TransformerMixin, BaseEstimator):
         ndarray of uint8, shape (n_samples, n_features_out_)
         """
         check_is_fitted(self)
+        X_in = X
         X = _validate_numeric(self, X, reset=False)
         out = np.empty((X.shape[0], self.n_features_out_), dtype=np.uint8)
         for k, (j, t) in enumerate(self.output_columns_):
             out[:, k] = X[:, j] <= t
-        return out
+        return _dataframe_output(self, X_in, out)  # DataFrame in, named DataFrame out
 
     def reference_predict(self, X):
         """Predictions of ``reference_model_`` for raw rows ``X`` (the ``y_ref`` of §4.3).
@@ -398,13 +399,13 @@ class ThresholdGuessBinarizer(TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples,)
         """
-        return self.reference_model_.predict(self.transform(X))
+        return self.reference_model_.predict(np.asarray(self.transform(X)))
 
     def get_feature_names_out(self, input_features=None):
         """Names ``"<feature> <= <threshold>"`` of the output columns.
 
-        Thresholds are formatted as in :class:`~treeopt.NumericBinarizer`
-        (``.6g``, more digits only when two names of a column would collide).
+        Thresholds are printed exactly, as in :class:`~treeopt.NumericBinarizer`
+        (the shortest text that reads back as the threshold, so the name is true).
 
         Parameters
         ----------
@@ -706,7 +707,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
             kwargs = {"y_ref": y_ref} if use_ref else {}
             gosdt.fit(Xb, y, sample_weight=weight, **kwargs)
             self.gosdt_ = gosdt
-            self.tree_ = self._raw_tree(gosdt.tree_, names, X.shape[1])
+            self.tree_ = self._raw_tree(gosdt.tree_, names, X.shape[1], binary_columns(X))
             self.objective_ = float(gosdt.objective_)
             self.lower_bound_ = float(gosdt.lower_bound_)
             self.guessed_lower_bound_ = getattr(gosdt, "guessed_lower_bound_", None)
@@ -734,7 +735,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         self.guessed_lower_bound_ = None
         self.status_ = "optimal"
 
-    def _raw_tree(self, tree, names, n_features):
+    def _raw_tree(self, tree, names, n_features, binary_features=None):
         """Re-express a tree over the 0/1 columns as ``x[j] <= t`` tests on raw features.
 
         Column ``k`` is ``x[j] <= t``; GOSDT's left branch is "column is 0", i.e.
@@ -750,7 +751,8 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         left = np.where(internal, tree.children_right, -1)
         right = np.where(internal, tree.children_left, -1)
         return Tree(left, right, feature, threshold, tree.value, tree.weighted_n_node_samples,
-                    classes=self.classes_, feature_names=names, n_features=n_features)
+                    classes=self.classes_, feature_names=names, n_features=n_features,
+                    binary_features=binary_features)
 
     def predict(self, X):
         """Predicted class of each raw row of ``X``."""

@@ -92,6 +92,7 @@ def _tree_from_result(res, classes, feature_names, n_features):
         classes=classes,
         feature_names=None if feature_names is None else list(feature_names),
         n_features=n_features,
+        binary_features=True,  # the solvers only take 0/1 columns
     )
 
 

@@ -23,7 +23,7 @@ from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, v
 from threadpoolctl import threadpool_limits
 
 from ._tree import _format_number
-from .binarize import _format_thresholds
+from .binarize import _dataframe_output, _format_thresholds
 
 __all__ = ["BinnedOneHotEncoder"]
 
@@ -239,6 +239,7 @@ class BinnedOneHotEncoder(TransformerMixin, BaseEstimator):
         ndarray of uint8, shape (n_samples, n_features_out_)
         """
         check_is_fitted(self, "kinds_")
+        X_in = X
         X = self._validate(X, reset=False)
         codes = None
         if self._binned:
@@ -275,7 +276,7 @@ class BinnedOneHotEncoder(TransformerMixin, BaseEstimator):
                     k = self._binned.index(j)
                     out[np.arange(X.shape[0]), pos + codes[:, k]] = 1
             pos += width
-        return out
+        return _dataframe_output(self, X_in, out)  # DataFrame in, named DataFrame out
 
     def get_feature_names_out(self, input_features=None):
         """Names of the output columns.
@@ -297,7 +298,8 @@ class BinnedOneHotEncoder(TransformerMixin, BaseEstimator):
             if kind == "passthrough":
                 names.append(name)
             elif kind == "values":
-                names.extend(f"{name} == {_format_number(v, 6)}" for v in self.levels_[j])
+                # exact values: "k == 0.333333" would be false for k = 1/3
+                names.extend(f"{name} == {_format_number(v, None)}" for v in self.levels_[j])
             elif kind == "categories":
                 names.extend(f"{name} == {v}" for v in self.levels_[j])
             else:
