@@ -41,7 +41,7 @@ from sklearn.utils.validation import (
 
 from ._tree import Tree
 from .binarize import _format_thresholds
-from .optimal import GOSDTClassifier
+from .optimal import GOSDTClassifier, _refuse_booleans
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
@@ -651,6 +651,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        _refuse_booleans(self)
         if np.isnan(self.regularization):
             raise ValueError("regularization is NaN; pass a number >= 0 such as 0.001.")
         X, y = _validate_numeric(self, X, y)

@@ -32,6 +32,31 @@ _BINARIZER_HINT = (
 )
 
 
+#: Integer limits at or above this mean "no limit in practice" and are passed to Rust as
+#: this value (they would not fit its 64-bit integers otherwise).
+_INT_SATURATION = np.iinfo(np.int64).max
+
+
+def _saturated(value):
+    """An integer parameter for Rust: None stays None, huge values are capped."""
+    return None if value is None else min(int(value), _INT_SATURATION)
+
+
+def _refuse_booleans(est):
+    """Booleans are integers to Python (``max_depth=True`` would be depth 1); a numeric
+    parameter given a boolean is almost surely a mistake, so it is refused by name."""
+    for name, constraints in type(est)._parameter_constraints.items():
+        value = getattr(est, name, None)
+        if not isinstance(value, (bool, np.bool_)):
+            continue
+        if any(isinstance(c, Interval) for c in constraints):
+            raise ValueError(
+                f"The {name!r} parameter of {type(est).__name__} is a number, got the "
+                f"boolean {value!r}; pass a number (e.g. {name}=1)"
+                + (" or None." if None in constraints else ".")
+            )
+
+
 def _encode_targets(y):
     """Classes and class indices of y, with clear errors for unusable targets."""
     if y.dtype == object and len({isinstance(v, str) for v in y}) > 1:
@@ -140,6 +165,7 @@ class _OptimalTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEst
         -------
         self
         """
+        _refuse_booleans(self)
         if np.isnan(self.regularization):
             raise ValueError("regularization is NaN; pass a number >= 0 such as 0.01.")
         Xb, y, y_encoded, weight = self._validate_fit_input(X, y, sample_weight)
@@ -267,9 +293,9 @@ class GOSDTClassifier(_OptimalTreeClassifier):
             len(self.classes_),
             weight,
             float(self.regularization),
-            max_depth=self.max_depth,
+            max_depth=_saturated(self.max_depth),
             time_limit=None if self.time_limit is None else float(self.time_limit),
-            memory_limit=self.memory_limit,
+            memory_limit=_saturated(self.memory_limit),
             verbose=bool(self.verbose),
             reference_errors=reference,
         )
@@ -372,11 +398,11 @@ class DL85Classifier(_OptimalTreeClassifier):
             y_encoded,
             len(self.classes_),
             weight,
-            int(self.max_depth),
-            min_leaf,
+            _saturated(self.max_depth),
+            _saturated(min_leaf),
             float(self.regularization),
             time_limit=None if self.time_limit is None else float(self.time_limit),
-            memory_limit=self.memory_limit,
+            memory_limit=_saturated(self.memory_limit),
             verbose=bool(self.verbose),
             reference_errors=reference,
         )
@@ -683,7 +709,7 @@ class OSDTClassifier(_OptimalTreeClassifier):
             disabled_bounds=disabled,
             warm_start=warm,
             time_limit=None if self.time_limit is None else float(self.time_limit),
-            memory_limit=self.memory_limit,
+            memory_limit=_saturated(self.memory_limit),
             verbose=bool(self.verbose),
         )
 

@@ -1,0 +1,147 @@
+"""What a user sees must be true (issue 19): limits, panics, process aborts, Ctrl-C,
+objectives under weights and weight scale for the optimal-tree estimators and the
+Rust binding ``treeopt._core``."""
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from treeopt import (
+    DL85Classifier,
+    ExtractedTreeClassifier,
+    GOSDTClassifier,
+    OptimalTreeClassifier,
+    OSDTClassifier,
+)
+
+XOR_X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 5)
+XOR_Y = XOR_X[:, 0] ^ XOR_X[:, 1]
+
+OPTIMAL = [GOSDTClassifier, DL85Classifier, OSDTClassifier]
+
+
+def _numeric_problem(n=80, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = ((X[:, 0] > 0) ^ (X[:, 1] > 0.3)).astype(int)
+    return X, y
+
+
+# --------------------------------------------------------------------------- #
+# B. panics and overflowing parameters
+# --------------------------------------------------------------------------- #
+
+
+@pytest.mark.parametrize("cls", OPTIMAL)
+@pytest.mark.parametrize("time_limit", [1e19, 1e300, sys.float_info.max])
+def test_huge_time_limit_means_no_limit(cls, time_limit):
+    clf = cls(time_limit=time_limit).fit(XOR_X, XOR_Y)
+    assert clf.status_ == "optimal"
+    assert clf.score(XOR_X, XOR_Y) == 1.0
+
+
+@pytest.mark.parametrize("cls", OPTIMAL)
+@pytest.mark.parametrize("memory_limit", [2**64, 10**40])
+def test_huge_memory_limit_means_no_limit(cls, memory_limit):
+    clf = cls(memory_limit=memory_limit).fit(XOR_X, XOR_Y)
+    assert clf.status_ == "optimal"
+    assert clf.n_leaves_ == 4
+
+
+@pytest.mark.parametrize("cls", [GOSDTClassifier, DL85Classifier])
+@pytest.mark.parametrize("max_depth", [2**64, 10**40])
+def test_huge_max_depth_means_no_limit(cls, max_depth):
+    clf = cls(max_depth=max_depth).fit(XOR_X, XOR_Y)
+    assert clf.status_ == "optimal"
+    assert clf.n_leaves_ == 4
+
+
+@pytest.mark.parametrize("min_samples_leaf", [2**64, 10**40])
+def test_huge_min_samples_leaf_gives_a_leaf(min_samples_leaf):
+    with pytest.warns(UserWarning, match="single leaf"):
+        clf = DL85Classifier(min_samples_leaf=min_samples_leaf).fit(XOR_X, XOR_Y)
+    assert clf.n_leaves_ == 1
+    assert clf.status_ == "optimal"
+
+
+@pytest.mark.parametrize(
+    "cls, param",
+    [
+        (GOSDTClassifier, "max_depth"),
+        (GOSDTClassifier, "memory_limit"),
+        (GOSDTClassifier, "time_limit"),
+        (DL85Classifier, "max_depth"),
+        (DL85Classifier, "min_samples_leaf"),
+        (DL85Classifier, "memory_limit"),
+        (DL85Classifier, "time_limit"),
+        (OSDTClassifier, "memory_limit"),
+        (OSDTClassifier, "time_limit"),
+        (OptimalTreeClassifier, "max_depth"),
+        (OptimalTreeClassifier, "memory_limit"),
+        (OptimalTreeClassifier, "time_limit"),
+        (OptimalTreeClassifier, "n_estimators"),
+        (OptimalTreeClassifier, "estimator_depth"),
+    ],
+)
+@pytest.mark.parametrize("value", [True, np.True_])
+def test_boolean_for_a_number_is_refused(cls, param, value):
+    clf = cls(**{param: value})
+    with pytest.raises(ValueError, match=param):
+        clf.fit(XOR_X, XOR_Y)
+
+
+@pytest.mark.parametrize("time_limit", [1e19, 1e300])
+def test_optimal_tree_classifier_huge_limits(time_limit):
+    X, y = _numeric_problem()
+    clf = OptimalTreeClassifier(
+        max_depth=2, n_estimators=10, time_limit=time_limit, memory_limit=2**64, random_state=0
+    ).fit(X, y)
+    assert clf.status_ in ("optimal", "matched_reference")
+
+
+def test_extracted_tree_huge_refine_time_limit():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 2))
+    est = ExtractedTreeClassifier(
+        lambda Z: (np.asarray(Z)[:, 0] <= 0.5).astype(int),
+        max_leaves=4,
+        n_samples=200,
+        random_state=0,
+        refine="gosdt",
+        refine_time_limit=1e300,
+        refine_max_depth=2**64,
+    ).fit(X)
+    assert est.refine_status_ == "optimal"
+
+
+def test_core_huge_time_limit_directly():
+    """The binding itself saturates a huge limit instead of panicking."""
+    from treeopt import _core
+
+    X = np.ascontiguousarray(XOR_X, dtype=np.uint8)
+    y = np.ascontiguousarray(XOR_Y, dtype=np.uint32)
+    for t in (1e19, 1e300, sys.float_info.max):
+        res = _core.gosdt_fit(X, y, 2, None, 0.01, time_limit=t)
+        assert res["status"] == "optimal"
+        res = _core.dl85_fit(X, y, 2, None, 2, 1, 0.0, time_limit=t)
+        assert res["status"] == "optimal"
+        res = _core.osdt_fit(X, y, 2, None, 0.01, time_limit=t)
+        assert res["status"] == "optimal"
+    with pytest.raises(ValueError, match="time_limit"):
+        _core.gosdt_fit(X, y, 2, None, 0.01, time_limit=float("nan"))
+
+
+def test_cli_huge_time_limit():
+    out = subprocess.run(
+        [sys.executable, "-m", "treeopt", "demo", "--time-limit", "1e300", "--max-depth", "2"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "PanicException" not in out.stderr
+    assert "optimal" in out.stdout
+
