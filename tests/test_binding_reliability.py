@@ -145,3 +145,55 @@ def test_cli_huge_time_limit():
     assert "PanicException" not in out.stderr
     assert "optimal" in out.stdout
 
+
+
+# --------------------------------------------------------------------------- #
+# C. the isotonic solver never aborts the process
+# --------------------------------------------------------------------------- #
+
+_ISOTONIC_OOM = """
+import resource, sys
+import numpy as np
+from treeopt import isotonic
+q = np.zeros((1, 2**25 - 1))  # depth 24, the documented maximum
+limit = {limit}
+if limit:
+    # An address-space limit makes every allocation beyond it fail, whatever the
+    # machine's memory or overcommit policy: the solver must report it, not abort.
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+try:
+    isotonic.tree_pav(q, 1.0)
+except MemoryError as exc:
+    print("MemoryError:", exc)
+    sys.exit(3)
+print("solved")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs RLIMIT_AS")
+def test_isotonic_too_large_for_memory_is_a_memory_error_not_an_abort():
+    import resource
+
+    base = resource.getrlimit(resource.RLIMIT_AS)[0]
+    limit = 3 * 2**30
+    if base != resource.RLIM_INFINITY and base < limit:
+        pytest.skip("address space already limited below the test's limit")
+    out = subprocess.run(
+        [sys.executable, "-c", _ISOTONIC_OOM.format(limit=limit)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 3, (out.returncode, out.stdout, out.stderr[-2000:])
+    message = out.stdout
+    # says how much it needs and what to do
+    assert "GB" in message and "q of shape (1, 33554431)" in message
+    assert "fewer rows" in message or "shallower" in message
+
+
+def test_isotonic_memory_estimate_is_in_the_error_and_small_cases_work():
+    from treeopt import isotonic
+
+    a, z = isotonic.tree_pav(np.zeros((2, 7)), 1.0)
+    assert a.shape == (7,) and z.shape == (2, 7)
+
