@@ -197,3 +197,28 @@ def test_isotonic_memory_estimate_is_in_the_error_and_small_cases_work():
     a, z = isotonic.tree_pav(np.zeros((2, 7)), 1.0)
     assert a.shape == (7,) and z.shape == (2, 7)
 
+
+
+# --------------------------------------------------------------------------- #
+# D. an OSDT fit stopped by a limit is never worse than its warm start
+# --------------------------------------------------------------------------- #
+
+
+@pytest.mark.parametrize("name", ["compas_binary", "monk1", "tic-tac-toe"])
+@pytest.mark.parametrize("memory_limit", [1, 1000, 20_000])
+def test_osdt_memory_limited_fit_keeps_the_warm_start(load_dataset, name, memory_limit):
+    X, y, _ = load_dataset(name)
+    lam = 0.02
+    full = OSDTClassifier(regularization=lam, time_limit=0.01).fit(X, y)
+    warm = full.warm_start_objective_
+    leaf = min(np.mean(y), 1 - np.mean(y)) + lam
+    assert warm is not None and warm < leaf - 0.01  # CART beats the single leaf here
+    clf = OSDTClassifier(regularization=lam, memory_limit=memory_limit).fit(X, y)
+    assert clf.status_ in ("memory_limit", "optimal")
+    assert clf.warm_start_objective_ == pytest.approx(warm)
+    assert clf.objective_ <= warm + 1e-12
+    assert clf.lower_bound_ <= clf.objective_
+    # objective_ is the objective of tree_
+    recomputed = np.mean(clf.predict(X) != y) + lam * clf.n_leaves_
+    assert clf.objective_ == pytest.approx(recomputed, abs=1e-12)
+
