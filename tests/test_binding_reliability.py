@@ -222,3 +222,88 @@ def test_osdt_memory_limited_fit_keeps_the_warm_start(load_dataset, name, memory
     recomputed = np.mean(clf.predict(X) != y) + lam * clf.n_leaves_
     assert clf.objective_ == pytest.approx(recomputed, abs=1e-12)
 
+
+
+# --------------------------------------------------------------------------- #
+# E. Ctrl-C stops the caller, and the interrupted estimator keeps its best tree
+# --------------------------------------------------------------------------- #
+
+
+def _hard_problem(n=400, d=40, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, size=(n, d))
+    y = (X[:, :6].sum(axis=1) + rng.integers(0, 3, size=n)) % 2
+    return X, y
+
+
+def _fit_interrupted(make, X, y, after=0.5):
+    """Fits with SIGINT sent ``after`` seconds in; returns the estimator (the fit must
+    raise KeyboardInterrupt)."""
+    import os
+    import signal
+    import threading
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timer = threading.Timer(after, os.kill, args=(os.getpid(), signal.SIGINT))
+    clf = make()
+    try:
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            clf.fit(X, y)
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
+    return clf
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: GOSDTClassifier(regularization=0.0005, time_limit=60),
+        lambda: DL85Classifier(max_depth=6, time_limit=60),
+        lambda: OSDTClassifier(regularization=0.0005, time_limit=60),
+    ],
+    ids=["gosdt", "dl85", "osdt"],
+)
+def test_ctrl_c_raises_after_storing_the_best_tree(make):
+    X, y = _hard_problem()
+    clf = _fit_interrupted(make, X, y)
+    assert clf.status_ == "interrupted"
+    assert clf.tree_.n_leaves == clf.n_leaves_ >= 1
+    assert 0 <= clf.lower_bound_ <= clf.objective_
+    assert clf.search_stats_["seconds"] < 30
+    # the stored tree is usable
+    assert clf.predict(X).shape == (len(y),)
+
+
+def test_ctrl_c_stops_a_grid_search():
+    from sklearn.model_selection import GridSearchCV
+
+    X, y = _hard_problem()
+    grid = GridSearchCV(
+        GOSDTClassifier(time_limit=60), {"regularization": [0.0005, 0.0004, 0.0003]}, cv=2,
+        error_score=np.nan,
+    )
+    import time
+
+    start = time.perf_counter()
+    _fit_interrupted(lambda: grid, X, y)
+    assert time.perf_counter() - start < 30
+
+
+def test_ctrl_c_in_optimal_tree_classifier_keeps_the_best_tree():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 12))
+    y = ((X[:, :5] > 0).sum(axis=1) + rng.integers(0, 2, size=400)) % 2
+    clf = _fit_interrupted(
+        lambda: OptimalTreeClassifier(
+            regularization=0.0002, max_depth=None, n_estimators=20, estimator_depth=2,
+            lower_bound_guess=False, time_limit=60, random_state=0,
+        ),
+        X,
+        y,
+        after=2.5,
+    )
+    assert clf.status_ == "interrupted"
+    assert clf.predict(X).shape == (400,)
+    assert clf.guarantee_ is None

@@ -559,7 +559,8 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
     status_ : str
         ``"optimal"``, ``"matched_reference"`` (the search stopped because the
         guessed bound was met), ``"time_limit"``, ``"memory_limit"`` or
-        ``"interrupted"``.
+        ``"interrupted"`` (Ctrl-C during the search: ``fit`` stored GOSDT's best tree so
+        far, then raised ``KeyboardInterrupt``; catch it to use that tree).
     used_lower_bound_guess_ : bool
         Whether ``y_ref`` was passed (False when ``lower_bound_guess=False`` or the
         reference predicts a single class).
@@ -714,6 +715,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
 
         if Xb.shape[1] == 0:
             self._fit_single_leaf(y, w)
+            self.n_leaves_ = int(self.tree_.n_leaves)
         else:
             gosdt = GOSDTClassifier(
                 regularization=self.regularization,
@@ -723,14 +725,16 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
                 verbose=self.verbose,
             )
             kwargs = {"y_ref": y_ref} if use_ref else {}
-            gosdt.fit(Xb, y, sample_weight=weight, **kwargs)
-            self.gosdt_ = gosdt
-            self.tree_ = self._raw_tree(gosdt.tree_, names, X.shape[1])
-            self.objective_ = float(gosdt.objective_)
-            self.lower_bound_ = float(gosdt.lower_bound_)
-            self.guessed_lower_bound_ = getattr(gosdt, "guessed_lower_bound_", None)
-            self.status_ = str(gosdt.status_)
-        self.n_leaves_ = int(self.tree_.n_leaves)
+            try:
+                gosdt.fit(Xb, y, sample_weight=weight, **kwargs)
+            except BaseException:
+                # Ctrl-C: GOSDT stored its best tree before raising; keep it here too
+                # (status_ "interrupted", no guarantee) and let the interrupt go on.
+                if getattr(gosdt, "status_", None) == "interrupted":
+                    self._store_search(gosdt, names, X.shape[1])
+                    self.guarantee_ = None
+                raise
+            self._store_search(gosdt, names, X.shape[1])
         if self.status_ in ("optimal", "matched_reference"):
             self.guarantee_ = _replica_bound(
                 Xb, y, correct, w, float(self.regularization), self.max_depth_
@@ -738,6 +742,16 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         else:
             self.guarantee_ = None
         return self
+
+    def _store_search(self, gosdt, names, n_features):
+        """The fitted state from a (possibly interrupted) GOSDT search."""
+        self.gosdt_ = gosdt
+        self.tree_ = self._raw_tree(gosdt.tree_, names, n_features)
+        self.objective_ = float(gosdt.objective_)
+        self.lower_bound_ = float(gosdt.lower_bound_)
+        self.guessed_lower_bound_ = getattr(gosdt, "guessed_lower_bound_", None)
+        self.status_ = str(gosdt.status_)
+        self.n_leaves_ = int(self.tree_.n_leaves)
 
     def _fit_single_leaf(self, y, w):
         """No guessed column at all: the only tree is a single leaf."""

@@ -164,13 +164,33 @@ class _OptimalTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEst
         Returns
         -------
         self
+
+        Raises
+        ------
+        KeyboardInterrupt
+            On Ctrl-C during the search, after storing the best tree found so far as the
+            fitted model (``status_ == "interrupted"``, ``lower_bound_`` still proven), so
+            that a loop of fits or a grid search stops while a single fit can still be
+            used::
+
+                try:
+                    clf.fit(X, y)
+                except KeyboardInterrupt:
+                    pass  # clf.tree_, clf.objective_, clf.lower_bound_: the best so far
         """
         _refuse_booleans(self)
         if np.isnan(self.regularization):
             raise ValueError("regularization is NaN; pass a number >= 0 such as 0.01.")
         Xb, y, y_encoded, weight = self._validate_fit_input(X, y, sample_weight)
         reference = None if y_ref is None else _reference_errors(y, y_ref, self.classes_, weight)
-        self._set_result(self._solve(Xb, y_encoded, weight, reference))
+        res = self._solve(Xb, y_encoded, weight, reference)
+        self._set_result(res)
+        interrupt = res.get("interrupt")
+        if interrupt is not None:
+            # Ctrl-C (or another signal handler's exception) during the search: the best
+            # tree so far is stored above (status_ "interrupted"), and the exception goes
+            # on to the caller, so that a loop of fits or a grid search stops too.
+            raise interrupt
         return self
 
     def _set_result(self, res):
@@ -186,13 +206,6 @@ class _OptimalTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEst
         self.search_stats_ = {
             k: res[k] for k in ("subproblems", "expansions", "seconds", "memory_bytes")
         }
-        if self.status_ == "interrupted":
-            warnings.warn(
-                "search interrupted; returning the best tree found so far "
-                f"(objective {self.objective_:.6g}, lower bound {self.lower_bound_:.6g})",
-                RuntimeWarning,
-                stacklevel=4,
-            )
         if self.verbose:
             print(
                 f"[treeopt] {self.status_}: objective {self.objective_:.6f}, lower bound "
@@ -240,7 +253,8 @@ class GOSDTClassifier(_OptimalTreeClassifier):
     status_ : str
         ``"optimal"`` (proven), ``"matched_reference"`` (with ``y_ref``: the search
         closed on the guessed bound, see ``guessed_lower_bound_``), ``"time_limit"``,
-        ``"memory_limit"`` or ``"interrupted"``.
+        ``"memory_limit"`` or ``"interrupted"`` (Ctrl-C: ``fit`` stored the best tree
+        so far, then raised ``KeyboardInterrupt``; see ``fit``).
     guessed_lower_bound_ : float or None
         With ``y_ref``: the guessed lower bound the search closed against (the
         reference's loss plus one leaf, tightened by the search); None otherwise.
@@ -641,6 +655,12 @@ class OSDTClassifier(_OptimalTreeClassifier):
         Returns
         -------
         self
+
+        Raises
+        ------
+        KeyboardInterrupt
+            On Ctrl-C, after storing the best tree so far (``status_ ==
+            "interrupted"``), as for :meth:`GOSDTClassifier.fit`.
         """
         return super().fit(X, y, sample_weight=sample_weight)
 

@@ -19,13 +19,18 @@ use treeopt_search::{solve_dl85, solve_gosdt, Dl85Config, GosdtConfig, Limits, M
 struct PyMonitor {
     verbose: bool,
     next_print: Instant,
+    /// The exception a signal handler raised (KeyboardInterrupt for Ctrl-C): the search
+    /// stops, and the caller re-raises it once the best tree is stored.
+    interrupt: Option<PyErr>,
 }
 
 impl Monitor for PyMonitor {
     fn report(&mut self, p: &Progress) -> bool {
         Python::with_gil(|py| {
-            if py.check_signals().is_err() {
-                // Ctrl-C (or a signal handler that raised): stop and return the best tree.
+            if let Err(e) = py.check_signals() {
+                // Ctrl-C (or a signal handler that raised): stop and return the best tree,
+                // with the exception to re-raise.
+                self.interrupt = Some(e);
                 return false;
             }
             if self.verbose && Instant::now() >= self.next_print {
@@ -148,9 +153,20 @@ fn fit_with<'py>(
     solve: impl FnOnce(&BinaryDataset, &mut PyMonitor) -> treeopt_core::Result<SearchResult> + Send,
 ) -> PyResult<Bound<'py, PyDict>> {
     let data = dataset(&x, &y, n_classes, &sample_weight)?;
-    let mut monitor = PyMonitor { verbose, next_print: Instant::now() };
-    let res = run_released(py, || solve(&data, &mut monitor))?.map_err(value_error)?;
-    result_dict(py, &res, n_classes)
+    let mut monitor = PyMonitor { verbose, next_print: Instant::now(), interrupt: None };
+    let res = run_released(py, || solve(&data, &mut monitor));
+    let interrupt = monitor.interrupt.take();
+    let res = match res.and_then(|r| r.map_err(value_error)) {
+        Ok(r) => r,
+        // an error of the search is reported, but a Ctrl-C is never lost
+        Err(e) => return Err(interrupt.unwrap_or(e)),
+    };
+    let out = result_dict(py, &res, n_classes)?;
+    if let Some(e) = interrupt {
+        // the estimator stores the best tree, then raises this
+        out.set_item("interrupt", e.into_value(py))?;
+    }
+    Ok(out)
 }
 
 /// GOSDT on a 0/1 matrix: returns the tree's node arrays, objective, lower bound,
