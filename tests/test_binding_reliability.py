@@ -291,19 +291,183 @@ def test_ctrl_c_stops_a_grid_search():
     assert time.perf_counter() - start < 30
 
 
-def test_ctrl_c_in_optimal_tree_classifier_keeps_the_best_tree():
+def test_ctrl_c_in_optimal_tree_classifier_keeps_the_best_tree(monkeypatch):
+    import os
+    import signal
+    import threading
+
+    from treeopt import guess
+
+    timers = []
+
+    class InterruptedGOSDT(GOSDTClassifier):
+        """GOSDT that gets a SIGINT half a second into its fit (after the ensemble)."""
+
+        def fit(self, *args, **kwargs):
+            timer = threading.Timer(0.5, os.kill, args=(os.getpid(), signal.SIGINT))
+            timers.append(timer)
+            timer.start()
+            return super().fit(*args, **kwargs)
+
+    monkeypatch.setattr(guess, "GOSDTClassifier", InterruptedGOSDT)
     rng = np.random.default_rng(0)
     X = rng.normal(size=(400, 12))
     y = ((X[:, :5] > 0).sum(axis=1) + rng.integers(0, 2, size=400)) % 2
-    clf = _fit_interrupted(
-        lambda: OptimalTreeClassifier(
-            regularization=0.0002, max_depth=None, n_estimators=20, estimator_depth=2,
-            lower_bound_guess=False, time_limit=60, random_state=0,
-        ),
-        X,
-        y,
-        after=2.5,
+    clf = OptimalTreeClassifier(
+        regularization=0.0002, max_depth=None, n_estimators=20, estimator_depth=2,
+        lower_bound_guess=False, time_limit=60, random_state=0,
     )
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            clf.fit(X, y)
+    finally:
+        for timer in timers:
+            timer.cancel()
+        signal.signal(signal.SIGINT, previous)
+    assert len(timers) == 1
     assert clf.status_ == "interrupted"
+    assert clf.gosdt_.status_ == "interrupted"
     assert clf.predict(X).shape == (400,)
     assert clf.guarantee_ is None
+    assert clf.lower_bound_ <= clf.objective_
+
+
+# --------------------------------------------------------------------------- #
+# H. results are invariant to a common scale of the weights
+# --------------------------------------------------------------------------- #
+
+SCALES = [1e-308, 1e-300, 1e-12, 1e100, 1e300, 5e307]  # w * 5e307 <= 1.5e308: finite, sums overflow
+
+
+def _binary_problem(seed=0, n=200):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, size=(n, 6))
+    y = (X[:, 0] ^ X[:, 1]) | (X[:, 2] & X[:, 3])
+    y = np.where(rng.random(n) < 0.1, 1 - y, y)
+    w = rng.integers(1, 4, size=n).astype(float)
+    return X, y, w
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: GOSDTClassifier(regularization=0.01),
+        lambda: DL85Classifier(max_depth=3),
+        lambda: OSDTClassifier(regularization=0.02),
+        lambda: GOSDTClassifier(regularization=0.01, class_weight="balanced"),
+    ],
+    ids=["gosdt", "dl85", "osdt", "gosdt-balanced"],
+)
+def test_optimal_trees_invariant_to_weight_scale(make):
+    X, y, w = _binary_problem()
+    ref = make().fit(X, y, sample_weight=w)
+    for scale in SCALES:
+        clf = make().fit(X, y, sample_weight=w * scale)
+        assert clf.objective_ == pytest.approx(ref.objective_, rel=1e-9), scale
+        assert clf.lower_bound_ == pytest.approx(ref.lower_bound_, rel=1e-9), scale
+        assert clf.n_leaves_ == ref.n_leaves_, scale
+        np.testing.assert_array_equal(clf.predict(X), ref.predict(X))
+
+
+def test_optimal_tree_classifier_invariant_to_weight_scale():
+    X, y = _numeric_problem(n=200)
+    w = np.random.default_rng(1).integers(1, 4, size=len(y)).astype(float)
+
+    def fit(weights):
+        return OptimalTreeClassifier(max_depth=2, n_estimators=10, random_state=0).fit(
+            X, y, sample_weight=weights
+        )
+
+    ref = fit(w)
+    for scale in SCALES:
+        clf = fit(w * scale)
+        assert clf.objective_ == pytest.approx(ref.objective_, rel=1e-9), scale
+        assert clf.n_leaves_ == ref.n_leaves_, scale
+        np.testing.assert_array_equal(clf.predict(X), ref.predict(X))
+
+
+def test_class_weights_invariant_to_scale():
+    X, y, w = _binary_problem(seed=3)
+    ref = GOSDTClassifier(class_weight={0: 1.0, 1: 3.0}).fit(X, y, sample_weight=w)
+    for scale in (1e-300, 1e-12, 1e100, 1e307):
+        for w_scale in (1.0, 1e300):
+            clf = GOSDTClassifier(class_weight={0: scale, 1: 3.0 * scale})
+            clf.fit(X, y, sample_weight=w * w_scale)
+            assert clf.objective_ == pytest.approx(ref.objective_, rel=1e-9), scale
+            np.testing.assert_array_equal(clf.predict(X), ref.predict(X))
+
+
+@pytest.mark.parametrize("cls", [GOSDTClassifier, DL85Classifier, OSDTClassifier])
+def test_weights_whose_ratio_underflows_are_refused(cls):
+    X, y, w = _binary_problem()
+    w = w.copy()
+    w[0] = 1e308
+    w[1] = 1e-300  # 1e-608 of the largest: not representable
+    with pytest.raises(ValueError, match="sample_weight"):
+        cls().fit(X, y, sample_weight=w)
+
+
+# --------------------------------------------------------------------------- #
+# F. objective_ under class weights is what the docstring says
+# --------------------------------------------------------------------------- #
+
+
+def _documented_objective(clf, X, y, sample_weight, class_weight, regularization):
+    from sklearn.utils.class_weight import compute_sample_weight
+
+    w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
+    if class_weight is not None:
+        w = w * compute_sample_weight(class_weight, y)
+    return 1.0 - clf.score(X, y, sample_weight=w) + regularization * clf.n_leaves_
+
+
+def test_objective_under_class_weights_matches_its_definition():
+    checked = 0
+    for seed in range(60):
+        rng = np.random.default_rng(seed)
+        n, d, k = int(rng.integers(10, 120)), int(rng.integers(2, 7)), int(rng.integers(2, 4))
+        X = rng.integers(0, 2, size=(n, d))
+        y = rng.choice(k, size=n, p=rng.dirichlet(np.ones(k) * 0.5))
+        if np.unique(y).size < 2:
+            continue
+        sw = np.exp(rng.normal(scale=2.0, size=n)) if seed % 2 else None
+        cw = "balanced" if seed % 3 else {c: float(np.exp(rng.normal())) for c in np.unique(y)}
+        reg = float(rng.choice([0.0, 0.005, 0.02]))
+        models = [
+            GOSDTClassifier(regularization=reg, class_weight=cw, max_depth=[None, 2, 3][seed % 3]),
+            DL85Classifier(max_depth=2, regularization=reg, class_weight=cw),
+        ]
+        if np.unique(y).size == 2 and reg > 0:
+            models.append(OSDTClassifier(regularization=reg, class_weight=cw))
+        for clf in models:
+            clf.fit(X, y, sample_weight=sw)
+            expected = _documented_objective(clf, X, y, sw, cw, reg)
+            assert clf.objective_ == pytest.approx(expected, abs=1e-9), (seed, clf)
+            checked += 1
+    assert checked > 100
+
+
+def test_balanced_objective_on_a_real_dataset(load_dataset):
+    X, y, _ = load_dataset("compas_binary")
+    for clf in (
+        GOSDTClassifier(regularization=0.005, max_depth=4, class_weight="balanced"),
+        OSDTClassifier(regularization=0.02, class_weight="balanced", time_limit=5),
+    ):
+        clf.fit(X, y)
+        expected = _documented_objective(clf, X, y, None, "balanced", clf.regularization)
+        assert clf.objective_ == pytest.approx(expected, abs=1e-9)
+
+
+@pytest.mark.parametrize("cls", [GOSDTClassifier, DL85Classifier, OSDTClassifier])
+def test_node_values_stay_in_the_callers_weight_units(cls):
+    X, y, w = _binary_problem()
+    clf = cls(class_weight={0: 2.0, 1: 0.5}).fit(X, y, sample_weight=w)
+    total = (w * np.where(y == 0, 2.0, 0.5)).sum()
+    assert clf.tree_.weighted_n_node_samples[0] == pytest.approx(total, rel=1e-12)
+    leaves = clf.tree_.apply(X)
+    for leaf in np.unique(leaves):
+        mask = leaves == leaf
+        for c in (0, 1):
+            expected = (w * np.where(y == 0, 2.0, 0.5))[mask & (y == c)].sum()
+            assert clf.tree_.value[leaf][c] == pytest.approx(expected, rel=1e-12)

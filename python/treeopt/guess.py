@@ -41,7 +41,7 @@ from sklearn.utils.validation import (
 
 from ._tree import Tree
 from .binarize import _format_thresholds
-from .optimal import GOSDTClassifier, _refuse_booleans
+from .optimal import GOSDTClassifier, _refuse_booleans, _scaled_to_max
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
@@ -337,8 +337,9 @@ class ThresholdGuessBinarizer(TransformerMixin, BaseEstimator):
         if sample_weight is not None:
             weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
                                           ensure_non_negative=True)
-            if not weight.sum() > 0:
-                raise ValueError("sample_weight sums to zero; give some samples a positive weight.")
+            # Scaled to a largest weight of 1: the ensemble and GOSDT see the same
+            # weights whatever their common scale (1e-300 or 1e300 broke the ensemble).
+            weight = _scaled_to_max(weight, "sample_weight")
         rs = self.random_state
         seed = rs if isinstance(rs, Integral) else int(
             check_random_state(rs).randint(np.iinfo(np.int32).max)
@@ -667,8 +668,9 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         if sample_weight is not None:
             weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
                                           ensure_non_negative=True)
-            if not weight.sum() > 0:
-                raise ValueError("sample_weight sums to zero; give some samples a positive weight.")
+            # Scaled to a largest weight of 1: the ensemble and GOSDT see the same
+            # weights whatever their common scale (1e-300 or 1e300 broke the ensemble).
+            weight = _scaled_to_max(weight, "sample_weight")
             if np.unique(y[weight > 0]).shape[0] < 2:
                 raise ValueError(
                     "only 1 class has positive sample weight; a classifier needs at least "

@@ -73,16 +73,49 @@ def _encode_targets(y):
     return classes, np.ascontiguousarray(encoded, dtype=np.uint32)
 
 
+def _scaled_to_max(weight, name):
+    """``weight / weight.max()``: the solvers see weights in (0, 1], so that sums neither
+    overflow (weights near 1e308) nor lose precision (weights near 1e-308) and results
+    do not depend on a common scale. Zero-sum weights and positive weights too small,
+    next to the largest, to be represented (a ratio under ~1e-308) are refused."""
+    top = float(weight.max()) if weight.size else 0.0
+    if not top > 0:
+        raise ValueError(f"{name} sums to zero; give some samples a positive weight.")
+    if not np.isfinite(top):
+        raise ValueError(f"{name} contains infinity; pass finite weights.")
+    scaled = weight / top
+    lost = (weight > 0) & ~(scaled >= np.finfo(np.float64).tiny)
+    if lost.any():
+        i = int(np.flatnonzero(lost)[0])
+        raise ValueError(
+            f"{name}[{i}] = {weight[i]!r} is too small next to the largest weight {top!r}: "
+            "their ratio cannot be represented. Pass weights within about 1e300 of each "
+            "other (set negligible weights to 0)."
+        )
+    return scaled
+
+
 def _fit_weights(est, X, y, sample_weight):
-    """Sample weights combined with class weights, validated, as float64 (or None)."""
+    """Sample weights combined with class weights, validated and scaled to a largest
+    weight of 1 (see ``_scaled_to_max``), as float64 (or None), and the unit: the
+    caller's weights are the scaled ones times the unit (which may overflow to inf)."""
     if sample_weight is None and est.class_weight is None:
-        return None
+        return None, 1.0
     weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    unit = float(weight.max()) if weight.size else 1.0
+    weight = _scaled_to_max(weight, "sample_weight")
     if est.class_weight is not None:
-        weight = weight * compute_sample_weight(est.class_weight, y)
-    if not weight.sum() > 0:
-        raise ValueError("sample_weight sums to zero; give some samples a positive weight.")
-    return np.ascontiguousarray(weight, dtype=np.float64)
+        per_class = compute_sample_weight(est.class_weight, y)
+        if not np.all(np.isfinite(per_class)) or np.any(per_class < 0):
+            raise ValueError(
+                f"class_weight={est.class_weight!r} gives weights that are negative or not "
+                "finite; pass finite non-negative weights per class."
+            )
+        unit *= float(per_class.max()) if per_class.size else 1.0
+        weight = weight * _scaled_to_max(per_class, "class_weight")
+        unit *= float(weight.max())
+        weight = _scaled_to_max(weight, "sample_weight * class_weight")
+    return np.ascontiguousarray(weight, dtype=np.float64), unit
 
 
 def _reference_errors(y, y_ref, classes, weight):
@@ -137,7 +170,7 @@ class _OptimalTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEst
                 f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
                 "required: pass at least one 0/1 feature."
             )
-        weight = _fit_weights(self, X, y, sample_weight)
+        weight, self._weight_unit = _fit_weights(self, X, y, sample_weight)
         return as_binary_matrix(X, _BINARIZER_HINT), y, y_encoded, weight
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -194,6 +227,15 @@ class _OptimalTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEst
         return self
 
     def _set_result(self, res):
+        # The solver saw weights scaled to a largest weight of 1: node values go back to
+        # the caller's units (weighted class totals) when those are representable.
+        unit = getattr(self, "_weight_unit", 1.0)
+        if unit != 1.0:
+            with np.errstate(over="ignore", under="ignore"):
+                value = res["value"] * unit
+            positive = res["value"] > 0
+            if np.all(np.isfinite(value)) and np.all(value[positive] >= np.finfo(float).tiny):
+                res = {**res, "value": value}
         self.tree_ = _tree_from_result(
             res, self.classes_, getattr(self, "feature_names_in_", None), self.n_features_in_
         )
@@ -247,7 +289,13 @@ class GOSDTClassifier(_OptimalTreeClassifier):
     classes_ : ndarray
         Class labels.
     objective_ : float
-        Objective of ``tree_`` on the training data.
+        Objective of ``tree_`` on the training data:
+        ``sum(w[i] for misclassified rows i) / sum(w) + regularization * n_leaves_``
+        with ``w[i] = sample_weight[i] * class_weight[y[i]]`` (each factor 1 when not
+        given; ``"balanced"`` as in :func:`sklearn.utils.class_weight.compute_sample_weight`
+        on the training ``y``), that is
+        ``1 - clf.score(X, y, sample_weight=w) + regularization * n_leaves_``. Only the
+        ratios of the weights matter (they are scaled to a largest weight of 1).
     lower_bound_ : float
         Proven lower bound on the optimal objective.
     status_ : str
