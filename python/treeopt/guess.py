@@ -39,9 +39,9 @@ from sklearn.utils.validation import (
 )
 
 from ._tree import Tree, binary_columns
-from .binarize import _dataframe_output, _format_thresholds
-from .optimal import GOSDTClassifier
 from ._validation import check_classification_labels, validate_numeric_data
+from .binarize import _dataframe_output, _format_thresholds
+from .optimal import GOSDTClassifier, _refuse_booleans, _scaled_to_max
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
@@ -319,8 +319,9 @@ class ThresholdGuessBinarizer(TransformerMixin, BaseEstimator):
         if sample_weight is not None:
             weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
                                           ensure_non_negative=True)
-            if not weight.sum() > 0:
-                raise ValueError("sample_weight sums to zero; give some samples a positive weight.")
+            # Scaled to a largest weight of 1: the ensemble and GOSDT see the same
+            # weights whatever their common scale (1e-300 or 1e300 broke the ensemble).
+            weight = _scaled_to_max(weight, "sample_weight")
         rs = self.random_state
         seed = rs if isinstance(rs, Integral) else int(
             check_random_state(rs).randint(np.iinfo(np.int32).max)
@@ -542,7 +543,8 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
     status_ : str
         ``"optimal"``, ``"matched_reference"`` (the search stopped because the
         guessed bound was met), ``"time_limit"``, ``"memory_limit"`` or
-        ``"interrupted"``.
+        ``"interrupted"`` (Ctrl-C during the search: ``fit`` stored GOSDT's best tree so
+        far, then raised ``KeyboardInterrupt``; catch it to use that tree).
     used_lower_bound_guess_ : bool
         Whether ``y_ref`` was passed (False when ``lower_bound_guess=False`` or the
         reference predicts a single class).
@@ -634,6 +636,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        _refuse_booleans(self)
         if np.isnan(self.regularization):
             raise ValueError("regularization is NaN; pass a number >= 0 such as 0.001.")
         X, y = _validate_numeric(self, X, y)
@@ -648,8 +651,9 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         if sample_weight is not None:
             weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
                                           ensure_non_negative=True)
-            if not weight.sum() > 0:
-                raise ValueError("sample_weight sums to zero; give some samples a positive weight.")
+            # Scaled to a largest weight of 1: the ensemble and GOSDT see the same
+            # weights whatever their common scale (1e-300 or 1e300 broke the ensemble).
+            weight = _scaled_to_max(weight, "sample_weight")
             if np.unique(y[weight > 0]).shape[0] < 2:
                 raise ValueError(
                     "only 1 class has positive sample weight; a classifier needs at least "
@@ -696,6 +700,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
 
         if Xb.shape[1] == 0:
             self._fit_single_leaf(y, w)
+            self.n_leaves_ = int(self.tree_.n_leaves)
         else:
             gosdt = GOSDTClassifier(
                 regularization=self.regularization,
@@ -705,14 +710,16 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
                 verbose=self.verbose,
             )
             kwargs = {"y_ref": y_ref} if use_ref else {}
-            gosdt.fit(Xb, y, sample_weight=weight, **kwargs)
-            self.gosdt_ = gosdt
-            self.tree_ = self._raw_tree(gosdt.tree_, names, X.shape[1], binary_columns(X))
-            self.objective_ = float(gosdt.objective_)
-            self.lower_bound_ = float(gosdt.lower_bound_)
-            self.guessed_lower_bound_ = getattr(gosdt, "guessed_lower_bound_", None)
-            self.status_ = str(gosdt.status_)
-        self.n_leaves_ = int(self.tree_.n_leaves)
+            try:
+                gosdt.fit(Xb, y, sample_weight=weight, **kwargs)
+            except BaseException:
+                # Ctrl-C: GOSDT stored its best tree before raising; keep it here too
+                # (status_ "interrupted", no guarantee) and let the interrupt go on.
+                if getattr(gosdt, "status_", None) == "interrupted":
+                    self._store_search(gosdt, names, X)
+                    self.guarantee_ = None
+                raise
+            self._store_search(gosdt, names, X)
         if self.status_ in ("optimal", "matched_reference"):
             self.guarantee_ = _replica_bound(
                 Xb, y, correct, w, float(self.regularization), self.max_depth_
@@ -720,6 +727,16 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         else:
             self.guarantee_ = None
         return self
+
+    def _store_search(self, gosdt, names, X):
+        """The fitted state from a (possibly interrupted) GOSDT search on raw ``X``."""
+        self.gosdt_ = gosdt
+        self.tree_ = self._raw_tree(gosdt.tree_, names, X.shape[1], binary_columns(X))
+        self.objective_ = float(gosdt.objective_)
+        self.lower_bound_ = float(gosdt.lower_bound_)
+        self.guessed_lower_bound_ = getattr(gosdt, "guessed_lower_bound_", None)
+        self.status_ = str(gosdt.status_)
+        self.n_leaves_ = int(self.tree_.n_leaves)
 
     def _fit_single_leaf(self, y, w):
         """No guessed column at all: the only tree is a single leaf."""

@@ -32,6 +32,31 @@ _BINARIZER_HINT = (
 )
 
 
+#: Integer limits at or above this mean "no limit in practice" and are passed to Rust as
+#: this value (they would not fit its 64-bit integers otherwise).
+_INT_SATURATION = np.iinfo(np.int64).max
+
+
+def _saturated(value):
+    """An integer parameter for Rust: None stays None, huge values are capped."""
+    return None if value is None else min(int(value), _INT_SATURATION)
+
+
+def _refuse_booleans(est):
+    """Booleans are integers to Python (``max_depth=True`` would be depth 1); a numeric
+    parameter given a boolean is almost surely a mistake, so it is refused by name."""
+    for name, constraints in type(est)._parameter_constraints.items():
+        value = getattr(est, name, None)
+        if not isinstance(value, (bool, np.bool_)):
+            continue
+        if any(isinstance(c, Interval) for c in constraints):
+            raise ValueError(
+                f"The {name!r} parameter of {type(est).__name__} is a number, got the "
+                f"boolean {value!r}; pass a number (e.g. {name}=1)"
+                + (" or None." if None in constraints else ".")
+            )
+
+
 def _encode_targets(y):
     """Classes and class indices of y, with clear errors for unusable targets."""
     if y.dtype == object and len({isinstance(v, str) for v in y}) > 1:
@@ -48,16 +73,49 @@ def _encode_targets(y):
     return classes, np.ascontiguousarray(encoded, dtype=np.uint32)
 
 
+def _scaled_to_max(weight, name):
+    """``weight / weight.max()``: the solvers see weights in (0, 1], so that sums neither
+    overflow (weights near 1e308) nor lose precision (weights near 1e-308) and results
+    do not depend on a common scale. Zero-sum weights and positive weights too small,
+    next to the largest, to be represented (a ratio under ~1e-308) are refused."""
+    top = float(weight.max()) if weight.size else 0.0
+    if not top > 0:
+        raise ValueError(f"{name} sums to zero; give some samples a positive weight.")
+    if not np.isfinite(top):
+        raise ValueError(f"{name} contains infinity; pass finite weights.")
+    scaled = weight / top
+    lost = (weight > 0) & ~(scaled >= np.finfo(np.float64).tiny)
+    if lost.any():
+        i = int(np.flatnonzero(lost)[0])
+        raise ValueError(
+            f"{name}[{i}] = {weight[i]!r} is too small next to the largest weight {top!r}: "
+            "their ratio cannot be represented. Pass weights within about 1e300 of each "
+            "other (set negligible weights to 0)."
+        )
+    return scaled
+
+
 def _fit_weights(est, X, y, sample_weight):
-    """Sample weights combined with class weights, validated, as float64 (or None)."""
+    """Sample weights combined with class weights, validated and scaled to a largest
+    weight of 1 (see ``_scaled_to_max``), as float64 (or None), and the unit: the
+    caller's weights are the scaled ones times the unit (which may overflow to inf)."""
     if sample_weight is None and est.class_weight is None:
-        return None
+        return None, 1.0
     weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    unit = float(weight.max()) if weight.size else 1.0
+    weight = _scaled_to_max(weight, "sample_weight")
     if est.class_weight is not None:
-        weight = weight * compute_sample_weight(est.class_weight, y)
-    if not weight.sum() > 0:
-        raise ValueError("sample_weight sums to zero; give some samples a positive weight.")
-    return np.ascontiguousarray(weight, dtype=np.float64)
+        per_class = compute_sample_weight(est.class_weight, y)
+        if not np.all(np.isfinite(per_class)) or np.any(per_class < 0):
+            raise ValueError(
+                f"class_weight={est.class_weight!r} gives weights that are negative or not "
+                "finite; pass finite non-negative weights per class."
+            )
+        unit *= float(per_class.max()) if per_class.size else 1.0
+        weight = weight * _scaled_to_max(per_class, "class_weight")
+        unit *= float(weight.max())
+        weight = _scaled_to_max(weight, "sample_weight * class_weight")
+    return np.ascontiguousarray(weight, dtype=np.float64), unit
 
 
 def _reference_errors(y, y_ref, classes, weight):
@@ -113,7 +171,7 @@ class _OptimalTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEst
                 f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
                 "required: pass at least one 0/1 feature."
             )
-        weight = _fit_weights(self, X, y, sample_weight)
+        weight, self._weight_unit = _fit_weights(self, X, y, sample_weight)
         names = getattr(self, "feature_names_in_", None)
         return as_binary_matrix(X, _BINARIZER_HINT, names), y, y_encoded, weight
 
@@ -141,15 +199,45 @@ class _OptimalTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEst
         Returns
         -------
         self
+
+        Raises
+        ------
+        KeyboardInterrupt
+            On Ctrl-C during the search, after storing the best tree found so far as the
+            fitted model (``status_ == "interrupted"``, ``lower_bound_`` still proven), so
+            that a loop of fits or a grid search stops while a single fit can still be
+            used::
+
+                try:
+                    clf.fit(X, y)
+                except KeyboardInterrupt:
+                    pass  # clf.tree_, clf.objective_, clf.lower_bound_: the best so far
         """
+        _refuse_booleans(self)
         if np.isnan(self.regularization):
             raise ValueError("regularization is NaN; pass a number >= 0 such as 0.01.")
         Xb, y, y_encoded, weight = self._validate_fit_input(X, y, sample_weight)
         reference = None if y_ref is None else _reference_errors(y, y_ref, self.classes_, weight)
-        self._set_result(self._solve(Xb, y_encoded, weight, reference))
+        res = self._solve(Xb, y_encoded, weight, reference)
+        self._set_result(res)
+        interrupt = res.get("interrupt")
+        if interrupt is not None:
+            # Ctrl-C (or another signal handler's exception) during the search: the best
+            # tree so far is stored above (status_ "interrupted"), and the exception goes
+            # on to the caller, so that a loop of fits or a grid search stops too.
+            raise interrupt
         return self
 
     def _set_result(self, res):
+        # The solver saw weights scaled to a largest weight of 1: node values go back to
+        # the caller's units (weighted class totals) when those are representable.
+        unit = getattr(self, "_weight_unit", 1.0)
+        if unit != 1.0:
+            with np.errstate(over="ignore", under="ignore"):
+                value = res["value"] * unit
+            positive = res["value"] > 0
+            if np.all(np.isfinite(value)) and np.all(value[positive] >= np.finfo(float).tiny):
+                res = {**res, "value": value}
         self.tree_ = _tree_from_result(
             res, self.classes_, getattr(self, "feature_names_in_", None), self.n_features_in_
         )
@@ -162,13 +250,6 @@ class _OptimalTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEst
         self.search_stats_ = {
             k: res[k] for k in ("subproblems", "expansions", "seconds", "memory_bytes")
         }
-        if self.status_ == "interrupted":
-            warnings.warn(
-                "search interrupted; returning the best tree found so far "
-                f"(objective {self.objective_:.6g}, lower bound {self.lower_bound_:.6g})",
-                RuntimeWarning,
-                stacklevel=4,
-            )
         if self.verbose:
             print(
                 f"[treeopt] {self.status_}: objective {self.objective_:.6f}, lower bound "
@@ -210,13 +291,20 @@ class GOSDTClassifier(_OptimalTreeClassifier):
     classes_ : ndarray
         Class labels.
     objective_ : float
-        Objective of ``tree_`` on the training data.
+        Objective of ``tree_`` on the training data:
+        ``sum(w[i] for misclassified rows i) / sum(w) + regularization * n_leaves_``
+        with ``w[i] = sample_weight[i] * class_weight[y[i]]`` (each factor 1 when not
+        given; ``"balanced"`` as in :func:`sklearn.utils.class_weight.compute_sample_weight`
+        on the training ``y``), that is
+        ``1 - clf.score(X, y, sample_weight=w) + regularization * n_leaves_``. Only the
+        ratios of the weights matter (they are scaled to a largest weight of 1).
     lower_bound_ : float
         Proven lower bound on the optimal objective.
     status_ : str
         ``"optimal"`` (proven), ``"matched_reference"`` (with ``y_ref``: the search
         closed on the guessed bound, see ``guessed_lower_bound_``), ``"time_limit"``,
-        ``"memory_limit"`` or ``"interrupted"``.
+        ``"memory_limit"`` or ``"interrupted"`` (Ctrl-C: ``fit`` stored the best tree
+        so far, then raised ``KeyboardInterrupt``; see ``fit``).
     guessed_lower_bound_ : float or None
         With ``y_ref``: the guessed lower bound the search closed against (the
         reference's loss plus one leaf, tightened by the search); None otherwise.
@@ -269,9 +357,9 @@ class GOSDTClassifier(_OptimalTreeClassifier):
             len(self.classes_),
             weight,
             float(self.regularization),
-            max_depth=self.max_depth,
+            max_depth=_saturated(self.max_depth),
             time_limit=None if self.time_limit is None else float(self.time_limit),
-            memory_limit=self.memory_limit,
+            memory_limit=_saturated(self.memory_limit),
             verbose=bool(self.verbose),
             reference_errors=reference,
         )
@@ -374,11 +462,11 @@ class DL85Classifier(_OptimalTreeClassifier):
             y_encoded,
             len(self.classes_),
             weight,
-            int(self.max_depth),
-            min_leaf,
+            _saturated(self.max_depth),
+            _saturated(min_leaf),
             float(self.regularization),
             time_limit=None if self.time_limit is None else float(self.time_limit),
-            memory_limit=self.memory_limit,
+            memory_limit=_saturated(self.memory_limit),
             verbose=bool(self.verbose),
             reference_errors=reference,
         )
@@ -617,6 +705,12 @@ class OSDTClassifier(_OptimalTreeClassifier):
         Returns
         -------
         self
+
+        Raises
+        ------
+        KeyboardInterrupt
+            On Ctrl-C, after storing the best tree so far (``status_ ==
+            "interrupted"``), as for :meth:`GOSDTClassifier.fit`.
         """
         return super().fit(X, y, sample_weight=sample_weight)
 
@@ -685,7 +779,7 @@ class OSDTClassifier(_OptimalTreeClassifier):
             disabled_bounds=disabled,
             warm_start=warm,
             time_limit=None if self.time_limit is None else float(self.time_limit),
-            memory_limit=self.memory_limit,
+            memory_limit=_saturated(self.memory_limit),
             verbose=bool(self.verbose),
         )
 

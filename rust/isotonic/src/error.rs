@@ -30,6 +30,8 @@ pub enum PavError {
     BadLambda { lam: f64 },
     /// `backward` was called before a successful `forward`.
     NotSolved,
+    /// The working memory for this shape (about `bytes`) could not be allocated.
+    OutOfMemory { bytes: usize, n_rows: usize, n_nodes: usize },
 }
 
 impl fmt::Display for PavError {
@@ -62,6 +64,12 @@ impl fmt::Display for PavError {
                 write!(f, "lam must be a finite number >= 0, got {lam}")
             }
             PavError::NotSolved => write!(f, "backward needs a successful forward pass first"),
+            PavError::OutOfMemory { bytes, n_rows, n_nodes } => write!(
+                f,
+                "the isotonic solver needs about {:.1} GB of working memory for q of shape ({n_rows}, {n_nodes}), \
+                 which could not be allocated; pass fewer rows per call or use a shallower tree",
+                *bytes as f64 / 1e9
+            ),
         }
     }
 }

@@ -66,7 +66,10 @@
 //! In all, `O(m log m + T D log T)` time (`O(m log m)` expected for the treap part, and
 //! deterministic otherwise), which is the `O(m log m)` of the issue whenever `n > D`; for
 //! smaller batches the violator heap can add a factor of at most `(D + 1) / n`. Memory
-//! is `O(m)`. All buffers live in the [`TreePav`] value and are reused: after a
+//! is `O(m)` (the heap drops its stale entries when it fills up, so it never holds more
+//! than `2 T`), about [`TreePav::bytes_needed`] bytes, reserved fallibly before the
+//! solve starts: a shape the machine cannot hold is [`PavError::OutOfMemory`], never an
+//! abort. All buffers live in the [`TreePav`] value and are reused: after a
 //! first call of a given size, `forward` and `backward` allocate nothing. There is no
 //! randomness and no threading, so results are bit for bit reproducible.
 //!
@@ -87,12 +90,18 @@
 
 mod error;
 
+use std::collections::TryReserveError;
+
 pub use error::PavError;
 
 /// Deepest tree the solver accepts (`2^(MAX_DEPTH+1) - 1` nodes).
 pub const MAX_DEPTH: usize = 24;
 
 const NIL: u32 = u32::MAX;
+
+/// Slots of the violator heap per node: after a compaction at most one entry per group
+/// is left, so a heap of `HEAP_SLACK T` slots always has room for `T` more pushes.
+const HEAP_SLACK: usize = 2;
 
 /// Number of nodes of a complete binary tree of depth `depth` (a single node has depth 0).
 pub fn nodes_for_depth(depth: usize) -> Option<usize> {
@@ -282,6 +291,11 @@ pub struct TreePav {
     sorted: Vec<(u64, u32)>,
     hist: Vec<u32>,
     grad_a_eff: Vec<f64>,
+    /// `bytes_needed` of the largest shape the buffers were reserved for.
+    reserved: usize,
+    /// Tests: compact the violator heap before every push.
+    #[cfg(test)]
+    compact_always: bool,
 }
 
 /// Order-preserving map of a finite f64 to u64, reversed so that ascending order of the
@@ -410,6 +424,110 @@ impl TreePav {
         Self::default()
     }
 
+    /// Bytes of working memory a forward (and backward) pass on `n_rows x n_nodes` scores
+    /// allocates (the inputs and outputs aside): about `(116 (n_rows + 1) + 250) n_nodes`.
+    /// `None` when it overflows `usize`.
+    pub fn bytes_needed(n_rows: usize, n_nodes: usize) -> Option<usize> {
+        use std::mem::size_of;
+        let t = n_nodes;
+        let slots = t.checked_mul(n_rows.checked_add(1)?)?;
+        let m = n_rows.checked_mul(n_nodes)?;
+        // Per node: a, kept_count, kept_sum, top (4), bound, value, threshold, grad_a_eff
+        // (f64); col_len, sorted_len, count, uf, next, tail, size, stamp, treap, boundary,
+        // run_head, run_next, run_len, live (u32); col_start, run_start (usize); support,
+        // spent (u64); in_treap, run_in_arena, run_live (bool); two heap entries.
+        let per_node = 11 * size_of::<f64>()
+            + 14 * size_of::<u32>()
+            + 2 * size_of::<usize>()
+            + 2 * size_of::<u64>()
+            + 3 * size_of::<bool>()
+            + 2 * size_of::<Entry>();
+        // Per column slot: scratch, val, row, pre, a treap record and three run-arena slots
+        // of run_val and run_pre.
+        let per_slot = size_of::<(u64, u32)>()
+            + 2 * size_of::<f64>()
+            + size_of::<u32>()
+            + size_of::<TreapNode>()
+            + 6 * size_of::<f64>();
+        // Per row: sorted, hist (4 n + 2), stack.
+        let per_row = size_of::<(u64, u32)>() + 5 * size_of::<u32>();
+        let fixed = 16 * size_of::<u32>() + 8 * size_of::<Entry>() + size_of::<usize>();
+        per_node
+            .checked_mul(t)?
+            .checked_add(per_slot.checked_mul(slots)?)?
+            .checked_add(m.checked_mul(size_of::<f64>())?)?
+            .checked_add(per_row.checked_mul(n_rows)?)?
+            .checked_add(fixed)
+    }
+
+    /// Reserves every buffer of a pass on `n_rows x n_nodes` scores (see
+    /// [`TreePav::bytes_needed`]), after checking that `bytes` can be had at all.
+    fn reserve_all(&mut self, n_rows: usize, n_nodes: usize, bytes: usize) -> Result<(), TryReserveError> {
+        fn grow<T>(v: &mut Vec<T>, len: usize) -> Result<(), TryReserveError> {
+            if v.capacity() < len {
+                v.clear();
+                v.shrink_to_fit();
+                v.try_reserve_exact(len)?;
+            }
+            Ok(())
+        }
+        // One probe of the whole amount first (unless buffers of that size were had
+        // before): a shape far beyond the machine's memory is refused before anything is
+        // touched. `grow` is free when a buffer is large enough already.
+        if bytes > self.reserved {
+            let mut probe: Vec<u8> = Vec::new();
+            probe.try_reserve_exact(bytes)?;
+        }
+        let t = n_nodes;
+        let slots = t * (n_rows + 1);
+        grow(&mut self.q, n_rows * n_nodes)?;
+        for v in [&mut self.a, &mut self.kept_count, &mut self.kept_sum, &mut self.bound] {
+            grow(v, t)?;
+        }
+        for v in [&mut self.value, &mut self.threshold, &mut self.grad_a_eff] {
+            grow(v, t)?;
+        }
+        grow(&mut self.top, 4 * t)?;
+        grow(&mut self.col_start, t + 1)?;
+        grow(&mut self.run_start, t)?;
+        for v in [
+            &mut self.col_len,
+            &mut self.sorted_len,
+            &mut self.count,
+            &mut self.uf,
+            &mut self.next,
+            &mut self.tail,
+            &mut self.size,
+            &mut self.stamp,
+            &mut self.treap,
+            &mut self.boundary,
+            &mut self.run_head,
+            &mut self.run_next,
+            &mut self.run_len,
+            &mut self.live,
+        ] {
+            grow(v, t)?;
+        }
+        grow(&mut self.support, t)?;
+        grow(&mut self.spent, t)?;
+        for v in [&mut self.in_treap, &mut self.run_in_arena, &mut self.run_live] {
+            grow(v, t)?;
+        }
+        grow(&mut self.heap, HEAP_SLACK * t + 8)?;
+        grow(&mut self.scratch, slots)?;
+        grow(&mut self.val, slots)?;
+        grow(&mut self.pre, slots)?;
+        grow(&mut self.row, slots)?;
+        grow(&mut self.nodes, slots)?;
+        grow(&mut self.run_val, 3 * slots)?;
+        grow(&mut self.run_pre, 3 * slots)?;
+        grow(&mut self.sorted, n_rows)?;
+        grow(&mut self.hist, 4 * n_rows + 2)?;
+        grow(&mut self.stack, n_rows + 1)?;
+        self.reserved = self.reserved.max(bytes);
+        Ok(())
+    }
+
     /// Sets the work factor of the Newton searches of pooled groups (default
     /// [`WORK_FACTOR`]): each pooling adds `factor (n + 64) (log2(n T) + 1)` binary-search
     /// probes to the account those searches draw on, and a group whose search would
@@ -483,6 +601,12 @@ impl TreePav {
             });
         }
 
+        // Every buffer of the solve is allocated here, fallibly, so that a shape too large
+        // for the machine is an error and never an abort in the middle of the solve.
+        let bytes = Self::bytes_needed(n_rows, n_nodes).unwrap_or(usize::MAX);
+        self.reserve_all(n_rows, n_nodes, bytes)
+            .map_err(|_| PavError::OutOfMemory { bytes, n_rows, n_nodes })?;
+
         self.n_rows = n_rows;
         self.n_nodes = n_nodes;
         self.lam = lam;
@@ -490,7 +614,7 @@ impl TreePav {
         self.q.extend_from_slice(q);
 
         self.gather_columns();
-        self.pool(depth);
+        self.pool();
 
         // Outputs: a = clip(group value, 0, 1), z = clip(q + 1/2, 0, a).
         resize(&mut self.a, n_nodes, 0.0);
@@ -808,7 +932,7 @@ impl TreePav {
 
     /// Algorithm 1: solve every node alone, then pool the largest violator with its
     /// parent's group until no constraint `a_t <= a_parent(t)` is violated.
-    fn pool(&mut self, depth: usize) {
+    fn pool(&mut self) {
         let t_count = self.n_nodes;
         let slots = self.col_start[t_count];
         resize(&mut self.count, t_count, 0);
@@ -847,9 +971,9 @@ impl TreePav {
         self.stack.clear();
         self.stack.reserve(self.n_rows + 1);
         self.heap.clear();
-        // Pushes: T initial, then per pooling one for the group and at most two per node
-        // of the absorbed child group; a node is absorbed at most `depth` times.
-        self.heap.reserve(t_count * (2 * depth + 3) + 8);
+        // Stale entries are dropped when the heap fills up (see `push`), so at most one
+        // entry per group is ever kept over a compaction: `HEAP_SLACK T` slots suffice.
+        self.heap.reserve(HEAP_SLACK * t_count + 8);
 
         // Work account of the Newton searches, in probes (one step of a binary search in
         // a run): every pooling deposits `factor (n + 64) (log2(n T) + 1)`, and a search
@@ -1248,6 +1372,13 @@ impl TreePav {
     // ------------------------------------------------------------------ violator heap
 
     fn push(&mut self, g: usize) {
+        #[cfg(test)]
+        if self.compact_always {
+            self.compact_heap();
+        }
+        if self.heap.len() == self.heap.capacity() {
+            self.compact_heap();
+        }
         let entry = Entry {
             value: self.value[g],
             group: g as u32,
@@ -1266,14 +1397,33 @@ impl TreePav {
         }
     }
 
+    /// Drops the entries `pop` would skip as stale (group pooled away or re-stamped) and
+    /// the duplicates of a group (equal entries, which pop one after the other and of
+    /// which only the first can act), then restores the heap order. The order of the
+    /// remaining entries' pops is unchanged: it is a total order on (value, group).
+    fn compact_heap(&mut self) {
+        let (uf, stamp) = (&self.uf, &self.stamp);
+        self.heap
+            .retain(|e| uf[e.group as usize] == e.group && stamp[e.group as usize] == e.stamp);
+        self.heap.sort_unstable_by_key(|e| e.group);
+        self.heap.dedup_by_key(|e| e.group);
+        for i in (0..self.heap.len() / 2).rev() {
+            self.sift_down(i);
+        }
+    }
+
     fn pop(&mut self) -> Option<Entry> {
         let last = self.heap.pop()?;
         if self.heap.is_empty() {
             return Some(last);
         }
         let top = std::mem::replace(&mut self.heap[0], last);
+        self.sift_down(0);
+        Some(top)
+    }
+
+    fn sift_down(&mut self, mut i: usize) {
         let len = self.heap.len();
-        let mut i = 0;
         loop {
             let (l, r) = (2 * i + 1, 2 * i + 2);
             let mut best = i;
@@ -1289,7 +1439,6 @@ impl TreePav {
             self.heap.swap(i, best);
             i = best;
         }
-        Some(top)
     }
 
     // ------------------------------------------------------------------ treaps
@@ -1456,6 +1605,60 @@ impl TreePav {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn heap_compaction_changes_nothing() {
+        // Deep trees with small batches pool heavily and push many stale entries; a heap
+        // compacted before every push must give bit-identical results.
+        let mut state = 99u64;
+        let mut next = || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for (n, depth) in [(1, 6), (2, 8), (4, 9), (16, 5)] {
+            let t = nodes_for_depth(depth).unwrap();
+            for round in 0..6 {
+                let q: Vec<f64> = (0..n * t)
+                    .map(|k| {
+                        let level = ((k % t + 1) as f64).log2().floor();
+                        next() - 0.5 + 0.3 * level * (round % 2) as f64
+                    })
+                    .collect();
+                let lam = [0.0, 0.1, 1.0][round % 3];
+                let mut outs = Vec::new();
+                for always in [false, true] {
+                    let mut pav = TreePav::new();
+                    pav.compact_always = always;
+                    let (mut a, mut z) = (vec![0.0; t], vec![0.0; n * t]);
+                    pav.forward(&q, n, t, lam, &mut a, &mut z).unwrap();
+                    assert!(pav.heap.capacity() <= HEAP_SLACK * t + 8 + 64);
+                    outs.push((a, z));
+                }
+                assert_eq!(outs[0], outs[1], "n {n} depth {depth} round {round}");
+            }
+        }
+    }
+
+    #[test]
+    fn too_large_a_shape_is_an_error() {
+        // depth 24 with 2^40 rows: far beyond any machine, refused before allocating
+        let (n, t) = (1usize << 40, nodes_for_depth(MAX_DEPTH).unwrap());
+        assert!(TreePav::bytes_needed(n, t).is_none_or(|b| b > 1 << 50));
+        let q = [0.0];
+        let mut pav = TreePav::new();
+        assert!(pav.reserve_all(n, t, usize::MAX).is_err());
+        assert!(pav.buffers_empty());
+        let (mut a, mut z) = ([0.0], [0.0]);
+        assert!(pav.forward(&q, 1, 1, 1.0, &mut a, &mut z).is_ok());
+        let e = PavError::OutOfMemory { bytes: 15_800_000_000, n_rows: 1, n_nodes: t };
+        assert!(e.to_string().contains("about 15.8 GB"), "{e}");
+    }
+
+    impl TreePav {
+        fn buffers_empty(&self) -> bool {
+            self.q.capacity() == 0 && self.heap.capacity() == 0 && self.nodes.capacity() == 0
+        }
+    }
 
     #[test]
     fn depth_and_node_counts() {

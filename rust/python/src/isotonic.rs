@@ -5,14 +5,38 @@
 
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use super::guarded;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use treeopt_isotonic::TreePav;
+use treeopt_isotonic::{PavError, TreePav};
 
 fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
+}
+
+/// A solver error as a Python exception: `MemoryError` when the working memory could not
+/// be had, `ValueError` for bad input.
+fn pav_error(e: PavError) -> PyErr {
+    match e {
+        PavError::OutOfMemory { .. } => PyMemoryError::new_err(e.to_string()),
+        _ => value_error(e),
+    }
+}
+
+/// A zeroed output buffer of `rows x cols` values, or `MemoryError` naming its shape.
+fn zeros<T: Clone + Default>(rows: usize, cols: usize, what: &str) -> Result<Vec<T>, PyErr> {
+    let fail = || {
+        PyMemoryError::new_err(format!(
+            "cannot allocate {what} of shape ({rows}, {cols}); pass fewer rows per call or use a shallower tree"
+        ))
+    };
+    let len = rows.checked_mul(cols).ok_or_else(fail)?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| fail())?;
+    v.resize(len, T::default());
+    Ok(v)
 }
 
 /// Runs `f` without the GIL; a panic becomes a RuntimeError instead of a crash.
@@ -33,6 +57,9 @@ fn to_matrix(py: Python<'_>, data: Vec<f64>, rows: usize, cols: usize) -> PyResu
     let arr = Array2::from_shape_vec((rows, cols), data).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     Ok(arr.into_pyarray(py))
 }
+
+/// Node values `a` and traversals `z` of a forward pass.
+type Forward<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>);
 
 /// Reusable solver of problem (3): `forward(q, lam) -> (a, z)`, then
 /// `backward(grad_a, grad_z) -> grad_q` for the last forward pass, and `info()`.
@@ -60,18 +87,17 @@ impl PyTreePav {
         py: Python<'py>,
         q: PyReadonlyArray2<'py, f64>,
         lam: f64,
-    ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>)> {
-        let (data, n, t) = matrix(&q, "q")?;
-        let inner = &mut self.inner;
-        let (a, z) = released(py, || {
-            let mut a = vec![0.0; t];
-            let mut z = vec![0.0; n.saturating_mul(t)];
-            inner.forward(data, n, t, lam, &mut a, &mut z).map(|_| (a, z))
-        })?
-        .map_err(value_error)?;
-        self.n_rows = n;
-        self.n_nodes = t;
-        Ok((a.into_pyarray(py), to_matrix(py, z, n, t)?))
+    ) -> PyResult<Forward<'py>> {
+        guarded(|| {
+            let (data, n, t) = matrix(&q, "q")?;
+            let mut a = zeros::<f64>(1, t, "a")?;
+            let mut z = zeros::<f64>(n, t, "z")?;
+            let inner = &mut self.inner;
+            released(py, || inner.forward(data, n, t, lam, &mut a, &mut z))?.map_err(pav_error)?;
+            self.n_rows = n;
+            self.n_nodes = t;
+            Ok((a.into_pyarray(py), to_matrix(py, z, n, t)?))
+        })
     }
 
     /// `dL/dq` (n_rows, n_nodes) from `dL/da` (n_nodes,) and `dL/dz` (n_rows, n_nodes).
@@ -81,29 +107,34 @@ impl PyTreePav {
         grad_a: PyReadonlyArray1<'py, f64>,
         grad_z: PyReadonlyArray2<'py, f64>,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let ga = grad_a
-            .as_slice()
-            .map_err(|_| value_error("grad_a must be a contiguous float64 array"))?;
-        let (gz, n, t) = matrix(&grad_z, "grad_z")?;
-        if (n, t) != (self.n_rows, self.n_nodes) {
-            return Err(value_error(format!(
-                "grad_z has shape ({n}, {t}) but the last forward pass had q of shape ({}, {})",
-                self.n_rows, self.n_nodes
-            )));
-        }
-        let inner = &mut self.inner;
-        let gq = released(py, || {
-            let mut gq = vec![0.0; n * t];
-            inner.backward(ga, gz, &mut gq).map(|_| gq)
-        })?
-        .map_err(value_error)?;
-        to_matrix(py, gq, n, t)
+        guarded(|| {
+            let ga = grad_a
+                .as_slice()
+                .map_err(|_| value_error("grad_a must be a contiguous float64 array"))?;
+            let (gz, n, t) = matrix(&grad_z, "grad_z")?;
+            if (n, t) != (self.n_rows, self.n_nodes) {
+                return Err(value_error(format!(
+                    "grad_z has shape ({n}, {t}) but the last forward pass had q of shape ({}, {})",
+                    self.n_rows, self.n_nodes
+                )));
+            }
+            let mut gq = zeros::<f64>(n, t, "grad_q")?;
+            let inner = &mut self.inner;
+            released(py, || inner.backward(ga, gz, &mut gq))?.map_err(pav_error)?;
+            to_matrix(py, gq, n, t)
+        })
     }
 
     /// Groups and support sets of the last forward pass: `group` (top node of each node's
     /// group), `value` (unclipped group value per node), `denominator` (`lam |G| + k*`
     /// per node) and `support` (bool (n_rows, n_nodes): `(i, t)` in `S(k*)`).
     fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        guarded(|| self.info_dict(py))
+    }
+}
+
+impl PyTreePav {
+    fn info_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let t_count = self.n_nodes;
         if self.inner.node_info(0).is_none() {
             return Err(value_error("info() needs a successful forward pass first"));
@@ -111,7 +142,9 @@ impl PyTreePav {
         let mut group = Vec::with_capacity(t_count);
         let mut value = Vec::with_capacity(t_count);
         let mut denom = Vec::with_capacity(t_count);
-        let mut support = Array2::from_elem((self.n_rows, t_count), false);
+        let support = zeros::<bool>(self.n_rows, t_count, "support")?;
+        let mut support = Array2::from_shape_vec((self.n_rows, t_count), support)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         for t in 0..t_count {
             let info = self
                 .inner
@@ -139,7 +172,7 @@ fn isotonic_tree_pav<'py>(
     py: Python<'py>,
     q: PyReadonlyArray2<'py, f64>,
     lam: f64,
-) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>)> {
+) -> PyResult<Forward<'py>> {
     PyTreePav::new().forward(py, q, lam)
 }
 

@@ -19,13 +19,18 @@ use treeopt_search::{solve_dl85, solve_gosdt, Dl85Config, GosdtConfig, Limits, M
 struct PyMonitor {
     verbose: bool,
     next_print: Instant,
+    /// The exception a signal handler raised (KeyboardInterrupt for Ctrl-C): the search
+    /// stops, and the caller re-raises it once the best tree is stored.
+    interrupt: Option<PyErr>,
 }
 
 impl Monitor for PyMonitor {
     fn report(&mut self, p: &Progress) -> bool {
         Python::with_gil(|py| {
-            if py.check_signals().is_err() {
-                // Ctrl-C (or a signal handler that raised): stop and return the best tree.
+            if let Err(e) = py.check_signals() {
+                // Ctrl-C (or a signal handler that raised): stop and return the best tree,
+                // with the exception to re-raise.
+                self.interrupt = Some(e);
                 return false;
             }
             if self.verbose && Instant::now() >= self.next_print {
@@ -113,16 +118,27 @@ fn limits(time_limit: Option<f64>, memory_limit: Option<usize>) -> PyResult<Limi
         Some(t) if !(t.is_finite() && t > 0.0) => {
             return Err(value_error(format!("time_limit must be a positive number of seconds, got {t}")))
         }
-        Some(t) => Some(Duration::from_secs_f64(t)),
+        // More seconds than a Duration holds means no limit in practice.
+        Some(t) => Some(Duration::try_from_secs_f64(t).unwrap_or(Duration::MAX)),
         None => None,
     };
     Ok(Limits { time_limit, memory_limit })
 }
 
+fn internal_error() -> PyErr {
+    PyRuntimeError::new_err("internal error in the treeopt solver; please report it with the data that triggered it")
+}
+
 /// Runs a search without the GIL; a panic becomes a RuntimeError instead of a crash.
 fn run_released<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
-    py.allow_threads(|| catch_unwind(AssertUnwindSafe(f)))
-        .map_err(|_| PyRuntimeError::new_err("internal error in the treeopt solver; please report it with the data that triggered it"))
+    py.allow_threads(|| catch_unwind(AssertUnwindSafe(f))).map_err(|_| internal_error())
+}
+
+/// Runs the body of a Python-facing function: a panic anywhere in it (argument packing,
+/// result conversion) becomes a RuntimeError, an `Exception`, instead of PyO3's
+/// `PanicException`, which derives from `BaseException` and escapes `except Exception`.
+pub(crate) fn guarded<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| Err(internal_error()))
 }
 
 /// Packs the data, runs `solve` without the GIL and returns the result dict.
@@ -137,9 +153,20 @@ fn fit_with<'py>(
     solve: impl FnOnce(&BinaryDataset, &mut PyMonitor) -> treeopt_core::Result<SearchResult> + Send,
 ) -> PyResult<Bound<'py, PyDict>> {
     let data = dataset(&x, &y, n_classes, &sample_weight)?;
-    let mut monitor = PyMonitor { verbose, next_print: Instant::now() };
-    let res = run_released(py, || solve(&data, &mut monitor))?.map_err(value_error)?;
-    result_dict(py, &res, n_classes)
+    let mut monitor = PyMonitor { verbose, next_print: Instant::now(), interrupt: None };
+    let res = run_released(py, || solve(&data, &mut monitor));
+    let interrupt = monitor.interrupt.take();
+    let res = match res.and_then(|r| r.map_err(value_error)) {
+        Ok(r) => r,
+        // an error of the search is reported, but a Ctrl-C is never lost
+        Err(e) => return Err(interrupt.unwrap_or(e)),
+    };
+    let out = result_dict(py, &res, n_classes)?;
+    if let Some(e) = interrupt {
+        // the estimator stores the best tree, then raises this
+        out.set_item("interrupt", e.into_value(py))?;
+    }
+    Ok(out)
 }
 
 /// GOSDT on a 0/1 matrix: returns the tree's node arrays, objective, lower bound,
@@ -161,13 +188,15 @@ fn gosdt_fit<'py>(
     verbose: bool,
     reference_errors: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let config = GosdtConfig {
-        regularization,
-        max_depth,
-        limits: limits(time_limit, memory_limit)?,
-        reference_errors: reference_errors.map(|r| r.as_array().to_vec()),
-    };
-    fit_with(py, x, y, n_classes, sample_weight, verbose, |d, m| solve_gosdt(d, &config, m))
+    guarded(|| {
+        let config = GosdtConfig {
+            regularization,
+            max_depth,
+            limits: limits(time_limit, memory_limit)?,
+            reference_errors: reference_errors.map(|r| r.as_array().to_vec()),
+        };
+        fit_with(py, x, y, n_classes, sample_weight, verbose, |d, m| solve_gosdt(d, &config, m))
+    })
 }
 
 /// DL8.5 on a 0/1 matrix: depth-limited optimal tree with a minimum number of rows per
@@ -189,14 +218,16 @@ fn dl85_fit<'py>(
     verbose: bool,
     reference_errors: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let config = Dl85Config {
-        max_depth,
-        min_samples_leaf,
-        regularization,
-        limits: limits(time_limit, memory_limit)?,
-        reference_errors: reference_errors.map(|r| r.as_array().to_vec()),
-    };
-    fit_with(py, x, y, n_classes, sample_weight, verbose, |d, m| solve_dl85(d, &config, m))
+    guarded(|| {
+        let config = Dl85Config {
+            max_depth,
+            min_samples_leaf,
+            regularization,
+            limits: limits(time_limit, memory_limit)?,
+            reference_errors: reference_errors.map(|r| r.as_array().to_vec()),
+        };
+        fit_with(py, x, y, n_classes, sample_weight, verbose, |d, m| solve_dl85(d, &config, m))
+    })
 }
 
 /// The compiled core of treeopt.

@@ -2,7 +2,7 @@
 //! result dict as `gosdt_fit` plus OSDT's counters. The GIL is released during the search
 //! and Ctrl-C is polled, through the shared `fit_with`.
 
-use super::{fit_with, limits, value_error};
+use super::{fit_with, guarded, limits, value_error};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -30,43 +30,45 @@ fn osdt_fit<'py>(
     memory_limit: Option<usize>,
     verbose: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let mut bounds = Bounds::ALL;
-    for name in disabled_bounds.unwrap_or_default() {
-        bounds = bounds.without(&name).map_err(value_error)?;
-    }
-    let warm_start = match warm_start {
-        Some((left, right, feature)) => {
-            let (l, r, f) = (left.as_array().to_vec(), right.as_array().to_vec(), feature.as_array().to_vec());
-            Some(tree_from_arrays(&l, &r, &f).map_err(value_error)?)
+    guarded(|| {
+        let mut bounds = Bounds::ALL;
+        for name in disabled_bounds.unwrap_or_default() {
+            bounds = bounds.without(&name).map_err(value_error)?;
         }
-        None => None,
-    };
-    let config = OsdtConfig {
-        regularization,
-        policy: Policy::from_name(policy).map_err(value_error)?,
-        bounds,
-        warm_start,
-        limits: limits(time_limit, memory_limit)?,
-    };
-    let mut extra: Option<(OsdtStats, Option<f64>)> = None;
-    let slot = &mut extra;
-    let out = fit_with(py, x, y, n_classes, sample_weight, verbose, move |d, m| {
-        let res = solve(d, &config, m)?;
-        *slot = Some((res.stats, res.warm_start_objective));
-        Ok(res.result)
-    })?;
-    if let Some((stats, warm)) = extra {
-        out.set_item("trees_evaluated", stats.trees_evaluated)?;
-        out.set_item("trees_queued", stats.trees_queued)?;
-        out.set_item("trees_to_optimum", stats.trees_to_optimum)?;
-        out.set_item("time_to_optimum", stats.time_to_optimum)?;
-        out.set_item("leaf_sets", stats.leaf_sets)?;
-        out.set_item("leaves", stats.leaves)?;
-        out.set_item("peak_queue", stats.peak_queue)?;
-        out.set_item("peak_bytes", stats.peak_bytes)?;
-        out.set_item("warm_start_objective", warm)?;
-    }
-    Ok(out)
+        let warm_start = match warm_start {
+            Some((left, right, feature)) => {
+                let (l, r, f) = (left.as_array().to_vec(), right.as_array().to_vec(), feature.as_array().to_vec());
+                Some(tree_from_arrays(&l, &r, &f).map_err(value_error)?)
+            }
+            None => None,
+        };
+        let config = OsdtConfig {
+            regularization,
+            policy: Policy::from_name(policy).map_err(value_error)?,
+            bounds,
+            warm_start,
+            limits: limits(time_limit, memory_limit)?,
+        };
+        let mut extra: Option<(OsdtStats, Option<f64>)> = None;
+        let slot = &mut extra;
+        let out = fit_with(py, x, y, n_classes, sample_weight, verbose, move |d, m| {
+            let res = solve(d, &config, m)?;
+            *slot = Some((res.stats, res.warm_start_objective));
+            Ok(res.result)
+        })?;
+        if let Some((stats, warm)) = extra {
+            out.set_item("trees_evaluated", stats.trees_evaluated)?;
+            out.set_item("trees_queued", stats.trees_queued)?;
+            out.set_item("trees_to_optimum", stats.trees_to_optimum)?;
+            out.set_item("time_to_optimum", stats.time_to_optimum)?;
+            out.set_item("leaf_sets", stats.leaf_sets)?;
+            out.set_item("leaves", stats.leaves)?;
+            out.set_item("peak_queue", stats.peak_queue)?;
+            out.set_item("peak_bytes", stats.peak_bytes)?;
+            out.set_item("warm_start_objective", warm)?;
+        }
+        Ok(out)
+    })
 }
 
 /// The names of OSDT's bounds, in the order of the paper's presentation.

@@ -57,7 +57,8 @@ impl<'m, M: Monitor> Budget<'m, M> {
         let start = Instant::now();
         Budget {
             start,
-            deadline: limits.time_limit.map(|t| start + t),
+            // A deadline past what the clock can represent is no deadline at all.
+            deadline: limits.time_limit.and_then(|t| start.checked_add(t)),
             next_report: start + M::INTERVAL,
             monitor,
         }

@@ -1482,14 +1482,13 @@ pub fn solve<M: Monitor>(data: &BinaryDataset, config: &OsdtConfig, monitor: &mu
 
     // The root leaf is the first incumbent; the warm start replaces it when better.
     let root = search.add_leaf(hash_u32s(&[]), 0);
-    let mut warm_objective = None;
+    let warm_loss = warm.as_ref().map(|w| w.loss(data) + pen * w.n_leaves() as f64);
+    let warm_objective = warm_loss.map(|obj| obj / total);
     if let Some(root) = root {
         let leaf = *search.leaves.get(root);
         search.rc = leaf.loss + pen;
         search.incumbent = Incumbent::Leaves(vec![root]);
-        if let Some(w) = &warm {
-            let obj = w.loss(data) + pen * w.n_leaves() as f64;
-            warm_objective = Some(obj / total);
+        if let Some(obj) = warm_loss {
             if obj < search.rc {
                 search.rc = obj;
                 search.incumbent = Incumbent::WarmStart;
@@ -1514,7 +1513,12 @@ pub fn solve<M: Monitor>(data: &BinaryDataset, config: &OsdtConfig, monitor: &mu
             }
         }
     } else {
+        // Out of memory before the root leaf existed: the warm start (when better than
+        // the single leaf, see below) is still the answer, never worse than it.
         search.out_of_memory();
+        if warm.is_some() {
+            search.incumbent = Incumbent::WarmStart;
+        }
     }
 
     // The certificate: the incumbent is optimal once nothing is left to explore.
@@ -1529,7 +1533,20 @@ pub fn solve<M: Monitor>(data: &BinaryDataset, config: &OsdtConfig, monitor: &mu
             lb = 0.0;
         }
     }
+    let single_leaf = || -> Result<Tree> {
+        let mut t = Tree::default();
+        build_tree(data, vec![Vec::new()], data.all_groups().words(), &mut t)?;
+        Ok(t)
+    };
     let tree = match (&search.incumbent, &warm) {
+        (Incumbent::WarmStart, Some(w)) if root.is_none() => {
+            let leaf = single_leaf()?;
+            if leaf.objective(data, reg) < w.objective(data, reg) {
+                leaf
+            } else {
+                w.clone()
+            }
+        }
         (Incumbent::WarmStart, Some(w)) => w.clone(),
         (Incumbent::Leaves(leaves), _) if !leaves.is_empty() => {
             let sets: Vec<Vec<u32>> = leaves.iter().map(|&l| search.leaves.clauses(l).to_vec()).collect();
@@ -1537,12 +1554,8 @@ pub fn solve<M: Monitor>(data: &BinaryDataset, config: &OsdtConfig, monitor: &mu
             build_tree(data, sets, data.all_groups().words(), &mut t)?;
             t
         }
-        _ => {
-            // Out of memory before the root leaf existed: return the single leaf.
-            let mut t = Tree::default();
-            build_tree(data, vec![Vec::new()], data.all_groups().words(), &mut t)?;
-            t
-        }
+        // Out of memory before the root leaf existed: return the single leaf.
+        _ => single_leaf()?,
     };
     let objective = tree.objective(data, reg);
     let (status, lower_bound) = if exhausted {
