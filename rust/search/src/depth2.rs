@@ -25,6 +25,10 @@ pub(crate) struct SmallTree {
 /// pairs are summed in blocks of root features, one pass over the groups per block.
 pub(crate) const PAIR_CAP: usize = 128 << 20;
 
+/// Below this many bytes of pair sums over all the dataset's features, a call skips the
+/// selection of active features (its overhead dominates on narrow data).
+const SMALL_TRIANGLE: usize = 1 << 20;
+
 /// Pair updates between two checks of the clock and the monitor.
 const POLL_WORK: usize = 1 << 15;
 
@@ -58,6 +62,10 @@ pub(crate) struct Depth2 {
     slot: Vec<u32>,
     /// The active features of the current call, ascending.
     active: Vec<u32>,
+    /// True when the current call works on all the features (`active` is `0..m`).
+    identity: bool,
+    /// Bytes of the whole triangle below which calls take all the features.
+    narrow: usize,
     /// Per group of the subproblem (CSR), its active features equal to 1, as slots.
     local_start: Vec<u32>,
     local: Vec<u32>,
@@ -130,6 +138,8 @@ impl Depth2 {
             feature_rows: Vec::new(),
             slot: Vec::new(),
             active: Vec::new(),
+            identity: false,
+            narrow: SMALL_TRIANGLE,
             local_start: Vec::new(),
             local: Vec::new(),
             local_group: Vec::new(),
@@ -257,14 +267,16 @@ impl Depth2 {
             let mut poller = Poller { work: 0, stop };
             // Fixed channel counts let the compiler unroll the inner loops.
             match self.k {
-                2 => self.solve_k::<2>(depth, rules, layout, &mut poller),
-                3 => self.solve_k::<3>(depth, rules, layout, &mut poller),
-                4 => self.solve_k::<4>(depth, rules, layout, &mut poller),
-                _ => self.solve_k::<0>(depth, rules, layout, &mut poller),
+                2 => self.solve_k::<2>(data, set, depth, rules, layout, &mut poller),
+                3 => self.solve_k::<3>(data, set, depth, rules, layout, &mut poller),
+                4 => self.solve_k::<4>(data, set, depth, rules, layout, &mut poller),
+                _ => self.solve_k::<0>(data, set, depth, rules, layout, &mut poller),
             }
         });
-        for &f in &self.active {
-            self.slot[f as usize] = NONE;
+        if !self.identity {
+            for &f in &self.active {
+                self.slot[f as usize] = NONE;
+            }
         }
         out.map(|t| SmallTree {
             cost: t.cost,
@@ -280,6 +292,33 @@ impl Depth2 {
     /// layout of the first pass of pair sums.
     fn select(&mut self, data: &BinaryDataset, set: &[u64], depth: u32, rules: &Rules, budget: usize) -> Result<Layout, Halt> {
         let (m, k) = (self.m, self.k);
+        self.identity = false;
+        let full = 8 * k * (m * (m + 1) / 2);
+        if depth == 2 && full <= self.narrow && self.bytes() + full + 8 * m * k + 4 * (m + data.n_groups()) <= budget {
+            // Narrow data: every feature, in the whole triangle, as MurTree does.
+            self.identity = true;
+            if self.active.len() != m {
+                self.active = (0..m as u32).collect();
+            }
+            // The feature sums come with the pairs (the triangle's diagonal).
+            self.total.fill(0.0);
+            if self.diag.len() != m * k {
+                self.diag.clear();
+                self.diag.resize(m * k, 0.0);
+            }
+            let (values, total) = (&self.values, &mut self.total);
+            for_each_one(set, |g| {
+                for (t, w) in total.iter_mut().zip(&values[g * k..g * k + k]) {
+                    *t += w;
+                }
+            });
+            let len = m * (m + 1) / 2 * k;
+            if self.pairs.len() != len {
+                self.pairs.clear();
+                self.pairs.resize(len, 0.0);
+            }
+            return Ok(Layout::Triangle);
+        }
         if self.count.len() != m {
             self.count = vec![0; m];
             self.slot = vec![NONE; m];
@@ -409,10 +448,39 @@ impl Depth2 {
     }
 
     /// One pass over the groups summing the pairs of `layout` (the buffer is zeroed).
-    fn accumulate<const K: usize>(&mut self, layout: Layout, poller: &mut Poller) -> Result<(), Halt> {
+    fn accumulate<const K: usize>(&mut self, data: &BinaryDataset, set: &[u64], layout: Layout, poller: &mut Poller) -> Result<(), Halt> {
         let (n, k) = (self.active.len(), channels::<K>(self.k));
         let (values, pairs) = (&self.values, &mut self.pairs);
         pairs.fill(0.0);
+        if self.identity {
+            // All features, the whole triangle with its diagonal, straight from the data.
+            for (wi, &word) in set.iter().enumerate() {
+                let mut w = word;
+                while w != 0 {
+                    let g = wi * 64 + w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    let v = &values[g * k..g * k + k];
+                    let ones = data.ones_of(g);
+                    for (a, &i) in ones.iter().enumerate() {
+                        let i = i as usize;
+                        let row = i * (2 * n - i + 1) / 2;
+                        for &j in &ones[a..] {
+                            let s = (row + (j as usize - i)) * k;
+                            let p = &mut pairs[s..s + k];
+                            for t in 0..k {
+                                p[t] += v[t];
+                            }
+                        }
+                        poller.add(ones.len() - a)?;
+                    }
+                }
+            }
+            for i in 0..n {
+                let s = i * (2 * n - i + 1) / 2 * k;
+                self.diag[i * k..i * k + k].copy_from_slice(&pairs[s..s + k]);
+            }
+            return Ok(());
+        }
         for q in 0..self.local_group.len() {
             let g = self.local_group[q] as usize;
             let v = &values[g * k..g * k + k];
@@ -464,7 +532,7 @@ impl Depth2 {
         Ok(())
     }
 
-    fn solve_k<const K: usize>(&mut self, depth: u32, rules: &Rules, layout: Layout, poller: &mut Poller) -> Result<SmallTree, Halt> {
+    fn solve_k<const K: usize>(&mut self, data: &BinaryDataset, set: &[u64], depth: u32, rules: &Rules, layout: Layout, poller: &mut Poller) -> Result<SmallTree, Halt> {
         let k = channels::<K>(self.k);
         let (mut a, mut b, mut x) = (std::mem::take(&mut self.a), std::mem::take(&mut self.b), std::mem::take(&mut self.x));
         let mut right = std::mem::take(&mut self.right);
@@ -480,7 +548,7 @@ impl Depth2 {
             let mut outcome = Ok(());
             if !s.terminal {
                 'blocks: loop {
-                    if let Err(h) = self.accumulate::<K>(layout, poller) {
+                    if let Err(h) = self.accumulate::<K>(data, set, layout, poller) {
                         outcome = Err(h);
                         break;
                     }
@@ -565,7 +633,12 @@ mod tests {
             let mut kernel = Depth2::new(&data, None, min_support);
             let all = data.all_groups();
             let mut never = || None;
+            let narrow = kernel.solve(&data, all.words(), 2, &rules, usize::MAX, &mut never).unwrap();
+            assert!(kernel.identity);
+            kernel.narrow = 0;
             let whole = kernel.solve(&data, all.words(), 2, &rules, usize::MAX, &mut never).unwrap();
+            assert!(!kernel.identity);
+            assert_eq!(whole, narrow, "seed {seed}: all features and the active ones disagree");
             let one = kernel.solve(&data, all.words(), 1, &rules, usize::MAX, &mut never).unwrap();
             assert!(whole.cost <= one.cost);
             // Budgets that leave room for one to a few rows of pair sums at a time.
@@ -577,6 +650,30 @@ mod tests {
                 assert_eq!(kernel.pairs.len(), rows * n * kernel.k, "not summed in blocks");
                 assert_eq!(blocked, whole, "seed {seed}, {rows} rows per block");
                 assert!(kernel.bytes() <= budget, "{} bytes over a budget of {budget}", kernel.bytes());
+            }
+        }
+    }
+
+    #[test]
+    fn active_features_agree_with_all_features_on_subsets() {
+        for seed in 0..60u64 {
+            let classes = 2 + (seed % 3) as usize;
+            let min_support = 1.0 + (seed % 4 / 2) as f64;
+            let data = random(30 + (seed % 7) as usize, 8, classes, seed + 100);
+            let rules = Rules { penalty: [0.0, 0.4, 1.5][(seed % 3) as usize], min_support };
+            // Every other group, shifted by the seed: many features become constant.
+            let mut set = vec![0u64; data.words()];
+            for g in (0..data.n_groups()).filter(|g| (g + seed as usize) % 3 != 0) {
+                set[g / 64] |= 1 << (g % 64);
+            }
+            let mut kernel = Depth2::new(&data, None, min_support);
+            let mut never = || None;
+            for depth in [1, 2] {
+                kernel.narrow = SMALL_TRIANGLE;
+                let narrow = kernel.solve(&data, &set, depth, &rules, usize::MAX, &mut never).unwrap();
+                kernel.narrow = 0;
+                let active = kernel.solve(&data, &set, depth, &rules, usize::MAX, &mut never).unwrap();
+                assert_eq!(active, narrow, "seed {seed}, depth {depth}");
             }
         }
     }
