@@ -21,7 +21,29 @@ pub(crate) struct SmallTree {
     pub split: Option<(u32, Option<u32>, Option<u32>)>,
 }
 
+/// Bytes the pair sums may take when no memory limit forces less: past this the
+/// pairs are summed in blocks of root features, one pass over the groups per block.
+pub(crate) const PAIR_CAP: usize = 128 << 20;
+
+/// Below this many bytes of pair sums over all the dataset's features, a call skips the
+/// selection of active features (its overhead dominates on narrow data).
+const SMALL_TRIANGLE: usize = 1 << 20;
+
+/// Pair updates between two checks of the clock and the monitor.
+const POLL_WORK: usize = 1 << 15;
+
+const NONE: u32 = u32::MAX;
+
+/// Why the kernel gave up on a subproblem.
+pub(crate) type Halt = crate::Status;
+
 /// Reusable buffers of the depth-two solver for one dataset.
+///
+/// A call works on the features that can split its subproblem only (both sides non-empty
+/// and, with a minimum support, supported): on wide data most features are constant on a
+/// small subproblem. Every buffer is counted by [`Depth2::bytes`]; the pair sums fit in
+/// the byte budget the caller gives, in blocks of root features when the whole triangle
+/// does not, and the caller's `stop` is polled every few thousand pair updates.
 pub(crate) struct Depth2 {
     m: usize,
     c: usize,
@@ -32,13 +54,61 @@ pub(crate) struct Depth2 {
     reference_at: Option<usize>,
     /// Per group, its channel vector: class weights, then rows and reference loss.
     values: Vec<f64>,
-    /// `m * m * k` sums over the rows where both features are 1 (upper triangle used).
+    /// Per dataset feature: groups of the subproblem where it is 1 (zero between calls).
+    count: Vec<u32>,
+    /// Per dataset feature: rows of the subproblem where it is 1 (with a minimum support).
+    feature_rows: Vec<f64>,
+    /// Per dataset feature: its index among the active features, or `NONE`.
+    slot: Vec<u32>,
+    /// The active features of the current call, ascending.
+    active: Vec<u32>,
+    /// True when the current call works on all the features (`active` is `0..m`).
+    identity: bool,
+    /// Bytes of the whole triangle below which calls take all the features.
+    narrow: usize,
+    /// Per group of the subproblem (CSR), its active features equal to 1, as slots.
+    local_start: Vec<u32>,
+    local: Vec<u32>,
+    local_group: Vec<u32>,
+    /// `m' * k` sums over the rows where each active feature is 1.
+    diag: Vec<f64>,
+    /// Pair sums over the rows where both features are 1: the upper triangle when it
+    /// fits, else a block of full rows.
     pairs: Vec<f64>,
     total: Vec<f64>,
     a: Vec<f64>,
     b: Vec<f64>,
     x: Vec<f64>,
     right: Vec<f64>,
+}
+
+/// Layout of the pair sums of one pass.
+#[derive(Clone, Copy)]
+enum Layout {
+    /// Upper triangle of all active pairs.
+    Triangle,
+    /// Full rows of the root features `start..end`.
+    Rows { start: usize, end: usize },
+}
+
+/// Counts pair updates and polls `stop` every [`POLL_WORK`] of them.
+struct Poller<'s> {
+    work: usize,
+    stop: &'s mut dyn FnMut() -> Option<Halt>,
+}
+
+impl Poller<'_> {
+    #[inline]
+    fn add(&mut self, work: usize) -> Result<(), Halt> {
+        self.work += work;
+        if self.work >= POLL_WORK {
+            self.work = 0;
+            if let Some(s) = (self.stop)() {
+                return Err(s);
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Depth2 {
@@ -64,6 +134,16 @@ impl Depth2 {
             rows_at,
             reference_at,
             values,
+            count: Vec::new(),
+            feature_rows: Vec::new(),
+            slot: Vec::new(),
+            active: Vec::new(),
+            identity: false,
+            narrow: SMALL_TRIANGLE,
+            local_start: Vec::new(),
+            local: Vec::new(),
+            local_group: Vec::new(),
+            diag: Vec::new(),
             pairs: Vec::new(),
             total: vec![0.0; k],
             a: vec![0.0; k],
@@ -73,39 +153,41 @@ impl Depth2 {
         }
     }
 
+    /// Bytes held by the kernel's buffers.
+    pub fn bytes(&self) -> usize {
+        8 * (self.values.capacity() + self.feature_rows.capacity() + self.diag.capacity() + self.pairs.capacity())
+            + 4 * (self.count.capacity()
+                + self.slot.capacity()
+                + self.active.capacity()
+                + self.local_start.capacity()
+                + self.local.capacity()
+                + self.local_group.capacity())
+            + 8 * 5 * self.k
+    }
+
+    /// Frees the pair sums (the largest buffer) so that other structures may use the room.
+    pub fn release_pairs(&mut self) {
+        self.pairs = Vec::new();
+    }
+
+    /// Sums of the rows with both active features `i` and `j` equal to 1, in `layout`
+    /// (with rows, `i` must be a root of the block).
     #[inline]
-    fn pair(&self, i: usize, j: usize) -> &[f64] {
-        let (i, j) = if i <= j { (i, j) } else { (j, i) };
-        let s = (i * self.m + j) * self.k;
+    fn pair(&self, layout: Layout, i: usize, j: usize) -> &[f64] {
+        let n = self.active.len();
+        let s = match layout {
+            Layout::Triangle => {
+                let (i, j) = if i <= j { (i, j) } else { (j, i) };
+                i * (2 * n - i + 1) / 2 + (j - i)
+            }
+            Layout::Rows { start, .. } => (i - start) * n + j,
+        } * self.k;
         &self.pairs[s..s + self.k]
     }
 
-    fn accumulate<const K: usize>(&mut self, data: &BinaryDataset, set: &[u64]) {
-        let (m, k) = (self.m, channels::<K>(self.k));
-        if self.pairs.is_empty() {
-            self.pairs = vec![0.0; m * m * k];
-        } else {
-            self.pairs.fill(0.0);
-        }
-        self.total.fill(0.0);
-        let (values, pairs, total) = (&self.values, &mut self.pairs, &mut self.total);
-        for_each_one(set, |g| {
-            let v = &values[g * k..g * k + k];
-            for t in 0..k {
-                total[t] += v[t];
-            }
-            let ones = data.ones_of(g);
-            for (a, &i) in ones.iter().enumerate() {
-                let row = i as usize * m;
-                for &j in &ones[a..] {
-                    let s = (row + j as usize) * k;
-                    let p = &mut pairs[s..s + k];
-                    for t in 0..k {
-                        p[t] += v[t];
-                    }
-                }
-            }
-        });
+    #[inline]
+    fn diag(&self, i: usize) -> &[f64] {
+        &self.diag[i * self.k..(i + 1) * self.k]
     }
 
     /// Cost of a leaf on channel vector `v`.
@@ -132,7 +214,8 @@ impl Depth2 {
     }
 
     /// Best stump or leaf for the rows of channel vector `x`, where `one_of(j, out)`
-    /// writes the channel vector of its rows with feature j = 1. Returns (cost, feature).
+    /// writes the channel vector of its rows with active feature j = 1. Returns (cost,
+    /// active feature).
     #[inline]
     fn depth_one<const K: usize>(
         &self,
@@ -149,7 +232,7 @@ impl Depth2 {
         }
         let (x, a, b) = (&x[..k], &mut a[..k], &mut b[..k]);
         let (mut best, mut feature) = (s.leaf_cost, None);
-        for j in 0..self.m {
+        for j in 0..self.active.len() {
             one_of(j, a);
             for t in 0..k {
                 b[t] = x[t] - a[t];
@@ -167,56 +250,348 @@ impl Depth2 {
     }
 
     /// The optimal subtree of depth `depth` (1 or 2) for the groups in `set`, under the
-    /// same leaf-closing rules as the graph search.
-    pub fn solve(&mut self, data: &BinaryDataset, set: &[u64], depth: u32, rules: &Rules) -> SmallTree {
+    /// same leaf-closing rules as the graph search. The kernel holds at most
+    /// `budget_bytes` (refusing with [`Halt::MemoryLimit`] when even one block of pair
+    /// sums does not fit) and gives up with `stop`'s status when `stop` asks it to.
+    pub fn solve(
+        &mut self,
+        data: &BinaryDataset,
+        set: &[u64],
+        depth: u32,
+        rules: &Rules,
+        budget_bytes: usize,
+        stop: &mut dyn FnMut() -> Option<Halt>,
+    ) -> Result<SmallTree, Halt> {
         debug_assert!(depth == 1 || depth == 2);
-        // Fixed channel counts let the compiler unroll the inner loops.
-        match self.k {
-            2 => self.solve_k::<2>(data, set, depth, rules),
-            3 => self.solve_k::<3>(data, set, depth, rules),
-            4 => self.solve_k::<4>(data, set, depth, rules),
-            _ => self.solve_k::<0>(data, set, depth, rules),
+        let out = self.select(data, set, depth, rules, budget_bytes).and_then(|layout| {
+            let mut poller = Poller { work: 0, stop };
+            // Fixed channel counts let the compiler unroll the inner loops.
+            match self.k {
+                2 => self.solve_k::<2>(data, set, depth, rules, layout, &mut poller),
+                3 => self.solve_k::<3>(data, set, depth, rules, layout, &mut poller),
+                4 => self.solve_k::<4>(data, set, depth, rules, layout, &mut poller),
+                _ => self.solve_k::<0>(data, set, depth, rules, layout, &mut poller),
+            }
+        });
+        if !self.identity {
+            for &f in &self.active {
+                self.slot[f as usize] = NONE;
+            }
         }
+        out.map(|t| SmallTree {
+            cost: t.cost,
+            split: t.split.map(|(i, l, r)| {
+                let f = |s: u32| self.active[s as usize];
+                (f(i), l.map(f), r.map(f))
+            }),
+        })
     }
 
-    fn solve_k<const K: usize>(&mut self, data: &BinaryDataset, set: &[u64], depth: u32, rules: &Rules) -> SmallTree {
+    /// Finds the active features of `set`, their sums and (depth two) every group's list
+    /// of active features, and sizes the pair buffer within the budget. Returns the
+    /// layout of the first pass of pair sums.
+    fn select(&mut self, data: &BinaryDataset, set: &[u64], depth: u32, rules: &Rules, budget: usize) -> Result<Layout, Halt> {
+        let (m, k) = (self.m, self.k);
+        self.identity = false;
+        let full = 8 * k * (m * (m + 1) / 2);
+        if depth == 2 && full <= self.narrow && self.bytes() + full + 8 * m * k + 4 * (m + data.n_groups()) <= budget {
+            // Narrow data: every feature, in the whole triangle, as MurTree does.
+            self.identity = true;
+            if self.active.len() != m {
+                self.active = (0..m as u32).collect();
+            }
+            // The feature sums come with the pairs (the triangle's diagonal).
+            self.total.fill(0.0);
+            if self.diag.len() != m * k {
+                self.diag.clear();
+                self.diag.resize(m * k, 0.0);
+            }
+            let (values, total) = (&self.values, &mut self.total);
+            for_each_one(set, |g| {
+                for (t, w) in total.iter_mut().zip(&values[g * k..g * k + k]) {
+                    *t += w;
+                }
+            });
+            let len = m * (m + 1) / 2 * k;
+            if self.pairs.len() != len {
+                self.pairs.clear();
+                self.pairs.resize(len, 0.0);
+            }
+            return Ok(Layout::Triangle);
+        }
+        if self.count.len() != m {
+            self.count = vec![0; m];
+            self.slot = vec![NONE; m];
+            if self.rows_at.is_some() {
+                self.feature_rows = vec![0.0; m];
+            }
+        }
+        self.total.fill(0.0);
+        let (mut n_groups, mut rows) = (0u32, 0.0);
+        {
+            let (count, feature_rows, values, total) = (&mut self.count, &mut self.feature_rows, &self.values, &mut self.total);
+            let with_rows = self.rows_at.is_some();
+            for_each_one(set, |g| {
+                n_groups += 1;
+                let nr = data.group_rows(g) as f64;
+                rows += nr;
+                for (t, v) in total.iter_mut().zip(&values[g * k..g * k + k]) {
+                    *t += v;
+                }
+                for &f in data.ones_of(g) {
+                    count[f as usize] += 1;
+                    if with_rows {
+                        feature_rows[f as usize] += nr;
+                    }
+                }
+            });
+        }
+        self.active.clear();
+        let mut local_len = 0usize;
+        for f in 0..m {
+            let n = std::mem::take(&mut self.count[f]);
+            let fr = if self.rows_at.is_some() { std::mem::take(&mut self.feature_rows[f]) } else { 0.0 };
+            let splits = n > 0
+                && n < n_groups
+                && (self.rows_at.is_none() || (fr >= rules.min_support && rows - fr >= rules.min_support));
+            if splits {
+                self.slot[f] = self.active.len() as u32;
+                self.active.push(f as u32);
+                local_len += n as usize;
+            }
+        }
+        let n = self.active.len();
+        // What the call needs besides the pairs: the sums per feature and, for depth two,
+        // the groups' lists of active features.
+        let lists = if depth == 2 { 4 * (local_len + 2 * (n_groups as usize + 1)) } else { 0 };
+        let base = self.bytes() - 8 * (self.pairs.capacity() + self.diag.capacity())
+            - 4 * (self.local.capacity() + self.local_start.capacity() + self.local_group.capacity())
+            + 8 * n * k
+            + lists;
+        let row = 8 * n * k;
+        if depth == 2 && base + row > budget {
+            return Err(Halt::MemoryLimit);
+        }
+        let reserve = |v: &mut Vec<f64>, len: usize| -> Result<(), Halt> {
+            v.clear();
+            if v.capacity() > len.max(64) * 2 {
+                *v = Vec::new();
+            }
+            v.try_reserve_exact(len).map_err(|_| Halt::MemoryLimit)?;
+            v.resize(len, 0.0);
+            Ok(())
+        };
+        reserve(&mut self.diag, n * k)?;
+        if depth == 1 {
+            self.pairs = Vec::new();
+            let (slot, diag, values) = (&self.slot, &mut self.diag, &self.values);
+            for_each_one(set, |g| {
+                let v = &values[g * k..g * k + k];
+                for &f in data.ones_of(g) {
+                    let s = slot[f as usize];
+                    if s != NONE {
+                        for (d, w) in diag[s as usize * k..s as usize * k + k].iter_mut().zip(v) {
+                            *d += w;
+                        }
+                    }
+                }
+            });
+            return Ok(Layout::Triangle);
+        }
+        // Lists of active features per group (ascending, as the dataset's lists are).
+        let fill = |v: &mut Vec<u32>, cap: usize| -> Result<(), Halt> {
+            v.clear();
+            if v.capacity() > cap.max(64) * 2 {
+                *v = Vec::new();
+            }
+            v.try_reserve_exact(cap).map_err(|_| Halt::MemoryLimit)
+        };
+        fill(&mut self.local, local_len)?;
+        fill(&mut self.local_start, n_groups as usize + 1)?;
+        fill(&mut self.local_group, n_groups as usize)?;
+        self.local_start.push(0);
+        {
+            let (slot, diag, values) = (&self.slot, &mut self.diag, &self.values);
+            let (local, local_start, local_group) = (&mut self.local, &mut self.local_start, &mut self.local_group);
+            for_each_one(set, |g| {
+                let v = &values[g * k..g * k + k];
+                for &f in data.ones_of(g) {
+                    let s = slot[f as usize];
+                    if s != NONE {
+                        local.push(s);
+                        for (d, w) in diag[s as usize * k..s as usize * k + k].iter_mut().zip(v) {
+                            *d += w;
+                        }
+                    }
+                }
+                local_start.push(local.len() as u32);
+                local_group.push(g as u32);
+            });
+        }
+        // The pairs get half of the room left (the store needs the rest), at most PAIR_CAP.
+        let room = (budget - base) / 2;
+        let allowed = room.min(PAIR_CAP).max(row);
+        let triangle = 8 * k * (n * (n + 1) / 2);
+        let (layout, len) = if triangle <= allowed {
+            (Layout::Triangle, n * (n + 1) / 2 * k)
+        } else {
+            let block = (allowed / row).clamp(1, n);
+            (Layout::Rows { start: 0, end: block }, block * n * k)
+        };
+        if self.pairs.capacity() * 8 > allowed {
+            self.pairs = Vec::new();
+        }
+        self.pairs.clear();
+        self.pairs.try_reserve_exact(len).map_err(|_| Halt::MemoryLimit)?;
+        self.pairs.resize(len, 0.0);
+        Ok(layout)
+    }
+
+    /// One pass over the groups summing the pairs of `layout` (the buffer is zeroed).
+    fn accumulate<const K: usize>(&mut self, data: &BinaryDataset, set: &[u64], layout: Layout, poller: &mut Poller) -> Result<(), Halt> {
+        let (n, k) = (self.active.len(), channels::<K>(self.k));
+        let (values, pairs) = (&self.values, &mut self.pairs);
+        pairs.fill(0.0);
+        if self.identity {
+            // All features, the whole triangle with its diagonal, straight from the data.
+            for (wi, &word) in set.iter().enumerate() {
+                let mut w = word;
+                while w != 0 {
+                    let g = wi * 64 + w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    let v = &values[g * k..g * k + k];
+                    let ones = data.ones_of(g);
+                    for (a, &i) in ones.iter().enumerate() {
+                        let i = i as usize;
+                        let row = i * (2 * n - i + 1) / 2;
+                        for &j in &ones[a..] {
+                            let s = (row + (j as usize - i)) * k;
+                            let p = &mut pairs[s..s + k];
+                            for t in 0..k {
+                                p[t] += v[t];
+                            }
+                        }
+                        poller.add(ones.len() - a)?;
+                    }
+                }
+            }
+            for i in 0..n {
+                let s = i * (2 * n - i + 1) / 2 * k;
+                self.diag[i * k..i * k + k].copy_from_slice(&pairs[s..s + k]);
+            }
+            return Ok(());
+        }
+        for q in 0..self.local_group.len() {
+            let g = self.local_group[q] as usize;
+            let v = &values[g * k..g * k + k];
+            let ones = &self.local[self.local_start[q] as usize..self.local_start[q + 1] as usize];
+            match layout {
+                Layout::Triangle => {
+                    for (a, &i) in ones.iter().enumerate() {
+                        let i = i as usize;
+                        let row = i * (2 * n - i + 1) / 2;
+                        for &j in &ones[a + 1..] {
+                            let s = (row + (j as usize - i)) * k;
+                            let p = &mut pairs[s..s + k];
+                            for t in 0..k {
+                                p[t] += v[t];
+                            }
+                        }
+                        poller.add(ones.len() - a)?;
+                    }
+                }
+                Layout::Rows { start, end } => {
+                    let lo = ones.partition_point(|&i| (i as usize) < start);
+                    let hi = ones.partition_point(|&i| (i as usize) < end);
+                    for &i in &ones[lo..hi] {
+                        let row = (i as usize - start) * n;
+                        for &j in ones {
+                            let s = (row + j as usize) * k;
+                            let p = &mut pairs[s..s + k];
+                            for t in 0..k {
+                                p[t] += v[t];
+                            }
+                        }
+                        poller.add(ones.len())?;
+                    }
+                }
+            }
+        }
+        // The diagonal holds each feature's own sums.
+        let (start, end) = match layout {
+            Layout::Triangle => (0, n),
+            Layout::Rows { start, end } => (start, end),
+        };
+        for i in start..end {
+            let s = match layout {
+                Layout::Triangle => i * (2 * n - i + 1) / 2,
+                Layout::Rows { start, .. } => (i - start) * n + i,
+            } * k;
+            pairs[s..s + k].copy_from_slice(&self.diag[i * k..i * k + k]);
+        }
+        Ok(())
+    }
+
+    fn solve_k<const K: usize>(&mut self, data: &BinaryDataset, set: &[u64], depth: u32, rules: &Rules, layout: Layout, poller: &mut Poller) -> Result<SmallTree, Halt> {
         let k = channels::<K>(self.k);
-        self.accumulate::<K>(data, set);
         let (mut a, mut b, mut x) = (std::mem::take(&mut self.a), std::mem::take(&mut self.b), std::mem::take(&mut self.x));
         let mut right = std::mem::take(&mut self.right);
         let total = std::mem::take(&mut self.total);
         let tree = if depth == 1 {
-            let (cost, f) = self.depth_one::<K>(&total, |j, out| out.copy_from_slice(self.pair(j, j)), &mut a, &mut b, rules);
-            SmallTree { cost, split: f.map(|f| (f, None, None)) }
+            let (cost, f) = self.depth_one::<K>(&total, |j, out| out.copy_from_slice(self.diag(j)), &mut a, &mut b, rules);
+            Ok(SmallTree { cost, split: f.map(|f| (f, None, None)) })
         } else {
             let s = self.side_of(&total, 2, rules);
             let mut best = SmallTree { cost: s.leaf_cost, split: None };
+            let n = self.active.len();
+            let mut layout = layout;
+            let mut outcome = Ok(());
             if !s.terminal {
-                for i in 0..self.m {
-                    right.copy_from_slice(self.pair(i, i));
-                    for t in 0..k {
-                        x[t] = total[t] - right[t];
+                'blocks: loop {
+                    if let Err(h) = self.accumulate::<K>(data, set, layout, poller) {
+                        outcome = Err(h);
+                        break;
                     }
-                    if self.rows(&right) < rules.min_support || self.rows(&x) < rules.min_support {
-                        continue;
-                    }
-                    let (cr, fr) = self.depth_one::<K>(&right, |j, out| out.copy_from_slice(self.pair(i, j)), &mut a, &mut b, rules);
-                    if cr >= best.cost {
-                        continue;
-                    }
-                    let left_one = |j: usize, out: &mut [f64]| {
-                        let (sj, pij) = (self.pair(j, j), self.pair(i, j));
-                        for t in 0..k {
-                            out[t] = sj[t] - pij[t];
-                        }
+                    let roots = match layout {
+                        Layout::Triangle => 0..n,
+                        Layout::Rows { start, end } => start..end,
                     };
-                    let (cl, fl) = self.depth_one::<K>(&x, left_one, &mut a, &mut b, rules);
-                    if cl + cr < best.cost {
-                        best = SmallTree { cost: cl + cr, split: Some((i as u32, fl, fr)) };
+                    for i in roots {
+                        if let Err(h) = poller.add(2 * n) {
+                            outcome = Err(h);
+                            break 'blocks;
+                        }
+                        right.copy_from_slice(self.diag(i));
+                        for t in 0..k {
+                            x[t] = total[t] - right[t];
+                        }
+                        if self.rows(&right) < rules.min_support || self.rows(&x) < rules.min_support {
+                            continue;
+                        }
+                        let (cr, fr) = self.depth_one::<K>(&right, |j, out| out.copy_from_slice(self.pair(layout, i, j)), &mut a, &mut b, rules);
+                        if cr >= best.cost {
+                            continue;
+                        }
+                        let left_one = |j: usize, out: &mut [f64]| {
+                            let (sj, pij) = (self.diag(j), self.pair(layout, i, j));
+                            for t in 0..k {
+                                out[t] = sj[t] - pij[t];
+                            }
+                        };
+                        let (cl, fl) = self.depth_one::<K>(&x, left_one, &mut a, &mut b, rules);
+                        if cl + cr < best.cost {
+                            best = SmallTree { cost: cl + cr, split: Some((i as u32, fl, fr)) };
+                        }
+                    }
+                    match layout {
+                        Layout::Rows { start, end } if end < n => {
+                            layout = Layout::Rows { start: end, end: (2 * end - start).min(n) };
+                        }
+                        _ => break,
                     }
                 }
             }
-            best
+            outcome.map(|_| best)
         };
         (self.a, self.b, self.x, self.right, self.total) = (a, b, x, right, total);
         tree
@@ -230,5 +605,93 @@ fn channels<const K: usize>(k: usize) -> usize {
         k
     } else {
         K
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Status;
+
+    fn random(rows: usize, m: usize, classes: usize, seed: u64) -> BinaryDataset {
+        let mut s = seed;
+        let mut next = || {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (s >> 33) as usize
+        };
+        let x: Vec<u8> = (0..rows * m).map(|_| (next() % 3 == 0) as u8).collect();
+        let y: Vec<u32> = (0..rows).map(|_| (next() % classes) as u32).collect();
+        let w: Vec<f64> = (0..rows).map(|_| 0.5 + (next() % 4) as f64).collect();
+        BinaryDataset::new(&x, rows, m, &y, classes, Some(&w)).unwrap()
+    }
+
+    #[test]
+    fn blocks_of_rows_agree_with_the_triangle() {
+        for (seed, classes, min_support) in [(1, 2, 1.0), (2, 3, 1.0), (3, 2, 3.0), (4, 5, 2.0)] {
+            let data = random(60, 12, classes, seed);
+            let rules = Rules { penalty: 0.3, min_support };
+            let mut kernel = Depth2::new(&data, None, min_support);
+            let all = data.all_groups();
+            let mut never = || None;
+            let narrow = kernel.solve(&data, all.words(), 2, &rules, usize::MAX, &mut never).unwrap();
+            assert!(kernel.identity);
+            kernel.narrow = 0;
+            let whole = kernel.solve(&data, all.words(), 2, &rules, usize::MAX, &mut never).unwrap();
+            assert!(!kernel.identity);
+            assert_eq!(whole, narrow, "seed {seed}: all features and the active ones disagree");
+            let one = kernel.solve(&data, all.words(), 1, &rules, usize::MAX, &mut never).unwrap();
+            assert!(whole.cost <= one.cost);
+            // Budgets that leave room for one to a few rows of pair sums at a time.
+            let base = kernel.bytes() - 8 * kernel.pairs.capacity();
+            for rows in [1, 2, 5] {
+                let n = kernel.active.len();
+                let budget = base + 2 * 8 * kernel.k * n * rows + 64;
+                let blocked = kernel.solve(&data, all.words(), 2, &rules, budget, &mut never).unwrap();
+                assert_eq!(kernel.pairs.len(), rows * n * kernel.k, "not summed in blocks");
+                assert_eq!(blocked, whole, "seed {seed}, {rows} rows per block");
+                assert!(kernel.bytes() <= budget, "{} bytes over a budget of {budget}", kernel.bytes());
+            }
+        }
+    }
+
+    #[test]
+    fn active_features_agree_with_all_features_on_subsets() {
+        for seed in 0..60u64 {
+            let classes = 2 + (seed % 3) as usize;
+            let min_support = 1.0 + (seed % 4 / 2) as f64;
+            let data = random(30 + (seed % 7) as usize, 8, classes, seed + 100);
+            let rules = Rules { penalty: [0.0, 0.4, 1.5][(seed % 3) as usize], min_support };
+            // Every other group, shifted by the seed: many features become constant.
+            let mut set = vec![0u64; data.words()];
+            for g in (0..data.n_groups()).filter(|g| (g + seed as usize) % 3 != 0) {
+                set[g / 64] |= 1 << (g % 64);
+            }
+            let mut kernel = Depth2::new(&data, None, min_support);
+            let mut never = || None;
+            for depth in [1, 2] {
+                kernel.narrow = SMALL_TRIANGLE;
+                let narrow = kernel.solve(&data, &set, depth, &rules, usize::MAX, &mut never).unwrap();
+                kernel.narrow = 0;
+                let active = kernel.solve(&data, &set, depth, &rules, usize::MAX, &mut never).unwrap();
+                assert_eq!(active, narrow, "seed {seed}, depth {depth}");
+            }
+        }
+    }
+
+    #[test]
+    fn stops_when_asked_and_refuses_a_budget_too_small() {
+        let data = random(300, 200, 2, 9);
+        let rules = Rules { penalty: 0.0, min_support: 1.0 };
+        let mut kernel = Depth2::new(&data, None, 1.0);
+        let all = data.all_groups();
+        let mut asked = 0;
+        let mut stop = || {
+            asked += 1;
+            Some(Status::TimeLimit)
+        };
+        assert_eq!(kernel.solve(&data, all.words(), 2, &rules, usize::MAX, &mut stop), Err(Status::TimeLimit));
+        assert_eq!(asked, 1);
+        let mut never = || None;
+        assert_eq!(kernel.solve(&data, all.words(), 2, &rules, 1000, &mut never), Err(Status::MemoryLimit));
     }
 }

@@ -110,6 +110,12 @@ struct Level {
 }
 
 impl Level {
+    /// Bytes a level holds for this dataset.
+    fn bytes_for(data: &BinaryDataset) -> usize {
+        let (m, c) = (data.n_features(), data.n_classes());
+        16 * data.words() + 16 * c + 8 * m * c + 28 * m + m * std::mem::size_of::<Candidate>()
+    }
+
     fn new(data: &BinaryDataset) -> Self {
         let (m, c) = (data.n_features(), data.n_classes());
         Level {
@@ -154,6 +160,12 @@ struct Solver<'a, 'm, M: Monitor> {
     depth2: Depth2,
     store: Store,
     levels: Vec<Level>,
+    /// Bytes the store, the levels and the depth-two kernel may hold together.
+    limit: usize,
+    /// Per level of the running search, the record being expanded and the split whose
+    /// children are searched: a better tree found below is passed up at once, so the
+    /// root always holds the best complete tree known.
+    path: Vec<(u32, u32, Child, Child)>,
     budget: Budget<'m, M>,
     stopped: Option<Status>,
     expansions: u64,
@@ -194,9 +206,65 @@ fn child_depth(depth: u32) -> u32 {
 }
 
 impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
-    fn level(&mut self, level: usize) {
+    /// Makes sure the scratch space of `level` exists; false (and the search stops) when
+    /// the memory limit has no room for it.
+    fn level(&mut self, level: usize) -> bool {
         while self.levels.len() <= level {
+            let need = Level::bytes_for(self.data);
+            if self.store.bytes() + self.other_bytes() + need > self.limit {
+                // The kernel's pair sums are a cache: give their room back first.
+                self.depth2.release_pairs();
+                self.store.set_external(self.other_bytes());
+                if self.store.bytes() + self.other_bytes() + need > self.limit {
+                    self.stopped.get_or_insert(Status::MemoryLimit);
+                    return false;
+                }
+            }
             self.levels.push(Level::new(self.data));
+            self.store.set_external(self.other_bytes());
+        }
+        true
+    }
+
+    /// Bytes held besides the store: the levels and the depth-two kernel.
+    fn other_bytes(&self) -> usize {
+        self.levels.len() * Level::bytes_for(self.data) + self.depth2.bytes()
+    }
+
+    /// Runs the depth-two kernel on `set` within the memory left by the store and the
+    /// levels, polling the clock and the monitor as it goes. An `Err` is why it gave up
+    /// (after a stop it gives up at once).
+    fn kernel(&mut self, set: Option<&[u64]>, id: u32, depth: u32) -> std::result::Result<SmallTree, Status> {
+        let levels = self.levels.len() * Level::bytes_for(self.data);
+        let budget = self.limit.saturating_sub(self.store.bytes() + levels);
+        let (store, root, w, stopped) = (&self.store, self.root, self.data.total_weight(), self.stopped);
+        let budget_clock = &mut self.budget;
+        let mut stop = || {
+            stopped.or_else(|| budget_clock.poll(|elapsed| progress(store, root, w, elapsed)))
+        };
+        if let Some(s) = stopped {
+            if depth == 2 {
+                return Err(s);
+            }
+        }
+        let set = set.unwrap_or_else(|| store.key(id));
+        let out = self.depth2.solve(self.data, set, depth, &self.rules, budget, &mut stop);
+        self.store.set_external(self.other_bytes());
+        out
+    }
+
+    /// Passes an improved best tree of the record searched at `level` up the path.
+    fn propagate(&mut self, level: usize) {
+        for l in (0..level.min(self.path.len())).rev() {
+            let (pid, feature, left, right) = self.path[l];
+            let cost = self.bounds(left).ub + self.bounds(right).ub;
+            let rec = self.store.get_mut(pid);
+            if cost < rec.ub {
+                rec.ub = cost;
+                rec.best = feature;
+            } else {
+                break;
+            }
         }
     }
 
@@ -322,11 +390,7 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
             return true;
         }
         let (store, root, w) = (&self.store, self.root, self.data.total_weight());
-        let subproblems = store.len() as u64;
-        let stop = self.budget.poll(|elapsed| {
-            let r = store.get(root);
-            Progress { elapsed, lower_bound: r.proven / w, objective: r.ub / w, subproblems }
-        });
+        let stop = self.budget.poll(|elapsed| progress(store, root, w, elapsed));
         if stop.is_some() {
             self.stopped = stop;
         }
@@ -337,10 +401,13 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
     /// can pay off, keep the split where it beats a leaf. Gives the search a good
     /// initial budget and the anytime result a good tree from the start.
     fn greedy(&mut self, id: u32, level: usize) -> f64 {
-        self.level(level);
         let depth = self.store.get(id).depth;
-        if depth == 2 {
-            self.solve_small(id);
+        if depth == 2 && self.solve_small(id, level) {
+            return self.store.get(id).ub;
+        }
+        // After a stop the greedy tree is still completed (it costs one pass per node),
+        // except on the unlimited-depth path, which may be long.
+        if !self.level(level) || (depth == UNLIMITED && self.poll()) {
             return self.store.get(id).ub;
         }
         self.levels[level].set.copy_from_slice(self.store.key(id));
@@ -353,6 +420,14 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
         for (right, side) in [(false, cand.left), (true, cand.right)] {
             cost += match self.child(level, cand.feature, right, side, d) {
                 Some(Child::Leaf(s)) => s.leaf_cost,
+                Some(Child::Record(cid)) if d == 1 => {
+                    // A stump or leaf, solved exactly from the feature sums.
+                    let set = self.levels[level].child.clone();
+                    match self.kernel(Some(&set), cid, 1) {
+                        Ok(small) => small.cost.min(self.store.get(cid).ub),
+                        Err(_) => self.store.get(cid).ub,
+                    }
+                }
                 Some(Child::Record(cid)) => self.greedy(cid, level + 1),
                 None => return self.store.get(id).ub,
             };
@@ -374,10 +449,12 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
         }
         self.expansions += 1;
         if rec.depth == 2 {
-            self.solve_small(id);
+            self.solve_small(id, level);
             return;
         }
-        self.level(level);
+        if !self.level(level) {
+            return;
+        }
         self.levels[level].set.copy_from_slice(self.store.key(id));
         self.bound_splits(level, rec.depth);
         let d = child_depth(rec.depth);
@@ -400,6 +477,9 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
             r.lb = r.lb.max(ub.min(min_lb));
             r.proven = self.proven_bound(&r, min_proven);
             *self.store.get_mut(id) = r;
+            if ub < rec.ub {
+                self.propagate(level);
+            }
             if r.lb >= ub.min(budget) {
                 return;
             }
@@ -415,6 +495,8 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
             let Some(right) = self.child(level, cand.feature, true, cand.right, d) else { break };
             let mut l = self.bounds(left);
             let mut r = self.bounds(right);
+            self.path.truncate(level);
+            self.path.push((id, cand.feature, left, right));
             if l.lb + r.lb < bound {
                 if let Child::Record(lid) = left {
                     self.search(lid, level + 1, bound - r.lb);
@@ -438,6 +520,7 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
             if l.ub + r.ub < rec.ub {
                 rec.ub = l.ub + r.ub;
                 rec.best = cand.feature;
+                self.propagate(level);
             }
             if self.stopped.is_some() {
                 break;
@@ -452,12 +535,21 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
         *self.store.get_mut(id) = r;
     }
 
-    /// Solves a record with two levels left exactly with the pairwise-count kernel.
-    fn solve_small(&mut self, id: u32) {
-        let small = self.depth2.solve(self.data, self.store.key(id), 2, &self.rules);
+    /// Solves a record with two levels left exactly with the pairwise-count kernel;
+    /// false (the record unchanged, the search stopped) when a limit or a stop request
+    /// interrupted it.
+    fn solve_small(&mut self, id: u32, level: usize) -> bool {
+        let small = match self.kernel(None, id, 2) {
+            Ok(small) => small,
+            Err(status) => {
+                self.stopped.get_or_insert(status);
+                return false;
+            }
+        };
         let guessing = self.reference.is_some();
         let r = self.store.get_mut(id);
-        if small.cost < r.ub {
+        let improved = small.cost < r.ub;
+        if improved {
             r.ub = small.cost;
             r.best = small.split.map_or(LEAF, |s| s.0);
         }
@@ -466,6 +558,10 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
             // The kernel's tree is optimal: the leaf-closing rules it shares are sound.
             r.proven = r.ub;
         }
+        if improved {
+            self.propagate(level);
+        }
+        true
     }
 
     /// Bounds of the subproblem `set` with `depth` levels left, from its groups.
@@ -535,14 +631,26 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
             return self.push_leaf(set, tree);
         }
         if depth <= 2 {
-            let small: SmallTree = self.depth2.solve(self.data, set, depth, &self.rules);
-            return self.push_small(set, small.split, tree);
+            // Once stopped, a subproblem with two levels left follows its record (its
+            // children re-solved from the feature sums) instead of the pairwise kernel.
+            if let Ok(small) = self.kernel(Some(set), 0, depth) {
+                return self.push_small(set, small.split, tree);
+            }
+            if depth == 1 {
+                return self.push_leaf(set, tree);
+            }
         }
         match self.store.find(set, depth).map_or(LEAF, |id| self.store.get(id).best) {
             LEAF => self.push_leaf(set, tree),
             best => self.push_split(set, best, tree, |s, half, t| s.extract(half, child_depth(depth), t)),
         }
     }
+}
+
+/// A progress snapshot: the root's proven bound and the best complete tree known.
+fn progress(store: &Store, root: u32, w: f64, elapsed: f64) -> Progress {
+    let r = store.get(root);
+    Progress { elapsed, lower_bound: r.proven / w, objective: r.ub / w, subproblems: store.len() as u64 }
 }
 
 /// Finds a tree minimising misclassified weight / total weight + λ x leaves under the
@@ -576,6 +684,8 @@ pub(crate) fn run<M: Monitor>(data: &BinaryDataset, config: &Problem, monitor: &
         depth2: Depth2::new(data, reference.as_deref(), rules.min_support),
         store: Store::new(data.words(), config.limits.memory_limit),
         levels: Vec::new(),
+        limit: config.limits.memory_limit.unwrap_or(usize::MAX),
+        path: Vec::new(),
         budget: Budget::new(&config.limits, monitor),
         stopped: None,
         expansions: 0,
@@ -628,7 +738,7 @@ pub(crate) fn run<M: Monitor>(data: &BinaryDataset, config: &Problem, monitor: &
             subproblems: solver.store.len() as u64,
             expansions: solver.expansions,
             seconds: solver.budget.elapsed(),
-            memory_bytes: solver.store.bytes() as u64,
+            memory_bytes: (solver.store.bytes() + solver.other_bytes()) as u64,
         },
     })
 }

@@ -54,6 +54,8 @@ pub struct Store {
     records: Vec<Record>,
     table: HashTable<u32>,
     memory_limit: usize,
+    /// Bytes of the limit held by other structures of the search.
+    external: usize,
 }
 
 impl Store {
@@ -64,7 +66,13 @@ impl Store {
             records: Vec::new(),
             table: HashTable::new(),
             memory_limit: memory_limit.unwrap_or(usize::MAX),
+            external: 0,
         }
+    }
+
+    /// Tells the store how many bytes of the memory limit the rest of the search holds.
+    pub fn set_external(&mut self, bytes: usize) {
+        self.external = bytes;
     }
 
     /// Number of stored subproblems.
@@ -137,7 +145,8 @@ impl Store {
         let len = self.records.len();
         let mut cap = (len * 2).max(1024);
         let per = self.per_record_bytes();
-        while cap > len && cap * per + Self::table_bytes(cap) > self.memory_limit {
+        let limit = self.memory_limit.saturating_sub(self.external);
+        while cap > len && cap * per + Self::table_bytes(cap) > limit {
             cap = len + (cap - len) / 2;
         }
         if cap <= len {
