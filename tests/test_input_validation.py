@@ -153,7 +153,7 @@ def test_binned_one_hot_encoder_is_exported():
     assert list(enc.get_feature_names_out()) == [
         "colour == blue", "colour == red", "size == 1", "size == 2", "size == 3"
     ]
-    assert enc.transform(X).tolist() == [[0, 1, 1, 0, 0], [1, 0, 0, 1, 0], [0, 1, 0, 0, 1]]
+    assert enc.transform(X).to_numpy().tolist() == [[0, 1, 1, 0, 0], [1, 0, 0, 1, 0], [0, 1, 0, 0, 1]]
 
 
 # --------------------------------------------------------------------------- #

@@ -447,6 +447,7 @@ def _scale_weights(tree, exponent):
         classes=tree.classes,
         feature_names=tree.feature_names,
         n_features=tree.n_features,
+        binary_features=tree.binary_features,
     )
 
 

@@ -233,7 +233,7 @@ class _OptimalTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEst
         # the caller's units (weighted class totals) when those are representable.
         unit = getattr(self, "_weight_unit", 1.0)
         if unit != 1.0:
-            with np.errstate(over="ignore", under="ignore"):
+            with np.errstate(over="ignore", under="ignore", invalid="ignore"):
                 value = res["value"] * unit
             positive = res["value"] > 0
             if np.all(np.isfinite(value)) and np.all(value[positive] >= np.finfo(float).tiny):
