@@ -27,7 +27,8 @@ pub struct Progress {
 }
 
 /// Receives progress about every [`Monitor::INTERVAL`]; returning `false` stops the
-/// search with [`Status::Interrupted`].
+/// search with [`Status::Interrupted`]. A search that stopped early reports once more
+/// at the end, with the tree it returns (work finishing after the stop may improve it).
 pub trait Monitor {
     /// How often `report` is called while the search runs.
     const INTERVAL: Duration = Duration::from_millis(100);
@@ -67,6 +68,11 @@ impl<'m, M: Monitor> Budget<'m, M> {
     /// Seconds since the start.
     pub fn elapsed(&self) -> f64 {
         self.start.elapsed().as_secs_f64()
+    }
+
+    /// The last report of a search that stopped early: the figures of the returned tree.
+    pub fn report_final(&mut self, progress: &Progress) {
+        let _ = self.monitor.report(progress);
     }
 
     /// Checks the clock and reports progress when due; `Some(status)` means stop.

@@ -728,6 +728,11 @@ pub(crate) fn run<M: Monitor>(data: &BinaryDataset, config: &Problem, monitor: &
         };
         (status, (root_proven / w).min(objective))
     };
+    if status != Status::Optimal {
+        let elapsed = solver.budget.elapsed();
+        let subproblems = solver.store.len() as u64;
+        solver.budget.report_final(&Progress { elapsed, lower_bound, objective, subproblems });
+    }
     Ok(SearchResult {
         tree,
         objective,
