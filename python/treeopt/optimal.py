@@ -5,8 +5,9 @@ once, run the solver in Rust without the GIL and expose the result as a
 :class:`treeopt.Tree` with a certificate (``objective_``, ``lower_bound_``, ``status_``).
 """
 
-from numbers import Integral, Real
+import time
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
@@ -216,6 +217,7 @@ class _OptimalTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEst
         _refuse_booleans(self)
         if np.isnan(self.regularization):
             raise ValueError("regularization is NaN; pass a number >= 0 such as 0.01.")
+        self._fit_started = time.perf_counter()
         Xb, y, y_encoded, weight = self._validate_fit_input(X, y, sample_weight)
         reference = None if y_ref is None else _reference_errors(y, y_ref, self.classes_, weight)
         res = self._solve(Xb, y_encoded, weight, reference)
@@ -227,6 +229,33 @@ class _OptimalTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEst
             # on to the caller, so that a loop of fits or a grid search stops too.
             raise interrupt
         return self
+
+    def _time_left(self):
+        """Seconds of ``time_limit`` left for the search: the limit bounds the whole
+        ``fit`` (input checks and warm start included), as the user times it."""
+        if self.time_limit is None:
+            return None
+        spent = time.perf_counter() - getattr(self, "_fit_started", time.perf_counter())
+        return max(float(self.time_limit) - spent, 1e-3)
+
+    #: Seconds of search after which a fit with no time_limit warns that it is slow.
+    _slow_fit_seconds = 10.0
+
+    def _slow_fit_warning(self):
+        """``(seconds, message)``: what to change, shown once through ``warnings`` when a
+        fit with no ``time_limit`` is still searching after ``_slow_fit_seconds``
+        (``None`` with a limit)."""
+        if self.time_limit is not None:
+            return None
+        name = type(self).__name__
+        return self._slow_fit_seconds, (
+            f"{name}.fit has searched for {self._slow_fit_seconds:g} s with no time_limit and may run much "
+            "longer. To get a tree sooner: set time_limit (seconds; the best tree so far "
+            "is returned with status_ 'time_limit' and a proven lower_bound_), lower "
+            "max_depth, raise regularization, or give fewer 0/1 columns (e.g. "
+            "NumericBinarizer(max_thresholds=4), or treeopt.OptimalTreeClassifier on the "
+            "raw columns). Ctrl-C stops the fit and keeps the best tree so far."
+        )
 
     def _set_result(self, res):
         # The solver saw weights scaled to a largest weight of 1: node values go back to
@@ -358,7 +387,8 @@ class GOSDTClassifier(_OptimalTreeClassifier):
             weight,
             float(self.regularization),
             max_depth=_saturated(self.max_depth),
-            time_limit=None if self.time_limit is None else float(self.time_limit),
+            time_limit=self._time_left(),
+            slow_fit_warning=self._slow_fit_warning(),
             memory_limit=_saturated(self.memory_limit),
             verbose=bool(self.verbose),
             reference_errors=reference,
@@ -465,7 +495,8 @@ class DL85Classifier(_OptimalTreeClassifier):
             _saturated(self.max_depth),
             _saturated(min_leaf),
             float(self.regularization),
-            time_limit=None if self.time_limit is None else float(self.time_limit),
+            time_limit=self._time_left(),
+            slow_fit_warning=self._slow_fit_warning(),
             memory_limit=_saturated(self.memory_limit),
             verbose=bool(self.verbose),
             reference_errors=reference,
@@ -520,10 +551,10 @@ def _prune_for_penalty(tree, regularization, total):
 
 
 def _cart_warm_start(Xb, y_encoded, weight, regularization):
-    """OSDT's warm start (paper §4): scikit-learn CART trees grown best-first to a few
-    leaf counts on the 0/1 matrix (with the sample weights), each pruned for the OSDT
-    objective; returns the node arrays ``(left, right, feature)`` of the best (a
-    single leaf when no CART tree beats it)."""
+    """OSDT's warm start (paper §4): a scikit-learn CART tree grown best-first on the
+    0/1 matrix (with the sample weights) to the most leaves an optimal tree can have
+    (at most 64), pruned for the OSDT objective; returns its node arrays ``(left,
+    right, feature)`` (a single leaf when no split pays its penalty)."""
     from sklearn.tree import DecisionTreeClassifier
 
     w = np.ones(len(y_encoded)) if weight is None else weight
@@ -541,15 +572,11 @@ def _cart_warm_start(Xb, y_encoded, weight, regularization):
     if regularization > 0 and 0.5 / regularization < cap:
         cap = int(np.floor(0.5 / regularization)) + 1
     cap = max(2, cap)
-    sizes = sorted({k for k in (2, 3, 4, 5, 6, 8, 10, 12, 16, 24, 32, 48, 64) if k <= cap} | {cap})
-    best_cost, best = np.inf, None
-    for k in sizes:
-        cart = DecisionTreeClassifier(max_leaf_nodes=k, random_state=0)
-        cart.fit(Xu, yu, sample_weight=wu)
-        cost, arrays = _prune_for_penalty(Tree.from_sklearn(cart), regularization, total)
-        if cost < best_cost - 1e-12:
-            best_cost, best = cost, arrays
-    return best
+    # Best-first growth makes every smaller CART tree a pruning of this one, and the
+    # pruning below is the best for the objective: one fit covers every leaf count.
+    cart = DecisionTreeClassifier(max_leaf_nodes=cap, random_state=0)
+    cart.fit(Xu, yu, sample_weight=wu)
+    return _prune_for_penalty(Tree.from_sklearn(cart), regularization, total)[1]
 
 
 def _check_binary_target(y):
@@ -778,7 +805,8 @@ class OSDTClassifier(_OptimalTreeClassifier):
             policy=self.policy,
             disabled_bounds=disabled,
             warm_start=warm,
-            time_limit=None if self.time_limit is None else float(self.time_limit),
+            time_limit=self._time_left(),
+            slow_fit_warning=self._slow_fit_warning(),
             memory_limit=_saturated(self.memory_limit),
             verbose=bool(self.verbose),
         )

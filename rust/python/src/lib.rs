@@ -22,7 +22,11 @@ struct PyMonitor {
     /// The exception a signal handler raised (KeyboardInterrupt for Ctrl-C): the search
     /// stops, and the caller re-raises it once the best tree is stored.
     interrupt: Option<PyErr>,
+    /// A message the caller wants shown once through `warnings` when the search is still
+    /// running at the given moment (a fit with no time limit that turns out long).
+    slow_fit_warning: Option<(Instant, String)>,
 }
+
 
 impl Monitor for PyMonitor {
     fn report(&mut self, p: &Progress) -> bool {
@@ -32,6 +36,16 @@ impl Monitor for PyMonitor {
                 // with the exception to re-raise.
                 self.interrupt = Some(e);
                 return false;
+            }
+            if let Some((at, message)) = &self.slow_fit_warning {
+                if Instant::now() >= *at {
+                    if let Ok(text) = std::ffi::CString::new(message.as_str()) {
+                        let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+                        // a warnings filter set to "error" must not stop the search
+                        let _ = PyErr::warn(py, &category, &text, 1);
+                    }
+                    self.slow_fit_warning = None;
+                }
             }
             if self.verbose && Instant::now() >= self.next_print {
                 self.next_print = Instant::now() + Duration::from_millis(500);
@@ -150,10 +164,18 @@ fn fit_with<'py>(
     n_classes: usize,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
     verbose: bool,
+    slow_fit_warning: Option<(f64, String)>,
     solve: impl FnOnce(&BinaryDataset, &mut PyMonitor) -> treeopt_core::Result<SearchResult> + Send,
 ) -> PyResult<Bound<'py, PyDict>> {
     let data = dataset(&x, &y, n_classes, &sample_weight)?;
-    let mut monitor = PyMonitor { verbose, next_print: Instant::now(), interrupt: None };
+    // (seconds, message): shown once if the search still runs after that many seconds
+    let slow_fit_warning = match slow_fit_warning {
+        Some((seconds, m)) if seconds.is_finite() && seconds >= 0.0 && seconds < 1e9 => {
+            Some((Instant::now() + Duration::from_secs_f64(seconds), m))
+        }
+        _ => None,
+    };
+    let mut monitor = PyMonitor { verbose, next_print: Instant::now(), interrupt: None, slow_fit_warning };
     let res = run_released(py, || solve(&data, &mut monitor));
     let interrupt = monitor.interrupt.take();
     let res = match res.and_then(|r| r.map_err(value_error)) {
@@ -173,7 +195,7 @@ fn fit_with<'py>(
 /// status and search statistics. `reference_errors` (per row, the weight a reference
 /// model misclassifies) turns on lower-bound guessing.
 #[pyfunction]
-#[pyo3(signature = (x, y, n_classes, sample_weight, regularization, max_depth=None, time_limit=None, memory_limit=None, verbose=false, reference_errors=None))]
+#[pyo3(signature = (x, y, n_classes, sample_weight, regularization, max_depth=None, time_limit=None, memory_limit=None, verbose=false, reference_errors=None, slow_fit_warning=None))]
 #[allow(clippy::too_many_arguments)]
 fn gosdt_fit<'py>(
     py: Python<'py>,
@@ -187,6 +209,7 @@ fn gosdt_fit<'py>(
     memory_limit: Option<usize>,
     verbose: bool,
     reference_errors: Option<PyReadonlyArray1<'py, f64>>,
+    slow_fit_warning: Option<(f64, String)>,
 ) -> PyResult<Bound<'py, PyDict>> {
     guarded(|| {
         let config = GosdtConfig {
@@ -195,14 +218,14 @@ fn gosdt_fit<'py>(
             limits: limits(time_limit, memory_limit)?,
             reference_errors: reference_errors.map(|r| r.as_array().to_vec()),
         };
-        fit_with(py, x, y, n_classes, sample_weight, verbose, |d, m| solve_gosdt(d, &config, m))
+        fit_with(py, x, y, n_classes, sample_weight, verbose, slow_fit_warning, |d, m| solve_gosdt(d, &config, m))
     })
 }
 
 /// DL8.5 on a 0/1 matrix: depth-limited optimal tree with a minimum number of rows per
 /// leaf and an optional penalty per leaf; same result dict as `gosdt_fit`.
 #[pyfunction]
-#[pyo3(signature = (x, y, n_classes, sample_weight, max_depth, min_samples_leaf, regularization, time_limit=None, memory_limit=None, verbose=false, reference_errors=None))]
+#[pyo3(signature = (x, y, n_classes, sample_weight, max_depth, min_samples_leaf, regularization, time_limit=None, memory_limit=None, verbose=false, reference_errors=None, slow_fit_warning=None))]
 #[allow(clippy::too_many_arguments)]
 fn dl85_fit<'py>(
     py: Python<'py>,
@@ -217,6 +240,7 @@ fn dl85_fit<'py>(
     memory_limit: Option<usize>,
     verbose: bool,
     reference_errors: Option<PyReadonlyArray1<'py, f64>>,
+    slow_fit_warning: Option<(f64, String)>,
 ) -> PyResult<Bound<'py, PyDict>> {
     guarded(|| {
         let config = Dl85Config {
@@ -226,7 +250,7 @@ fn dl85_fit<'py>(
             limits: limits(time_limit, memory_limit)?,
             reference_errors: reference_errors.map(|r| r.as_array().to_vec()),
         };
-        fit_with(py, x, y, n_classes, sample_weight, verbose, |d, m| solve_dl85(d, &config, m))
+        fit_with(py, x, y, n_classes, sample_weight, verbose, slow_fit_warning, |d, m| solve_dl85(d, &config, m))
     })
 }
 

@@ -14,7 +14,7 @@ use treeopt_search::osdt::{solve, tree_from_arrays, Bounds, OsdtConfig, OsdtStat
 /// `disabled_bounds` names bounds to switch off (see `bound_names()`); `warm_start` is
 /// `(children_left, children_right, feature)` of an initial tree over the same features.
 #[pyfunction]
-#[pyo3(signature = (x, y, n_classes, sample_weight, regularization, policy="curiosity", disabled_bounds=None, warm_start=None, time_limit=None, memory_limit=None, verbose=false))]
+#[pyo3(signature = (x, y, n_classes, sample_weight, regularization, policy="curiosity", disabled_bounds=None, warm_start=None, time_limit=None, memory_limit=None, verbose=false, slow_fit_warning=None))]
 #[allow(clippy::too_many_arguments)]
 fn osdt_fit<'py>(
     py: Python<'py>,
@@ -29,6 +29,7 @@ fn osdt_fit<'py>(
     time_limit: Option<f64>,
     memory_limit: Option<usize>,
     verbose: bool,
+    slow_fit_warning: Option<(f64, String)>,
 ) -> PyResult<Bound<'py, PyDict>> {
     guarded(|| {
         let mut bounds = Bounds::ALL;
@@ -51,7 +52,7 @@ fn osdt_fit<'py>(
         };
         let mut extra: Option<(OsdtStats, Option<f64>)> = None;
         let slot = &mut extra;
-        let out = fit_with(py, x, y, n_classes, sample_weight, verbose, move |d, m| {
+        let out = fit_with(py, x, y, n_classes, sample_weight, verbose, slow_fit_warning, move |d, m| {
             let res = solve(d, &config, m)?;
             *slot = Some((res.stats, res.warm_start_objective));
             Ok(res.result)

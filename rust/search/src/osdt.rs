@@ -1210,7 +1210,10 @@ impl<'a, 'm, M: Monitor> Search<'a, 'm, M> {
             let mut list = Vec::new();
             let mut fail = false;
             for_each_one(&valid, |f| {
-                if fail {
+                // A child leaf costs a pass over the rows and the features: on wide data
+                // the clock and Ctrl-C are polled for each one.
+                if fail || self.poll() {
+                    fail = true;
                     return;
                 }
                 match (self.child_leaf(p, f as u32, false), self.child_leaf(p, f as u32, true)) {
@@ -1222,7 +1225,7 @@ impl<'a, 'm, M: Monitor> Search<'a, 'm, M> {
                 }
             });
             if fail || list.is_empty() {
-                return; // out of memory (split leaves always have a feature to split on)
+                return; // stopped or out of memory (split leaves always have a feature to split on)
             }
             // Smallest hierarchical/look-ahead/equivalent-points sum first; ties by feature.
             list.sort_by(|x, y| x.terms[0].total_cmp(&y.terms[0]));
