@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{instance, oracle, oracle_min_support};
+use common::{instance, instance_with, oracle, oracle_min_support};
 use proptest::prelude::*;
 use std::collections::HashMap;
 use treeopt_core::BinaryDataset;
@@ -29,6 +29,27 @@ proptest! {
         if let Some(d) = depth {
             prop_assert!(res.tree.depth() <= d);
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+    /// Many classes: the bound that each leaf serves one class (issue 19, G) stays exact.
+    #[test]
+    fn gosdt_matches_the_oracle_with_many_classes(
+        inst in instance_with(24, 5, 3..=8),
+        reg in prop_oneof![Just(0.0), Just(0.03), Just(0.1), 0.0f64..0.3],
+        depth in prop_oneof![Just(None), (0usize..4).prop_map(Some)],
+    ) {
+        let data = BinaryDataset::new(&inst.x, inst.rows, inst.features, &inst.y, inst.classes, Some(&inst.w)).unwrap();
+        let total: f64 = inst.w.iter().sum();
+        let config = GosdtConfig { regularization: reg, max_depth: depth, ..Default::default() };
+        let res = solve_gosdt(&data, &config, &mut NoMonitor).unwrap();
+        let mut memo = HashMap::new();
+        let want = oracle(&inst, reg * total, (0..inst.rows).collect(), depth, &mut memo) / total;
+        prop_assert_eq!(res.status, Status::Optimal);
+        prop_assert!((res.objective - want).abs() < 1e-9, "objective {} oracle {}", res.objective, want);
+        prop_assert!(res.lower_bound <= res.objective);
     }
 }
 
