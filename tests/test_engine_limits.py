@@ -141,3 +141,54 @@ def test_interrupt_is_answered_quickly_on_wide_data():
         timer.cancel()
     assert fired, "the fit ended before the interrupt"
     assert done - fired[0] < 0.25, f"interrupt answered after {done - fired[0]:.2f}s"
+
+
+def test_many_classes_prove_the_leaf_at_once_in_little_memory():
+    # Issue 19, G: 100,000 rows x 20 columns, 300 classes, default regularization. Each
+    # class holds under 0.4 % of the weight, less than one leaf's penalty (1 %), so no
+    # split can pay for itself: the search must prove the single leaf optimal, not grow
+    # to gigabytes and stop at a limit with a gap.
+    rng = np.random.default_rng(0)
+    n, m, k = 100_000, 20, 300
+    X = (rng.random((n, m)) < 0.5).astype(np.uint8)
+    y = (X[:, :9] @ (1 << np.arange(9))) % k
+    y = np.where(rng.random(n) < 0.1, rng.integers(0, k, n), y)
+    clf = GOSDTClassifier(time_limit=30)
+    t = time.perf_counter()
+    clf.fit(X, y)
+    assert time.perf_counter() - t < 10
+    assert clf.status_ == "optimal"
+    assert clf.n_leaves_ == 1 and clf.lower_bound_ == clf.objective_
+    assert clf.search_stats_["memory_bytes"] < 4 * MiB, clf.search_stats_
+
+
+def test_many_classes_with_a_small_penalty_keep_memory_per_subproblem_small():
+    # With a penalty small enough to split, the search runs; what it stores per
+    # subproblem (the capture set and its bounds) must not scale with the 300 classes.
+    rng = np.random.default_rng(1)
+    n, m, k = 20_000, 12, 300
+    X = (rng.random((n, m)) < 0.5).astype(np.uint8)
+    y = (X[:, :9] @ (1 << np.arange(9))) % k
+    clf = GOSDTClassifier(regularization=0.0005, time_limit=1)
+    clf.fit(X, y)
+    stats = clf.search_stats_
+    n_groups = len(np.unique(X, axis=0))
+    key_bytes = 8 * ((n_groups + 63) // 64)
+    per_subproblem = stats["memory_bytes"] / max(stats["subproblems"], 1)
+    # the capture set, with the arena's growth slack and the hash table
+    assert per_subproblem < 4 * key_bytes + 200, (per_subproblem, key_bytes, stats)
+
+
+def test_running_out_of_machine_memory_says_why(monkeypatch):
+    # The machine's memory cannot be exhausted in a test: a search limited below the
+    # estimator's (absent) memory_limit stands in for it.
+    import treeopt.optimal as optimal
+
+    real = optimal._saturated
+    monkeypatch.setattr(optimal, "_saturated", lambda v: 20_000 if v is None else real(v))
+    X, y = wide(300, 40, seed=3)
+    clf = GOSDTClassifier(regularization=0.001)
+    with pytest.warns(UserWarning, match="ran out of memory before proving"):
+        clf.fit(X, y)
+    assert clf.status_ == "memory_limit"
+    assert clf.lower_bound_ <= clf.objective_

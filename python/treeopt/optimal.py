@@ -279,6 +279,16 @@ class _OptimalTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEst
         self.search_stats_ = {
             k: res[k] for k in ("subproblems", "expansions", "seconds", "memory_bytes")
         }
+        if self.status_ == "memory_limit" and self.memory_limit is None:
+            warnings.warn(
+                f"{type(self).__name__} ran out of memory before proving its tree optimal: "
+                f"the tree returned has objective {self.objective_:.6g} against a proven "
+                f"lower bound of {self.lower_bound_:.6g}. To finish, set max_depth, raise "
+                "regularization or give fewer 0/1 columns; set memory_limit (bytes) to "
+                "stop sooner.",
+                UserWarning,
+                stacklevel=3,
+            )
         if self.verbose:
             print(
                 f"[treeopt] {self.status_}: objective {self.objective_:.6f}, lower bound "

@@ -52,7 +52,8 @@ pub(crate) struct Depth2 {
     rows_at: Option<usize>,
     /// Channel of the reference loss (only with lower-bound guessing).
     reference_at: Option<usize>,
-    /// Per group, its channel vector: class weights, then rows and reference loss.
+    /// Per group, its channel vector (class weights, then rows and reference loss) when
+    /// there are extra channels; empty otherwise (the dataset's class weights are read).
     values: Vec<f64>,
     /// Per dataset feature: groups of the subproblem where it is 1 (zero between calls).
     count: Vec<u32>,
@@ -111,14 +112,27 @@ impl Poller<'_> {
     }
 }
 
+/// The `k` values summed for group `g`: its class weights from the dataset, or its
+/// row of `values` when the kernel keeps extra sums per group.
+#[inline]
+fn group_values<'a>(values: &'a [f64], data: &'a BinaryDataset, g: usize, k: usize) -> &'a [f64] {
+    if values.is_empty() {
+        data.class_weights(g)
+    } else {
+        &values[g * k..g * k + k]
+    }
+}
+
 impl Depth2 {
     pub fn new(data: &BinaryDataset, reference: Option<&[f64]>, min_support: f64) -> Self {
         let (m, c) = (data.n_features(), data.n_classes());
         let rows_at = (min_support > 1.0).then_some(c);
         let reference_at = reference.map(|_| c + rows_at.is_some() as usize);
         let k = c + rows_at.is_some() as usize + reference_at.is_some() as usize;
-        let mut values = Vec::with_capacity(data.n_groups() * k);
-        for g in 0..data.n_groups() {
+        // The class weights are read from the dataset; a copy is made only when each
+        // group carries more (its rows, the reference's errors).
+        let mut values = Vec::with_capacity(if k > c { data.n_groups() * k } else { 0 });
+        for g in (0..data.n_groups()).filter(|_| k > c) {
             values.extend_from_slice(data.class_weights(g));
             if rows_at.is_some() {
                 values.push(data.group_rows(g) as f64);
@@ -308,7 +322,7 @@ impl Depth2 {
             }
             let (values, total) = (&self.values, &mut self.total);
             for_each_one(set, |g| {
-                for (t, w) in total.iter_mut().zip(&values[g * k..g * k + k]) {
+                for (t, w) in total.iter_mut().zip(group_values(values, data, g, k)) {
                     *t += w;
                 }
             });
@@ -335,7 +349,7 @@ impl Depth2 {
                 n_groups += 1;
                 let nr = data.group_rows(g) as f64;
                 rows += nr;
-                for (t, v) in total.iter_mut().zip(&values[g * k..g * k + k]) {
+                for (t, v) in total.iter_mut().zip(group_values(values, data, g, k)) {
                     *t += v;
                 }
                 for &f in data.ones_of(g) {
@@ -386,7 +400,7 @@ impl Depth2 {
             self.pairs = Vec::new();
             let (slot, diag, values) = (&self.slot, &mut self.diag, &self.values);
             for_each_one(set, |g| {
-                let v = &values[g * k..g * k + k];
+                let v = group_values(values, data, g, k);
                 for &f in data.ones_of(g) {
                     let s = slot[f as usize];
                     if s != NONE {
@@ -414,7 +428,7 @@ impl Depth2 {
             let (slot, diag, values) = (&self.slot, &mut self.diag, &self.values);
             let (local, local_start, local_group) = (&mut self.local, &mut self.local_start, &mut self.local_group);
             for_each_one(set, |g| {
-                let v = &values[g * k..g * k + k];
+                let v = group_values(values, data, g, k);
                 for &f in data.ones_of(g) {
                     let s = slot[f as usize];
                     if s != NONE {
@@ -459,7 +473,7 @@ impl Depth2 {
                 while w != 0 {
                     let g = wi * 64 + w.trailing_zeros() as usize;
                     w &= w - 1;
-                    let v = &values[g * k..g * k + k];
+                    let v = group_values(values, data, g, k);
                     let ones = data.ones_of(g);
                     for (a, &i) in ones.iter().enumerate() {
                         let i = i as usize;
@@ -483,7 +497,7 @@ impl Depth2 {
         }
         for q in 0..self.local_group.len() {
             let g = self.local_group[q] as usize;
-            let v = &values[g * k..g * k + k];
+            let v = group_values(values, data, g, k);
             let ones = &self.local[self.local_start[q] as usize..self.local_start[q + 1] as usize];
             match layout {
                 Layout::Triangle => {
