@@ -313,8 +313,9 @@ class GOSDTClassifier(_OptimalTreeClassifier):
     max_depth : int or None, default=None
         Maximum depth (a single leaf has depth 0). None: no limit.
     time_limit : float or None, default=None
-        Seconds after which the search stops and returns the best tree so far
-        (``status_ == "time_limit"``).
+        Seconds of ``fit`` (input checks included) after which the search stops and
+        returns the best tree so far (``status_ == "time_limit"``). Without a limit, a
+        search still running after 10 s warns once with what to change.
     memory_limit : int or None, default=None
         Bytes the subproblem store may use; reaching it stops the search the same way
         (``status_ == "memory_limit"``).
@@ -426,7 +427,9 @@ class DL85Classifier(_OptimalTreeClassifier):
     regularization : float, default=0.0
         Penalty per leaf as a fraction of the training weight (0: pure accuracy).
     time_limit : float or None, default=None
-        Seconds after which the best tree so far is returned (``status_ == "time_limit"``).
+        Seconds of ``fit`` after which the best tree so far is returned (``status_ ==
+        "time_limit"``). Without a limit, a search still running after 10 s warns once
+        with what to change.
     memory_limit : int or None, default=None
         Bytes the subproblem cache may use (``status_ == "memory_limit"`` when reached).
     class_weight : dict, "balanced" or None, default=None
@@ -653,8 +656,9 @@ class OSDTClassifier(_OptimalTreeClassifier):
         every test) is used as given. So a fit stopped by a limit is never worse than
         the warm start. None starts from the single leaf.
     time_limit : float or None, default=None
-        Seconds after which the search stops and returns the best tree so far
-        (``status_ == "time_limit"``).
+        Seconds of ``fit`` (input checks included) after which the search stops and
+        returns the best tree so far (``status_ == "time_limit"``). Without a limit, a
+        search still running after 10 s warns once with what to change.
     memory_limit : int or None, default=None
         Bytes the queue, the leaf cache and the tree cache may hold; reaching it stops
         the search the same way (``status_ == "memory_limit"``).
