@@ -9,6 +9,23 @@ use std::collections::HashMap;
 use treeopt_core::BinaryDataset;
 use treeopt_search::{solve_dl85, solve_gosdt, Dl85Config, GosdtConfig, NoMonitor, Status};
 
+/// GOSDT proves optimal the oracle's objective, within the depth limit.
+fn check_gosdt(inst: &common::Instance, reg: f64, depth: Option<usize>) -> Result<(), TestCaseError> {
+    let data = BinaryDataset::new(&inst.x, inst.rows, inst.features, &inst.y, inst.classes, Some(&inst.w)).unwrap();
+    let total: f64 = inst.w.iter().sum();
+    let config = GosdtConfig { regularization: reg, max_depth: depth, ..Default::default() };
+    let res = solve_gosdt(&data, &config, &mut NoMonitor).unwrap();
+    let mut memo = HashMap::new();
+    let want = oracle(inst, reg * total, (0..inst.rows).collect(), depth, &mut memo) / total;
+    prop_assert_eq!(res.status, Status::Optimal);
+    prop_assert!((res.objective - want).abs() < 1e-9, "objective {} oracle {}", res.objective, want);
+    prop_assert!(res.lower_bound <= res.objective);
+    if let Some(d) = depth {
+        prop_assert!(res.tree.depth() <= d);
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
     #[test]
@@ -17,18 +34,7 @@ proptest! {
         reg in prop_oneof![Just(0.0), Just(0.01), Just(0.05), 0.0f64..0.2],
         depth in prop_oneof![Just(None), (0usize..4).prop_map(Some)],
     ) {
-        let data = BinaryDataset::new(&inst.x, inst.rows, inst.features, &inst.y, inst.classes, Some(&inst.w)).unwrap();
-        let total: f64 = inst.w.iter().sum();
-        let config = GosdtConfig { regularization: reg, max_depth: depth, ..Default::default() };
-        let res = solve_gosdt(&data, &config, &mut NoMonitor).unwrap();
-        let mut memo = HashMap::new();
-        let want = oracle(&inst, reg * total, (0..inst.rows).collect(), depth, &mut memo) / total;
-        prop_assert_eq!(res.status, Status::Optimal);
-        prop_assert!((res.objective - want).abs() < 1e-9, "objective {} oracle {}", res.objective, want);
-        prop_assert!(res.lower_bound <= res.objective);
-        if let Some(d) = depth {
-            prop_assert!(res.tree.depth() <= d);
-        }
+        check_gosdt(&inst, reg, depth)?;
     }
 }
 
@@ -41,15 +47,7 @@ proptest! {
         reg in prop_oneof![Just(0.0), Just(0.03), Just(0.1), 0.0f64..0.3],
         depth in prop_oneof![Just(None), (0usize..4).prop_map(Some)],
     ) {
-        let data = BinaryDataset::new(&inst.x, inst.rows, inst.features, &inst.y, inst.classes, Some(&inst.w)).unwrap();
-        let total: f64 = inst.w.iter().sum();
-        let config = GosdtConfig { regularization: reg, max_depth: depth, ..Default::default() };
-        let res = solve_gosdt(&data, &config, &mut NoMonitor).unwrap();
-        let mut memo = HashMap::new();
-        let want = oracle(&inst, reg * total, (0..inst.rows).collect(), depth, &mut memo) / total;
-        prop_assert_eq!(res.status, Status::Optimal);
-        prop_assert!((res.objective - want).abs() < 1e-9, "objective {} oracle {}", res.objective, want);
-        prop_assert!(res.lower_bound <= res.objective);
+        check_gosdt(&inst, reg, depth)?;
     }
 }
 
