@@ -86,3 +86,21 @@ def test_osdt_time_limit_holds_on_wide_data():
     assert elapsed < 0.5 + 0.2, f"fit took {elapsed:.2f}s with time_limit=0.5"
     assert clf.status_ == "time_limit"
     assert clf.objective_ <= clf.warm_start_objective_ + 1e-12
+
+
+def test_osdt_time_limit_includes_its_final_bound():
+    # With millions of queued trees the proven bound at the end is one pass over the
+    # queue (0.5 s here): the search stops early enough for it to fit in the limit.
+    from sklearn.datasets import load_breast_cancer
+
+    from treeopt import NumericBinarizer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    Xb = NumericBinarizer(max_thresholds=2).fit_transform(X)
+    clf = OSDTClassifier(regularization=0.005, time_limit=2)
+    t = time.perf_counter()
+    clf.fit(Xb, y)
+    elapsed = time.perf_counter() - t
+    assert elapsed < 2 + 0.2, f"fit took {elapsed:.2f}s with time_limit=2"
+    assert clf.status_ == "time_limit"
+    assert clf.lower_bound_ <= clf.objective_

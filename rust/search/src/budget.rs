@@ -65,6 +65,11 @@ impl<'m, M: Monitor> Budget<'m, M> {
         }
     }
 
+    /// Seconds left before the time limit (`None` without one).
+    pub fn time_left(&self) -> Option<f64> {
+        self.deadline.map(|d| d.saturating_duration_since(Instant::now()).as_secs_f64())
+    }
+
     /// Seconds since the start.
     pub fn elapsed(&self) -> f64 {
         self.start.elapsed().as_secs_f64()

@@ -763,6 +763,9 @@ struct Search<'a, 'm, M: Monitor> {
     /// A proven lower bound (weight units) refreshed from time to time for the monitor.
     reported_lb: f64,
     next_lb_refresh: f64,
+    /// Seconds per queued entry of the last [`Search::queue_bound`] pass: the final
+    /// bound costs one more pass, which must fit before the time limit.
+    bound_seconds_per_entry: f64,
     /// Full bound of the entry whose expansion a stop interrupted.
     expanding_bound: Option<f64>,
     scratch: LeafScratch,
@@ -1336,26 +1339,49 @@ impl<'a, 'm, M: Monitor> Search<'a, 'm, M> {
         lb
     }
 
-    /// Refreshes the bound shown to the monitor, at most about once a second (and never
-    /// more than a tenth of the time).
+    /// Refreshes the bound shown to the monitor (and the cost estimate of a pass), at
+    /// most four times a second and never more than a tenth of the time.
     fn refresh_reported_bound(&mut self) {
         let now = self.budget.elapsed();
         if now < self.next_lb_refresh {
             return;
         }
+        if self.bound_pass_seconds() * 3.0 > self.budget.time_left().unwrap_or(f64::INFINITY) {
+            return; // the final pass is near: no refresh that would delay it
+        }
         self.reported_lb = self.queue_bound();
         let after = self.budget.elapsed();
-        self.next_lb_refresh = after + (10.0 * (after - now)).max(1.0);
+        self.bound_seconds_per_entry = (after - now) / self.heap.len().max(1) as f64;
+        self.next_lb_refresh = after + (10.0 * (after - now)).max(0.25);
+    }
+
+    /// Estimated seconds of a [`Search::queue_bound`] pass over the queue as it is now.
+    fn bound_pass_seconds(&self) -> f64 {
+        self.bound_seconds_per_entry * self.heap.len() as f64
+    }
+
+    /// Stops the search (time limit) when the final bound pass would not fit in the
+    /// time left, so that the whole search, its proven bound included, ends on time.
+    fn stop_for_final_bound(&mut self) -> bool {
+        let left = self.budget.time_left().unwrap_or(f64::INFINITY);
+        if self.stopped.is_none() && 1.5 * self.bound_pass_seconds() >= left {
+            self.stopped = Some(Status::TimeLimit);
+        }
+        self.stopped.is_some()
     }
 
     fn run(&mut self) {
         let (mut un, mut split) = (Vec::new(), Vec::new());
+        let mut pops = 0u64;
         while let Some(e) = self.heap.pop() {
-            if self.tick() {
+            pops += 1;
+            // (`work` also counts inside expansions, so the queue keeps its own count)
+            // (an expansion may queue thousands of trees: both checks look at the clock)
+            if self.tick() || (pops & 15 == 0 && self.stop_for_final_bound()) {
                 self.heap.push(e);
                 break;
             }
-            if self.work & 4095 == 0 {
+            if pops & 15 == 0 {
                 self.refresh_reported_bound();
             }
             let (sums, depth, h) = self.decode(&e, &mut un, &mut split);
@@ -1471,7 +1497,8 @@ pub fn solve<M: Monitor>(data: &BinaryDataset, config: &OsdtConfig, monitor: &mu
         stats: OsdtStats::default(),
         work: 0,
         reported_lb: 0.0,
-        next_lb_refresh: 1.0,
+        next_lb_refresh: 0.05,
+        bound_seconds_per_entry: 0.0,
         expanding_bound: None,
         masks: MaskScratch::default(),
         scratch: LeafScratch {
