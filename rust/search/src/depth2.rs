@@ -8,7 +8,7 @@
 //! equivalent-points weight is taken as zero: that only closes fewer nodes, and a node
 //! the search closes can never gain from a split, so both agree on every optimum.
 
-use crate::graph::{side, Rules};
+use crate::rules::{side, Rules, Side};
 use treeopt_core::bitset::for_each_one;
 use treeopt_core::BinaryDataset;
 
@@ -223,7 +223,7 @@ impl Depth2 {
 
     /// The leaf-closing rules applied to channel vector `v` at `depth`.
     #[inline]
-    fn side_of(&self, v: &[f64], depth: u32, rules: &Rules) -> crate::graph::Side {
+    fn side_of(&self, v: &[f64], depth: u32, rules: &Rules) -> Side {
         side(&v[..self.c], 0.0, self.reference_at.map(|r| v[r]), self.rows(v), depth, rules)
     }
 

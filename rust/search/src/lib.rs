@@ -8,6 +8,7 @@ mod depth2;
 pub mod dl85;
 pub mod gosdt;
 mod graph;
+mod rules;
 pub mod osdt;
 mod store;
 
