@@ -102,7 +102,7 @@ fn tree_arrays<'py>(py: Python<'py>, tree: &Tree, n_classes: usize, out: &Bound<
                 feature.push(-2);
             }
         }
-        value.extend_from_slice(&node.class_weights);
+        value.extend_from_slice(&node.value);
     }
     let value = Array2::from_shape_vec((n, n_classes), value).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     out.set_item("children_left", left.into_pyarray(py))?;

@@ -31,6 +31,7 @@
 use crate::budget::{Budget, Limits, Monitor, Progress};
 use crate::store::{Store, LEAF};
 use crate::depth2::{Depth2, SmallTree};
+use crate::objective::{stats_totals, Misclassification, Objective};
 use crate::rules::{side, Rules, Side};
 use crate::{SearchResult, Stats, Status};
 use treeopt_core::bitset::{and_into, and_not_into, for_each_one};
@@ -89,14 +90,14 @@ struct Level {
 }
 
 impl Level {
-    /// Bytes a level holds for this dataset.
-    fn bytes_for(data: &BinaryDataset) -> usize {
-        let (m, c) = (data.n_features(), data.n_classes());
+    /// Bytes a level holds for this dataset and `c` statistics per group.
+    fn bytes_for(data: &BinaryDataset, c: usize) -> usize {
+        let m = data.n_features();
         16 * data.words() + 16 * c + 8 * m * c + 28 * m + m * std::mem::size_of::<Candidate>()
     }
 
-    fn new(data: &BinaryDataset) -> Self {
-        let (m, c) = (data.n_features(), data.n_classes());
+    fn new(data: &BinaryDataset, c: usize) -> Self {
+        let m = data.n_features();
         Level {
             set: vec![0; data.words()],
             child: vec![0; data.words()],
@@ -133,8 +134,9 @@ impl Bounds {
     }
 }
 
-struct Solver<'a, 'm, M: Monitor> {
+struct Solver<'a, 'm, M: Monitor, O: Objective> {
     data: &'a BinaryDataset,
+    obj: O,
     rules: Rules,
     depth2: Depth2,
     store: Store,
@@ -162,12 +164,12 @@ fn child_depth(depth: u32) -> u32 {
     }
 }
 
-impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
+impl<'a, 'm, M: Monitor, O: Objective> Solver<'a, 'm, M, O> {
     /// Makes sure the scratch space of `level` exists; false (and the search stops) when
     /// the memory limit has no room for it.
     fn level(&mut self, level: usize) -> bool {
         while self.levels.len() <= level {
-            let need = Level::bytes_for(self.data);
+            let need = Level::bytes_for(self.data, self.obj.n_stats());
             if self.store.bytes() + self.other_bytes() + need > self.limit {
                 // The kernel's pair sums are a cache: give their room back first.
                 self.depth2.release_pairs();
@@ -177,7 +179,7 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
                     return false;
                 }
             }
-            self.levels.push(Level::new(self.data));
+            self.levels.push(Level::new(self.data, self.obj.n_stats()));
             self.store.set_external(self.other_bytes());
         }
         true
@@ -185,14 +187,14 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
 
     /// Bytes held besides the store: the levels and the depth-two kernel.
     fn other_bytes(&self) -> usize {
-        self.levels.len() * Level::bytes_for(self.data) + self.depth2.bytes()
+        self.levels.len() * Level::bytes_for(self.data, self.obj.n_stats()) + self.depth2.bytes()
     }
 
     /// Runs the depth-two kernel on `set` within the memory left by the store and the
     /// levels, polling the clock and the monitor as it goes. An `Err` is why it gave up
     /// (after a stop it gives up at once).
     fn kernel(&mut self, set: Option<&[u64]>, id: u32, depth: u32) -> std::result::Result<SmallTree, Status> {
-        let levels = self.levels.len() * Level::bytes_for(self.data);
+        let levels = self.levels.len() * Level::bytes_for(self.data, self.obj.n_stats());
         let budget = self.limit.saturating_sub(self.store.bytes() + levels);
         let (store, root, w, stopped) = (&self.store, self.root, self.data.total_weight(), self.stopped);
         let budget_clock = &mut self.budget;
@@ -205,7 +207,7 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
             }
         }
         let set = set.unwrap_or_else(|| store.key(id));
-        let out = self.depth2.solve(self.data, set, depth, &self.rules, budget, &mut stop);
+        let out = self.depth2.solve(&self.obj, self.data, set, depth, &self.rules, budget, &mut stop);
         self.store.set_external(self.other_bytes());
         out
     }
@@ -229,8 +231,9 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
     /// every feature, and the candidate splits sorted in exploration order.
     fn bound_splits(&mut self, level: usize, depth: u32) {
         let data = self.data;
+        let obj = &self.obj;
         let rules = self.rules;
-        let c = data.n_classes();
+        let c = obj.n_stats();
         let lv = &mut self.levels[level];
         lv.totals.fill(0.0);
         lv.right_weights.fill(0.0);
@@ -244,8 +247,8 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
         let mut reference_total = 0.0;
         let mut n_groups = 0u32;
         for_each_one(&lv.set, |g| {
-            let cw = data.class_weights(g);
-            let mn = data.group_minority(g);
+            let cw = obj.group_stats(g);
+            let mn = obj.group_floor(g);
             let re = reference.map_or(0.0, |r| r[g]);
             let nr = data.group_rows(g) as f64;
             rows += nr;
@@ -280,8 +283,8 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
             }
             let rm = lv.right_minority[f];
             let rr = lv.right_reference[f];
-            let right = side(rw, rm, reference.map(|_| rr), rr_rows, d, &rules);
-            let left = side(&lv.left_totals, minority - rm, reference.map(|_| reference_total - rr), rows - rr_rows, d, &rules);
+            let right = side(obj, rw, rm, reference.map(|_| rr), rr_rows, d, &rules);
+            let left = side(obj, &lv.left_totals, minority - rm, reference.map(|_| reference_total - rr), rows - rr_rows, d, &rules);
             lv.candidates.push(Candidate {
                 feature: f as u32,
                 order: left.leaf_cost + right.leaf_cost,
@@ -524,22 +527,22 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
     /// Bounds of the subproblem `set` with `depth` levels left, from its groups.
     fn set_side(&self, set: &[u64], depth: u32) -> Side {
         let data = self.data;
-        let mut totals = vec![0.0; data.n_classes()];
-        data.class_totals(set, &mut totals);
+        let mut totals = vec![0.0; self.obj.n_stats()];
+        stats_totals(&self.obj, set, &mut totals);
         let (mut minority, mut rows, mut reference) = (0.0, 0.0, 0.0);
         for_each_one(set, |g| {
-            minority += data.group_minority(g);
+            minority += self.obj.group_floor(g);
             rows += data.group_rows(g) as f64;
             reference += self.reference.as_ref().map_or(0.0, |r| r[g]);
         });
-        side(&totals, minority, self.reference.as_ref().map(|_| reference), rows, depth, &self.rules)
+        side(&self.obj, &totals, minority, self.reference.as_ref().map(|_| reference), rows, depth, &self.rules)
     }
 
     /// Appends a leaf for `set` to `tree` and returns its index.
     fn push_leaf(&self, set: &[u64], tree: &mut Tree) -> usize {
-        let mut class_weights = vec![0.0; self.data.n_classes()];
-        self.data.class_totals(set, &mut class_weights);
-        tree.nodes.push(Node { feature: None, left: 0, right: 0, class_weights });
+        let mut value = vec![0.0; self.obj.n_stats()];
+        stats_totals(&self.obj, set, &mut value);
+        tree.nodes.push(Node { feature: None, left: 0, right: 0, value });
         tree.nodes.len() - 1
     }
 
@@ -629,6 +632,23 @@ pub(crate) fn run<M: Monitor>(data: &BinaryDataset, config: &Problem, monitor: &
         }
         None => None,
     };
+    run_with(data, Misclassification::new(data), config, reference, monitor)
+}
+
+/// Loss of `tree` on the data: every group is charged the objective's loss at the label
+/// of the leaf it reaches.
+fn tree_loss<O: Objective>(obj: &O, tree: &Tree, data: &BinaryDataset) -> f64 {
+    let mut loss = 0.0;
+    for g in 0..data.n_groups() {
+        let leaf = tree.leaf_of(|j| data.feature_of(g, j));
+        loss += obj.group_loss(g, obj.leaf_label(&tree.nodes[leaf].value));
+    }
+    loss
+}
+
+/// The search of [`run`] for one objective.
+fn run_with<M: Monitor, O: Objective>(data: &BinaryDataset, obj: O, config: &Problem, reference: Option<Vec<f64>>, monitor: &mut M) -> Result<SearchResult> {
+    let reg = config.regularization;
     let depth = match config.max_depth {
         Some(d) if d < data.n_features() => d as u32,
         _ => UNLIMITED,
@@ -637,8 +657,9 @@ pub(crate) fn run<M: Monitor>(data: &BinaryDataset, config: &Problem, monitor: &
     let rules = Rules { penalty: reg * w, min_support: config.min_support.max(1) as f64 };
     let mut solver = Solver {
         data,
+        depth2: Depth2::new(&obj, data, reference.as_deref(), rules.min_support),
+        obj,
         rules,
-        depth2: Depth2::new(data, reference.as_deref(), rules.min_support),
         store: Store::new(data.words(), config.limits.memory_limit),
         levels: Vec::new(),
         limit: config.limits.memory_limit.unwrap_or(usize::MAX),
@@ -666,7 +687,8 @@ pub(crate) fn run<M: Monitor>(data: &BinaryDataset, config: &Problem, monitor: &
     }
     let mut tree = Tree::default();
     solver.extract(all.words(), depth, &mut tree);
-    let objective = tree.objective(data, reg);
+    let objective = tree_loss(&solver.obj, &tree, data) / w + reg * tree.n_leaves() as f64;
+    let labels = tree.nodes.iter().map(|n| solver.obj.leaf_label(&n.value)).collect();
     let guessing = solver.reference.is_some();
     // Proven optimal when the proven bound meets the best tree (up to rounding when the
     // proven bound was summed apart from the search bound).
@@ -692,6 +714,7 @@ pub(crate) fn run<M: Monitor>(data: &BinaryDataset, config: &Problem, monitor: &
     }
     Ok(SearchResult {
         tree,
+        labels,
         objective,
         lower_bound,
         guessed_lower_bound: guessing.then_some(root_lb / w),

@@ -8,6 +8,7 @@ mod depth2;
 pub mod dl85;
 pub mod gosdt;
 mod graph;
+pub mod objective;
 mod rules;
 pub mod osdt;
 mod store;
@@ -65,8 +66,12 @@ pub struct Stats {
 /// optimal objective, how the search ended and its statistics.
 #[derive(Clone, Debug)]
 pub struct SearchResult {
-    /// The best tree found.
+    /// The best tree found; each node's value holds the summed statistics of the
+    /// objective (for classification, the class weights of the rows it captures).
     pub tree: Tree,
+    /// Per node of `tree`, the class the objective predicts there (the heaviest class
+    /// under plain misclassification, as `Node::prediction`).
+    pub labels: Vec<usize>,
     /// Objective of `tree`, recomputed from the data.
     pub objective: f64,
     /// Proven lower bound on the optimal objective (equal to `objective` when optimal).

@@ -3,7 +3,7 @@
 //! equivalent-points floor and its rows, the cost of closing it as a leaf, the bounds of
 //! the best tree below it and whether a split can pay off at all.
 
-use treeopt_core::dataset::leaf_loss;
+use crate::objective::Objective;
 
 /// The leaf-closing rules every subproblem is judged by.
 #[derive(Clone, Copy, Debug)]
@@ -26,22 +26,23 @@ pub(crate) struct Side {
     pub terminal: bool,
 }
 
-/// Bounds of a node with these class totals, minority (equivalent-points) weight, rows
-/// and, when guessing, the weight the reference model misclassifies in it.
+/// Bounds of a node with these summed statistics (`totals`), equivalent-points floor
+/// (`minority`), rows and, when guessing, the weight the reference model loses in it.
 #[inline]
-pub(crate) fn side(totals: &[f64], minority: f64, reference: Option<f64>, rows: f64, depth: u32, rules: &Rules) -> Side {
+pub(crate) fn side<O: Objective>(obj: &O, totals: &[f64], minority: f64, reference: Option<f64>, rows: f64, depth: u32, rules: &Rules) -> Side {
     let penalty = rules.penalty;
-    let loss = leaf_loss(totals).0;
+    let loss = obj.leaf_loss(totals);
     let leaf_cost = loss + penalty;
     // Leaf support and incremental accuracy: a split can gain at most loss - minority and
     // costs at least one more penalty; and both children need the minimum support.
     let mut proven_terminal = depth == 0 || loss - minority <= penalty || rows < 2.0 * rules.min_support;
     let mut proven = if proven_terminal { leaf_cost } else { minority + 2.0 * penalty };
-    if !proven_terminal && totals.len() > 2 {
-        // With three or more classes, each leaf serving one class bounds a split tree too.
-        proven = split_bound(totals, minority, penalty, depth);
-        if proven >= leaf_cost {
-            (proven_terminal, proven) = (true, leaf_cost);
+    if !proven_terminal {
+        if let Some(bound) = obj.split_bound(totals, minority, penalty, depth) {
+            proven = bound;
+            if proven >= leaf_cost {
+                (proven_terminal, proven) = (true, leaf_cost);
+            }
         }
     }
     match reference {
@@ -54,31 +55,3 @@ pub(crate) fn side(totals: &[f64], minority: f64, reference: Option<f64>, rows: 
         }
     }
 }
-
-/// Least cost of any split tree of a node with these class totals (three or more
-/// classes): a tree with `L >= 2` leaves misclassifies at least the equivalent-points
-/// weight `minority`, and at least all but the `L` largest class totals (each leaf
-/// predicts one class), and pays `L` penalties; `L <= 2^depth`. With many classes and a
-/// penalty above a class's share this proves a leaf optimal at once.
-fn split_bound(totals: &[f64], minority: f64, penalty: f64, depth: u32) -> f64 {
-    let mut sorted: Vec<f64> = totals.to_vec();
-    sorted.sort_unstable_by(|a, b| b.total_cmp(a));
-    let max_leaves = if depth >= 63 { usize::MAX } else { 1usize << depth };
-    let total: f64 = sorted.iter().sum();
-    let mut covered = sorted[0];
-    let mut best = f64::INFINITY;
-    for (l, &t) in sorted.iter().enumerate().skip(1) {
-        let leaves = l + 1;
-        if leaves > max_leaves {
-            break;
-        }
-        covered += t;
-        let missed = (total - covered).max(0.0);
-        best = best.min(missed.max(minority) + penalty * leaves as f64);
-        if missed <= minority {
-            break; // more leaves only add penalties
-        }
-    }
-    if best.is_finite() { best } else { minority + 2.0 * penalty }
-}
-

@@ -1,0 +1,123 @@
+//! What the search minimises, as a policy (in the spirit of STreeD's optimisation task):
+//! the statistics each equivalence class ("group") contributes, the loss and the label
+//! of a leaf from the summed statistics of its groups, the equivalent-points floor of a
+//! group and, optionally, a tighter bound on any split tree. The dependency-graph search
+//! and the depth-two kernel are generic over it (monomorphised: no virtual call in the
+//! hot loops). The per-leaf penalty and the minimum support stay in [`crate::rules`].
+//!
+//! Losses are in weight units; the search adds the penalty per leaf. Statistics are
+//! additive: a node's statistics are the sum of its groups' statistics.
+
+use treeopt_core::dataset::leaf_loss;
+use treeopt_core::BinaryDataset;
+
+/// A leaf objective over the groups of a [`BinaryDataset`].
+pub trait Objective {
+    /// Number of statistics per group (channels summed by the search).
+    fn n_stats(&self) -> usize;
+    /// The statistics of group `g`.
+    fn group_stats(&self, g: usize) -> &[f64];
+    /// The least loss group `g` incurs in any leaf: rows with one feature vector are
+    /// never separated (equivalent points), so these floors add up to a lower bound.
+    fn group_floor(&self, g: usize) -> f64;
+    /// Loss of a leaf whose groups sum to `stats`, with its best label.
+    fn leaf_loss(&self, stats: &[f64]) -> f64;
+    /// The label such a leaf predicts (a class index; ties go to the lowest).
+    fn leaf_label(&self, stats: &[f64]) -> usize;
+    /// Loss of group `g` in a leaf predicting `label`.
+    fn group_loss(&self, g: usize, label: usize) -> f64;
+    /// A lower bound on the cost (loss + `penalty` per leaf) of any tree with at least
+    /// two leaves and at most `depth` levels over a node with these statistics and
+    /// equivalent-points floor, when the objective knows one tighter than
+    /// `floor + 2 * penalty`.
+    #[inline]
+    fn split_bound(&self, _stats: &[f64], _floor: f64, _penalty: f64, _depth: u32) -> Option<f64> {
+        None
+    }
+    /// True when statistics `stats` hold some weight (the node is not empty).
+    #[inline]
+    fn has_weight(&self, stats: &[f64]) -> bool {
+        stats.iter().any(|&w| w > 0.0)
+    }
+}
+
+/// Weighted misclassification: statistics are the class weights, a leaf predicts its
+/// heaviest class and loses the rest.
+pub struct Misclassification<'a> {
+    data: &'a BinaryDataset,
+}
+
+impl<'a> Misclassification<'a> {
+    pub fn new(data: &'a BinaryDataset) -> Self {
+        Misclassification { data }
+    }
+}
+
+impl Objective for Misclassification<'_> {
+    #[inline]
+    fn n_stats(&self) -> usize {
+        self.data.n_classes()
+    }
+    #[inline]
+    fn group_stats(&self, g: usize) -> &[f64] {
+        self.data.class_weights(g)
+    }
+    #[inline]
+    fn group_floor(&self, g: usize) -> f64 {
+        self.data.group_minority(g)
+    }
+    #[inline]
+    fn leaf_loss(&self, stats: &[f64]) -> f64 {
+        leaf_loss(stats).0
+    }
+    #[inline]
+    fn leaf_label(&self, stats: &[f64]) -> usize {
+        leaf_loss(stats).1
+    }
+    #[inline]
+    fn group_loss(&self, g: usize, label: usize) -> f64 {
+        self.data.group_weight(g) - self.data.class_weights(g)[label]
+    }
+    /// With three or more classes, each leaf serving one class bounds a split tree too.
+    #[inline]
+    fn split_bound(&self, stats: &[f64], floor: f64, penalty: f64, depth: u32) -> Option<f64> {
+        (stats.len() > 2).then(|| largest_classes_bound(stats, floor, penalty, depth))
+    }
+}
+
+/// Least cost of any split tree of a node with these class totals (three or more
+/// classes): a tree with `L >= 2` leaves misclassifies at least the equivalent-points
+/// weight `minority`, and at least all but the `L` largest class totals (each leaf
+/// predicts one class), and pays `L` penalties; `L <= 2^depth`. With many classes and a
+/// penalty above a class's share this proves a leaf optimal at once.
+fn largest_classes_bound(totals: &[f64], minority: f64, penalty: f64, depth: u32) -> f64 {
+    let mut sorted: Vec<f64> = totals.to_vec();
+    sorted.sort_unstable_by(|a, b| b.total_cmp(a));
+    let max_leaves = if depth >= 63 { usize::MAX } else { 1usize << depth };
+    let total: f64 = sorted.iter().sum();
+    let mut covered = sorted[0];
+    let mut best = f64::INFINITY;
+    for (l, &t) in sorted.iter().enumerate().skip(1) {
+        let leaves = l + 1;
+        if leaves > max_leaves {
+            break;
+        }
+        covered += t;
+        let missed = (total - covered).max(0.0);
+        best = best.min(missed.max(minority) + penalty * leaves as f64);
+        if missed <= minority {
+            break; // more leaves only add penalties
+        }
+    }
+    if best.is_finite() { best } else { minority + 2.0 * penalty }
+}
+
+/// Sums the statistics of the groups in `set` into `out` (length `n_stats`).
+pub(crate) fn stats_totals<O: Objective>(obj: &O, set: &[u64], out: &mut [f64]) {
+    out.fill(0.0);
+    treeopt_core::bitset::for_each_one(set, |g| {
+        for (o, w) in out.iter_mut().zip(obj.group_stats(g)) {
+            *o += w;
+        }
+    });
+}
