@@ -1,6 +1,6 @@
 //! GOSDT: provably optimal sparse decision trees (Lin et al. 2020; McTavish et al. 2022,
-//! Algorithm 1): minimise misclassified weight / total weight + λ x leaves, optionally
-//! under a depth limit, by the dependency-graph search of [`crate::graph`].
+//! Algorithm 1): minimise misclassified weight (or, with a cost matrix, its cost) / total
+//! weight + λ x leaves, optionally under a depth limit, by the dependency-graph search of [`crate::graph`].
 
 use crate::budget::{Limits, Monitor};
 use crate::graph::{run, Problem};
@@ -19,6 +19,10 @@ pub struct GosdtConfig {
     /// Lower-bound guessing: per input row, the weight the reference model misclassifies
     /// (the row's weight where the reference is wrong, else 0).
     pub reference_errors: Option<Vec<f64>>,
+    /// Cost-sensitive misclassification: the row-major `n_classes x n_classes` matrix
+    /// whose entry `[y, k]` is the cost of predicting class `k` for a row of class `y`
+    /// (zero diagonal). `None` counts every error as 1 (the matrix `1 - I`).
+    pub misclassification_cost: Option<Vec<f64>>,
 }
 
 /// Finds the tree minimising the GOSDT objective. On a limit or a stop request the best
@@ -30,6 +34,7 @@ pub fn solve<M: Monitor>(data: &BinaryDataset, config: &GosdtConfig, monitor: &m
         min_support: 1,
         limits: config.limits.clone(),
         reference_errors: config.reference_errors.clone(),
+        misclassification_cost: config.misclassification_cost.clone(),
     };
     run(data, &problem, monitor)
 }

@@ -1,6 +1,7 @@
 //! The dependency-graph search shared by treeopt's GOSDT and DL8.5 solvers.
 //!
-//! Objective, in weight units: misclassified weight + a penalty per leaf, optionally
+//! Objective, in weight units: the loss of an [`Objective`] policy (misclassified weight,
+//! or its cost under a cost matrix) + a penalty per leaf, optionally
 //! under a depth limit and a minimum number of rows per leaf. Every subproblem (capture
 //! set of equivalence classes, remaining depth) is one record of the dependency graph
 //! holding a proven lower bound and the cost of the best tree known; bounds flow from
@@ -31,7 +32,7 @@
 use crate::budget::{Budget, Limits, Monitor, Progress};
 use crate::store::{Store, LEAF};
 use crate::depth2::{Depth2, SmallTree};
-use crate::objective::{stats_totals, Misclassification, Objective};
+use crate::objective::{stats_totals, CostSensitive, Misclassification, Objective};
 use crate::rules::{side, Rules, Side};
 use crate::{SearchResult, Stats, Status};
 use treeopt_core::bitset::{and_into, and_not_into, for_each_one};
@@ -53,6 +54,10 @@ pub(crate) struct Problem {
     pub limits: Limits,
     /// Lower-bound guessing: per input row, the weight the reference model misclassifies.
     pub reference_errors: Option<Vec<f64>>,
+    /// Cost-sensitive misclassification: the row-major `n_classes x n_classes` matrix
+    /// whose entry `[y, k]` is the cost of predicting class `k` for a row of class `y`
+    /// (zero diagonal). `None` counts every error as 1 (the matrix `1 - I`).
+    pub misclassification_cost: Option<Vec<f64>>,
 }
 
 /// A non-trivial split of the subproblem being expanded.
@@ -613,7 +618,7 @@ fn progress(store: &Store, root: u32, w: f64, elapsed: f64) -> Progress {
     Progress { elapsed, lower_bound: r.proven / w, objective: r.ub / w, subproblems: store.len() as u64 }
 }
 
-/// Finds a tree minimising misclassified weight / total weight + λ x leaves under the
+/// Finds a tree minimising the objective's loss / total weight + λ x leaves under the
 /// problem's depth and support limits. On a limit or a stop request the best tree found
 /// is returned with its status and a proven lower bound.
 pub(crate) fn run<M: Monitor>(data: &BinaryDataset, config: &Problem, monitor: &mut M) -> Result<SearchResult> {
@@ -632,7 +637,10 @@ pub(crate) fn run<M: Monitor>(data: &BinaryDataset, config: &Problem, monitor: &
         }
         None => None,
     };
-    run_with(data, Misclassification::new(data), config, reference, monitor)
+    match &config.misclassification_cost {
+        None => run_with(data, Misclassification::new(data), config, reference, monitor),
+        Some(cost) => run_with(data, CostSensitive::new(data, cost)?, config, reference, monitor),
+    }
 }
 
 /// Loss of `tree` on the data: every group is charged the objective's loss at the label

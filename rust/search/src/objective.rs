@@ -121,3 +121,79 @@ pub(crate) fn stats_totals<O: Objective>(obj: &O, set: &[u64], out: &mut [f64]) 
         }
     });
 }
+
+/// Cost-sensitive misclassification: a row of class `y` in a leaf predicting `k` costs
+/// its weight times `C[y, k]`; a leaf predicts the class of least total cost. With
+/// `C = 1 - I` this is [`Misclassification`]. The many-class bound of plain
+/// misclassification does not hold under costs, so only the equivalent-points floor
+/// (each group at its cheapest label) bounds a split tree.
+pub struct CostSensitive<'a> {
+    data: &'a BinaryDataset,
+    /// Row-major `n_classes x n_classes`: rows the true class, columns the predicted one.
+    cost: Vec<f64>,
+    floor: Vec<f64>,
+}
+
+impl<'a> CostSensitive<'a> {
+    /// Checks that `cost` is a square matrix over the dataset's classes, finite,
+    /// non-negative, with a zero diagonal.
+    pub fn new(data: &'a BinaryDataset, cost: &[f64]) -> treeopt_core::Result<Self> {
+        let c = data.n_classes();
+        let fail = |m: String| Err(treeopt_core::Error::new(format!("misclassification_cost {m}")));
+        if cost.len() != c * c {
+            return fail(format!("holds {} values; it must be a square {c} x {c} matrix, one row and one column per class", cost.len()));
+        }
+        if let Some(i) = cost.iter().position(|v| !v.is_finite() || *v < 0.0) {
+            return fail(format!("[{}, {}] is {}; costs must be finite and >= 0", i / c, i % c, cost[i]));
+        }
+        if let Some(k) = (0..c).find(|&k| cost[k * c + k] != 0.0) {
+            return fail(format!("[{k}, {k}] is {}; predicting the true class must cost 0", cost[k * c + k]));
+        }
+        let mut obj = CostSensitive { data, cost: cost.to_vec(), floor: Vec::new() };
+        obj.floor = (0..data.n_groups()).map(|g| obj.leaf_loss(data.class_weights(g))).collect();
+        Ok(obj)
+    }
+
+    /// Cost of predicting `label` for rows whose class weights are `stats`.
+    #[inline]
+    fn cost_of(&self, stats: &[f64], label: usize) -> f64 {
+        let c = stats.len();
+        stats.iter().enumerate().map(|(y, w)| w * self.cost[y * c + label]).sum()
+    }
+
+    /// The cheapest label (lowest on ties) and its cost.
+    #[inline]
+    fn best(&self, stats: &[f64]) -> (f64, usize) {
+        (0..stats.len()).fold((f64::INFINITY, 0), |(best, at), k| {
+            let cost = self.cost_of(stats, k);
+            if cost < best { (cost, k) } else { (best, at) }
+        })
+    }
+}
+
+impl Objective for CostSensitive<'_> {
+    #[inline]
+    fn n_stats(&self) -> usize {
+        self.data.n_classes()
+    }
+    #[inline]
+    fn group_stats(&self, g: usize) -> &[f64] {
+        self.data.class_weights(g)
+    }
+    #[inline]
+    fn group_floor(&self, g: usize) -> f64 {
+        self.floor[g]
+    }
+    #[inline]
+    fn leaf_loss(&self, stats: &[f64]) -> f64 {
+        self.best(stats).0
+    }
+    #[inline]
+    fn leaf_label(&self, stats: &[f64]) -> usize {
+        self.best(stats).1
+    }
+    #[inline]
+    fn group_loss(&self, g: usize, label: usize) -> f64 {
+        self.cost_of(self.data.class_weights(g), label)
+    }
+}
