@@ -223,6 +223,7 @@ fn gosdt_fit<'py>(
             limits: limits(time_limit, memory_limit)?,
             reference_errors: reference_errors.map(|r| r.as_array().to_vec()),
             misclassification_cost: misclassification_cost.map(|c| c.as_array().to_vec()),
+            record_splits: false,
         };
         fit_with(py, x, y, n_classes, sample_weight, verbose, slow_fit_warning, |d, m| solve_gosdt(d, &config, m))
     })

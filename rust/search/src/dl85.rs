@@ -50,6 +50,7 @@ pub fn solve<M: Monitor>(data: &BinaryDataset, config: &Dl85Config, monitor: &mu
         limits: config.limits.clone(),
         reference_errors: config.reference_errors.clone(),
         misclassification_cost: config.misclassification_cost.clone(),
+        record_splits: false,
     };
     run(data, &problem, monitor)
 }

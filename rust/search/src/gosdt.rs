@@ -19,6 +19,11 @@ pub struct GosdtConfig {
     /// Lower-bound guessing: per input row, the weight the reference model misclassifies
     /// (the row's weight where the reference is wrong, else 0).
     pub reference_errors: Option<Vec<f64>>,
+    /// Log every (subproblem, split) the search bounds, with its bounds, in the result
+    /// (for a Rashomon set; off by default, and then free). Only subproblems the graph
+    /// search expands log their splits: not those solved whole by the depth-two kernel
+    /// (two levels left under a depth limit), nor those proved optimal before expansion.
+    pub record_splits: bool,
     /// Cost-sensitive misclassification: the row-major `n_classes x n_classes` matrix
     /// whose entry `[y, k]` is the cost of predicting class `k` for a row of class `y`
     /// (zero diagonal). `None` counts every error as 1 (the matrix `1 - I`).
@@ -35,6 +40,7 @@ pub fn solve<M: Monitor>(data: &BinaryDataset, config: &GosdtConfig, monitor: &m
         limits: config.limits.clone(),
         reference_errors: config.reference_errors.clone(),
         misclassification_cost: config.misclassification_cost.clone(),
+        record_splits: config.record_splits,
     };
     run(data, &problem, monitor)
 }

@@ -34,7 +34,7 @@ use crate::store::{Store, LEAF};
 use crate::depth2::{Depth2, SmallTree};
 use crate::objective::{stats_totals, CostSensitive, Misclassification, Objective};
 use crate::rules::{side, Rules, Side};
-use crate::{SearchResult, Stats, Status};
+use crate::{RecordedSplit, SearchResult, Stats, Status};
 use treeopt_core::bitset::{and_into, and_not_into, for_each_one};
 use treeopt_core::{BinaryDataset, Error, Node, Result, Tree};
 
@@ -54,6 +54,8 @@ pub(crate) struct Problem {
     pub limits: Limits,
     /// Lower-bound guessing: per input row, the weight the reference model misclassifies.
     pub reference_errors: Option<Vec<f64>>,
+    /// Log every (subproblem, split) the search bounds, with its bounds.
+    pub record_splits: bool,
     /// Cost-sensitive misclassification: the row-major `n_classes x n_classes` matrix
     /// whose entry `[y, k]` is the cost of predicting class `k` for a row of class `y`
     /// (zero diagonal). `None` counts every error as 1 (the matrix `1 - I`).
@@ -72,6 +74,8 @@ struct Candidate {
     lb: f64,
     /// Proven bound on it.
     proven: f64,
+    /// Cost of the best tree known rooted at this split (at first, two leaves).
+    ub: f64,
 }
 
 impl Candidate {
@@ -297,6 +301,7 @@ impl<'a, 'm, M: Monitor, O: Objective> Solver<'a, 'm, M, O> {
                 right,
                 lb: left.lb + right.lb,
                 proven: left.proven + right.proven,
+                ub: left.leaf_cost + right.leaf_cost,
             });
         }
         lv.candidates
@@ -446,6 +451,7 @@ impl<'a, 'm, M: Monitor, O: Objective> Solver<'a, 'm, M, O> {
                 self.propagate(level);
             }
             if r.lb >= ub.min(budget) {
+                self.log_splits(id, level);
                 return;
             }
         }
@@ -481,6 +487,7 @@ impl<'a, 'm, M: Monitor, O: Objective> Solver<'a, 'm, M, O> {
             let c = &mut self.levels[level].candidates[k];
             c.lb = lb;
             c.proven = if self.reference.is_some() { l.proven + r.proven } else { lb };
+            c.ub = c.ub.min(l.ub + r.ub);
             let rec = self.store.get_mut(id);
             if l.ub + r.ub < rec.ub {
                 rec.ub = l.ub + r.ub;
@@ -498,6 +505,21 @@ impl<'a, 'm, M: Monitor, O: Objective> Solver<'a, 'm, M, O> {
         r.lb = r.lb.max(r.ub.min(min_lb));
         r.proven = self.proven_bound(&r, min_proven);
         *self.store.get_mut(id) = r;
+        self.log_splits(id, level);
+    }
+
+    /// With the split log on, records the bounds of every candidate split of record `id`
+    /// (stopping the search when the memory limit has no room for them).
+    fn log_splits(&mut self, id: u32, level: usize) {
+        if !self.store.logs_splits() {
+            return;
+        }
+        for c in &self.levels[level].candidates {
+            if !self.store.record_split(id, c.feature, c.proven, c.ub) {
+                self.stopped.get_or_insert(Status::MemoryLimit);
+                return;
+            }
+        }
     }
 
     /// Solves a record with two levels left exactly with the pairwise-count kernel;
@@ -678,6 +700,9 @@ fn run_with<M: Monitor, O: Objective>(data: &BinaryDataset, obj: O, config: &Pro
         root: 0,
         reference,
     };
+    if config.record_splits {
+        solver.store.log_splits();
+    }
     let all = data.all_groups();
     let root_side = solver.set_side(all.words(), depth);
     let (mut root_lb, mut root_ub, mut root_proven) = (root_side.lb, root_side.leaf_cost, root_side.proven);
@@ -720,9 +745,23 @@ fn run_with<M: Monitor, O: Objective>(data: &BinaryDataset, obj: O, config: &Pro
         let subproblems = solver.store.len() as u64;
         solver.budget.report_final(&Progress { elapsed, lower_bound, objective, subproblems });
     }
+    let splits = config.record_splits.then(|| {
+        let s = &solver.store;
+        s.splits()
+            .iter()
+            .map(|b| RecordedSplit {
+                capture: s.key(b.record).to_vec(),
+                depth: (s.get(b.record).depth != UNLIMITED).then_some(s.get(b.record).depth as usize),
+                feature: b.split as usize,
+                lower_bound: b.lb / w,
+                upper_bound: b.ub / w,
+            })
+            .collect()
+    });
     Ok(SearchResult {
         tree,
         labels,
+        splits,
         objective,
         lower_bound,
         guessed_lower_bound: guessing.then_some(root_lb / w),

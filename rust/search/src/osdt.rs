@@ -1571,6 +1571,7 @@ pub fn solve<M: Monitor>(data: &BinaryDataset, config: &OsdtConfig, monitor: &mu
     Ok(OsdtResult {
         result: SearchResult {
             labels: tree.nodes.iter().map(Node::prediction).collect(),
+            splits: None,
             tree,
             objective,
             lower_bound,
