@@ -644,6 +644,83 @@ mod tests {
         BinaryDataset::new(&x, rows, m, &y, classes, Some(&w)).unwrap()
     }
 
+    /// Exhaustive optimum over the trees of depth at most `depth` on `groups`, every leaf
+    /// non-empty and holding at least `min_support` rows.
+    fn brute<O: Objective>(obj: &O, data: &BinaryDataset, groups: &[usize], depth: u32, rules: &Rules) -> f64 {
+        let mut stats = vec![0.0; obj.n_stats()];
+        for &g in groups {
+            stats.iter_mut().zip(obj.group_stats(g)).for_each(|(s, w)| *s += w);
+        }
+        let mut best = obj.leaf_loss(&stats) + rules.penalty;
+        if depth == 0 {
+            return best;
+        }
+        let rows = |side: &[usize]| side.iter().map(|&g| data.group_rows(g) as f64).sum::<f64>();
+        for f in 0..data.n_features() {
+            let (l, r): (Vec<usize>, Vec<usize>) = groups.iter().partition(|&&g| data.feature_of(g, f) == 0);
+            if l.is_empty() || r.is_empty() || rows(&l) < rules.min_support || rows(&r) < rules.min_support {
+                continue;
+            }
+            best = best.min(brute(obj, data, &l, depth - 1, rules) + brute(obj, data, &r, depth - 1, rules));
+        }
+        best
+    }
+
+    /// Cost of the kernel's tree, recomputed from the groups it routes to each leaf.
+    fn cost_of<O: Objective>(obj: &O, data: &BinaryDataset, groups: &[usize], tree: &SmallTree, penalty: f64) -> f64 {
+        let leaf = |gs: &[usize]| {
+            let mut stats = vec![0.0; obj.n_stats()];
+            for &g in gs {
+                stats.iter_mut().zip(obj.group_stats(g)).for_each(|(s, w)| *s += w);
+            }
+            obj.leaf_loss(&stats) + penalty
+        };
+        let split = |gs: &[usize], f: u32| -> (Vec<usize>, Vec<usize>) { gs.iter().partition(|&&g| data.feature_of(g, f as usize) == 0) };
+        match tree.split {
+            None => leaf(groups),
+            Some((f, fl, fr)) => {
+                let (l, r) = split(groups, f);
+                let side = |gs: &[usize], sub: Option<u32>| match sub {
+                    None => leaf(gs),
+                    Some(g) => {
+                        let (a, b) = split(gs, g);
+                        leaf(&a) + leaf(&b)
+                    }
+                };
+                side(&l, fl) + side(&r, fr)
+            }
+        }
+    }
+
+    #[test]
+    fn matches_brute_force_under_both_objectives() {
+        use crate::objective::CostSensitive;
+        for seed in 0..120u64 {
+            let classes = 2 + (seed % 3) as usize;
+            let data = random(12 + (seed % 20) as usize, 2 + (seed % 6) as usize, classes, seed + 7);
+            let rules = Rules { penalty: [0.0, 0.3, 1.0][(seed % 3) as usize], min_support: 1.0 + (seed / 3 % 3) as f64 };
+            let cost: Vec<f64> = (0..classes * classes).map(|i| if i / classes == i % classes { 0.0 } else { ((i * 7 + seed as usize) % 5) as f64 * 0.75 }).collect();
+            let costed = CostSensitive::new(&data, &cost).unwrap();
+            let plain = Misclassification::new(&data);
+            let groups: Vec<usize> = (0..data.n_groups()).filter(|g| (g + seed as usize) % 4 != 0).collect();
+            let mut set = vec![0u64; data.words()];
+            groups.iter().for_each(|&g| set[g / 64] |= 1 << (g % 64));
+            let mut never = || None;
+            for depth in [1, 2] {
+                let mut kernel = Depth2::new(&plain, &data, None, rules.min_support);
+                let got = kernel.solve(&plain, &data, &set, depth, &rules, usize::MAX, &mut never).unwrap();
+                let want = brute(&plain, &data, &groups, depth, &rules);
+                assert!((got.cost - want).abs() < 1e-9, "seed {seed}, depth {depth}: kernel {} brute force {want}", got.cost);
+                assert!((cost_of(&plain, &data, &groups, &got, rules.penalty) - got.cost).abs() < 1e-9);
+                let mut kernel = Depth2::new(&costed, &data, None, rules.min_support);
+                let got = kernel.solve(&costed, &data, &set, depth, &rules, usize::MAX, &mut never).unwrap();
+                let want = brute(&costed, &data, &groups, depth, &rules);
+                assert!((got.cost - want).abs() < 1e-9, "seed {seed}, depth {depth}, costs: kernel {} brute force {want}", got.cost);
+                assert!((cost_of(&costed, &data, &groups, &got, rules.penalty) - got.cost).abs() < 1e-9);
+            }
+        }
+    }
+
     #[test]
     fn blocks_of_rows_agree_with_the_triangle() {
         for (seed, classes, min_support) in [(1, 2, 1.0), (2, 3, 1.0), (3, 2, 3.0), (4, 5, 2.0)] {
