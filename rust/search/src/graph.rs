@@ -26,6 +26,10 @@
 //! that guess is closed as a leaf, and one whose best tree reaches its bound counts as
 //! solved. The proven bound is kept beside it, so the certificate stays honest.
 //!
+//! The search is generic over what it minimises ([`Objective`]) and what a split is
+//! ([`SplitFamily`]); both are monomorphised. GOSDT and DL8.5 use (cost-sensitive)
+//! misclassification over 0/1 columns.
+//!
 //! Ties between equally good splits go to the split met first in a fixed order (lowest
 //! two-leaf cost, then lowest feature index), so results are reproducible bit for bit.
 
@@ -34,8 +38,9 @@ use crate::store::{Store, LEAF};
 use crate::depth2::{Depth2, SmallTree};
 use crate::objective::{stats_totals, CostSensitive, Misclassification, Objective};
 use crate::rules::{side, Rules, Side};
+use crate::split::{SplitFamily, Task, ZeroOneColumns};
 use crate::{RecordedSplit, SearchResult, Stats, Status};
-use treeopt_core::bitset::{and_into, and_not_into, for_each_one};
+use treeopt_core::bitset::for_each_one;
 use treeopt_core::{BinaryDataset, Error, Node, Result, Tree};
 
 /// Remaining depth of subproblems when no depth limit applies.
@@ -99,14 +104,14 @@ struct Level {
 }
 
 impl Level {
-    /// Bytes a level holds for this dataset and `c` statistics per group.
-    fn bytes_for(data: &BinaryDataset, c: usize) -> usize {
-        let m = data.n_features();
-        16 * data.words() + 16 * c + 8 * m * c + 28 * m + m * std::mem::size_of::<Candidate>()
+    /// Bytes a level holds for this task.
+    fn bytes_for<O: Objective, S: SplitFamily>(t: &Task<O, S>) -> usize {
+        let (m, c) = (t.splits.n_splits(), t.obj.n_stats());
+        16 * t.data.words() + 16 * c + 8 * m * c + 28 * m + m * std::mem::size_of::<Candidate>()
     }
 
-    fn new(data: &BinaryDataset, c: usize) -> Self {
-        let m = data.n_features();
+    fn new<O: Objective, S: SplitFamily>(t: &Task<O, S>) -> Self {
+        let (m, c, data) = (t.splits.n_splits(), t.obj.n_stats(), t.data);
         Level {
             set: vec![0; data.words()],
             child: vec![0; data.words()],
@@ -143,9 +148,8 @@ impl Bounds {
     }
 }
 
-struct Solver<'a, 'm, M: Monitor, O: Objective> {
-    data: &'a BinaryDataset,
-    obj: O,
+struct Solver<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> {
+    t: Task<'a, O, S>,
     rules: Rules,
     depth2: Depth2,
     store: Store,
@@ -173,12 +177,12 @@ fn child_depth(depth: u32) -> u32 {
     }
 }
 
-impl<'a, 'm, M: Monitor, O: Objective> Solver<'a, 'm, M, O> {
+impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
     /// Makes sure the scratch space of `level` exists; false (and the search stops) when
     /// the memory limit has no room for it.
     fn level(&mut self, level: usize) -> bool {
         while self.levels.len() <= level {
-            let need = Level::bytes_for(self.data, self.obj.n_stats());
+            let need = Level::bytes_for(&self.t);
             if self.store.bytes() + self.other_bytes() + need > self.limit {
                 // The kernel's pair sums are a cache: give their room back first.
                 self.depth2.release_pairs();
@@ -188,7 +192,7 @@ impl<'a, 'm, M: Monitor, O: Objective> Solver<'a, 'm, M, O> {
                     return false;
                 }
             }
-            self.levels.push(Level::new(self.data, self.obj.n_stats()));
+            self.levels.push(Level::new(&self.t));
             self.store.set_external(self.other_bytes());
         }
         true
@@ -196,16 +200,16 @@ impl<'a, 'm, M: Monitor, O: Objective> Solver<'a, 'm, M, O> {
 
     /// Bytes held besides the store: the levels and the depth-two kernel.
     fn other_bytes(&self) -> usize {
-        self.levels.len() * Level::bytes_for(self.data, self.obj.n_stats()) + self.depth2.bytes()
+        self.levels.len() * Level::bytes_for(&self.t) + self.depth2.bytes()
     }
 
     /// Runs the depth-two kernel on `set` within the memory left by the store and the
     /// levels, polling the clock and the monitor as it goes. An `Err` is why it gave up
     /// (after a stop it gives up at once).
     fn kernel(&mut self, set: Option<&[u64]>, id: u32, depth: u32) -> std::result::Result<SmallTree, Status> {
-        let levels = self.levels.len() * Level::bytes_for(self.data, self.obj.n_stats());
+        let levels = self.levels.len() * Level::bytes_for(&self.t);
         let budget = self.limit.saturating_sub(self.store.bytes() + levels);
-        let (store, root, w, stopped) = (&self.store, self.root, self.data.total_weight(), self.stopped);
+        let (store, root, w, stopped) = (&self.store, self.root, self.t.data.total_weight(), self.stopped);
         let budget_clock = &mut self.budget;
         let mut stop = || {
             stopped.or_else(|| budget_clock.poll(|elapsed| progress(store, root, w, elapsed)))
@@ -216,7 +220,7 @@ impl<'a, 'm, M: Monitor, O: Objective> Solver<'a, 'm, M, O> {
             }
         }
         let set = set.unwrap_or_else(|| store.key(id));
-        let out = self.depth2.solve(&self.obj, self.data, set, depth, &self.rules, budget, &mut stop);
+        let out = self.depth2.solve(&self.t, set, depth, &self.rules, budget, &mut stop);
         self.store.set_external(self.other_bytes());
         out
     }
@@ -239,8 +243,7 @@ impl<'a, 'm, M: Monitor, O: Objective> Solver<'a, 'm, M, O> {
     /// One pass over the groups of `levels[level].set`: class totals of both sides of
     /// every feature, and the candidate splits sorted in exploration order.
     fn bound_splits(&mut self, level: usize, depth: u32) {
-        let data = self.data;
-        let obj = &self.obj;
+        let (data, obj, splits) = (self.t.data, &self.t.obj, &self.t.splits);
         let rules = self.rules;
         let c = obj.n_stats();
         let lv = &mut self.levels[level];
@@ -267,7 +270,7 @@ impl<'a, 'm, M: Monitor, O: Objective> Solver<'a, 'm, M, O> {
             for (t, w) in lv.totals.iter_mut().zip(cw) {
                 *t += w;
             }
-            for &f in data.ones_of(g) {
+            for &f in splits.right_of(g) {
                 let f = f as usize;
                 for (t, w) in lv.right_weights[f * c..(f + 1) * c].iter_mut().zip(cw) {
                     *t += w;
@@ -280,7 +283,7 @@ impl<'a, 'm, M: Monitor, O: Objective> Solver<'a, 'm, M, O> {
         });
         lv.candidates.clear();
         let d = child_depth(depth);
-        for f in 0..data.n_features() {
+        for f in 0..splits.n_splits() {
             let ng = lv.right_groups[f];
             let rr_rows = lv.right_rows[f];
             if ng == 0 || ng == n_groups || rr_rows < rules.min_support || rows - rr_rows < rules.min_support {
@@ -315,12 +318,7 @@ impl<'a, 'm, M: Monitor, O: Objective> Solver<'a, 'm, M, O> {
             return Some(Child::Leaf(side));
         }
         let lv = &mut self.levels[level];
-        let fw = self.data.feature_words(feature as usize);
-        if right {
-            and_into(&mut lv.child, &lv.set, fw);
-        } else {
-            and_not_into(&mut lv.child, &lv.set, fw);
-        }
+        self.t.splits.partition(&lv.set, feature as usize, right, &mut lv.child);
         if let Some(id) = self.store.find(&lv.child, depth) {
             return Some(Child::Record(id));
         }
@@ -359,7 +357,7 @@ impl<'a, 'm, M: Monitor, O: Objective> Solver<'a, 'm, M, O> {
         if self.stopped.is_some() {
             return true;
         }
-        let (store, root, w) = (&self.store, self.root, self.data.total_weight());
+        let (store, root, w) = (&self.store, self.root, self.t.data.total_weight());
         let stop = self.budget.poll(|elapsed| progress(store, root, w, elapsed));
         if stop.is_some() {
             self.stopped = stop;
@@ -553,32 +551,31 @@ impl<'a, 'm, M: Monitor, O: Objective> Solver<'a, 'm, M, O> {
 
     /// Bounds of the subproblem `set` with `depth` levels left, from its groups.
     fn set_side(&self, set: &[u64], depth: u32) -> Side {
-        let data = self.data;
-        let mut totals = vec![0.0; self.obj.n_stats()];
-        stats_totals(&self.obj, set, &mut totals);
+        let data = self.t.data;
+        let mut totals = vec![0.0; self.t.obj.n_stats()];
+        stats_totals(&self.t.obj, set, &mut totals);
         let (mut minority, mut rows, mut reference) = (0.0, 0.0, 0.0);
         for_each_one(set, |g| {
-            minority += self.obj.group_floor(g);
+            minority += self.t.obj.group_floor(g);
             rows += data.group_rows(g) as f64;
             reference += self.reference.as_ref().map_or(0.0, |r| r[g]);
         });
-        side(&self.obj, &totals, minority, self.reference.as_ref().map(|_| reference), rows, depth, &self.rules)
+        side(&self.t.obj, &totals, minority, self.reference.as_ref().map(|_| reference), rows, depth, &self.rules)
     }
 
     /// Appends a leaf for `set` to `tree` and returns its index.
     fn push_leaf(&self, set: &[u64], tree: &mut Tree) -> usize {
-        let mut value = vec![0.0; self.obj.n_stats()];
-        stats_totals(&self.obj, set, &mut value);
+        let mut value = vec![0.0; self.t.obj.n_stats()];
+        stats_totals(&self.t.obj, set, &mut value);
         tree.nodes.push(Node { feature: None, left: 0, right: 0, value });
         tree.nodes.len() - 1
     }
 
-    /// The two halves of `set` split on `feature` (value 0, value 1).
+    /// The two halves of `set` split on `feature` (left, right).
     fn halves(&self, set: &[u64], feature: u32) -> (Vec<u64>, Vec<u64>) {
-        let fw = self.data.feature_words(feature as usize);
         let (mut left, mut right) = (vec![0u64; set.len()], vec![0u64; set.len()]);
-        and_not_into(&mut left, set, fw);
-        and_into(&mut right, set, fw);
+        self.t.splits.partition(set, feature as usize, false, &mut left);
+        self.t.splits.partition(set, feature as usize, true, &mut right);
         (left, right)
     }
 
@@ -665,30 +662,31 @@ pub(crate) fn run<M: Monitor>(data: &BinaryDataset, config: &Problem, monitor: &
     }
 }
 
-/// Loss of `tree` on the data: every group is charged the objective's loss at the label
-/// of the leaf it reaches.
-fn tree_loss<O: Objective>(obj: &O, tree: &Tree, data: &BinaryDataset) -> f64 {
+/// Loss of `tree` (whose nodes test splits of the task's family) on the data: every
+/// group is charged the objective's loss at the label of the leaf it reaches.
+fn tree_loss<O: Objective, S: SplitFamily>(t: &Task<O, S>, tree: &Tree) -> f64 {
     let mut loss = 0.0;
-    for g in 0..data.n_groups() {
-        let leaf = tree.leaf_of(|j| data.feature_of(g, j));
-        loss += obj.group_loss(g, obj.leaf_label(&tree.nodes[leaf].value));
+    for g in 0..t.data.n_groups() {
+        let leaf = tree.leaf_of(|s| t.splits.goes_right(g, s) as u8);
+        loss += t.obj.group_loss(g, t.obj.leaf_label(&tree.nodes[leaf].value));
     }
     loss
 }
 
 /// The search of [`run`] for one objective.
 fn run_with<M: Monitor, O: Objective>(data: &BinaryDataset, obj: O, config: &Problem, reference: Option<Vec<f64>>, monitor: &mut M) -> Result<SearchResult> {
+    let task = Task { data, obj, splits: ZeroOneColumns::new(data) };
     let reg = config.regularization;
     let depth = match config.max_depth {
-        Some(d) if d < data.n_features() => d as u32,
+        // A path never gains from the same split twice.
+        Some(d) if d < task.splits.n_splits() => d as u32,
         _ => UNLIMITED,
     };
     let w = data.total_weight();
     let rules = Rules { penalty: reg * w, min_support: config.min_support.max(1) as f64 };
     let mut solver = Solver {
-        data,
-        depth2: Depth2::new(&obj, data, reference.as_deref(), rules.min_support),
-        obj,
+        depth2: Depth2::new(&task, reference.as_deref(), rules.min_support),
+        t: task,
         rules,
         store: Store::new(data.words(), config.limits.memory_limit),
         levels: Vec::new(),
@@ -720,8 +718,8 @@ fn run_with<M: Monitor, O: Objective>(data: &BinaryDataset, obj: O, config: &Pro
     }
     let mut tree = Tree::default();
     solver.extract(all.words(), depth, &mut tree);
-    let objective = tree_loss(&solver.obj, &tree, data) / w + reg * tree.n_leaves() as f64;
-    let labels = tree.nodes.iter().map(|n| solver.obj.leaf_label(&n.value)).collect();
+    let objective = tree_loss(&solver.t, &tree) / w + reg * tree.n_leaves() as f64;
+    let labels = tree.nodes.iter().map(|n| solver.t.obj.leaf_label(&n.value)).collect();
     let guessing = solver.reference.is_some();
     // Proven optimal when the proven bound meets the best tree (up to rounding when the
     // proven bound was summed apart from the search bound).

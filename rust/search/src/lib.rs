@@ -11,6 +11,7 @@ mod graph;
 pub mod objective;
 mod rules;
 pub mod osdt;
+pub mod split;
 mod store;
 
 pub use budget::{Limits, Monitor, NoMonitor, Progress};
