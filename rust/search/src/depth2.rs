@@ -630,52 +630,13 @@ mod tests {
     use super::*;
     use crate::objective::Misclassification;
     use crate::split::ZeroOneColumns;
+    use crate::testing::{brute, random, stats_of};
     use treeopt_core::BinaryDataset;
     use crate::Status;
 
-    fn random(rows: usize, m: usize, classes: usize, seed: u64) -> BinaryDataset {
-        let mut s = seed;
-        let mut next = || {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (s >> 33) as usize
-        };
-        let x: Vec<u8> = (0..rows * m).map(|_| (next() % 3 == 0) as u8).collect();
-        let y: Vec<u32> = (0..rows).map(|_| (next() % classes) as u32).collect();
-        let w: Vec<f64> = (0..rows).map(|_| 0.5 + (next() % 4) as f64).collect();
-        BinaryDataset::new(&x, rows, m, &y, classes, Some(&w)).unwrap()
-    }
-
-    /// Exhaustive optimum over the trees of depth at most `depth` on `groups`, every leaf
-    /// non-empty and holding at least `min_support` rows.
-    fn brute<O: Objective>(obj: &O, data: &BinaryDataset, groups: &[usize], depth: u32, rules: &Rules) -> f64 {
-        let mut stats = vec![0.0; obj.n_stats()];
-        for &g in groups {
-            stats.iter_mut().zip(obj.group_stats(g)).for_each(|(s, w)| *s += w);
-        }
-        let mut best = obj.leaf_loss(&stats) + rules.penalty;
-        if depth == 0 {
-            return best;
-        }
-        let rows = |side: &[usize]| side.iter().map(|&g| data.group_rows(g) as f64).sum::<f64>();
-        for f in 0..data.n_features() {
-            let (l, r): (Vec<usize>, Vec<usize>) = groups.iter().partition(|&&g| data.feature_of(g, f) == 0);
-            if l.is_empty() || r.is_empty() || rows(&l) < rules.min_support || rows(&r) < rules.min_support {
-                continue;
-            }
-            best = best.min(brute(obj, data, &l, depth - 1, rules) + brute(obj, data, &r, depth - 1, rules));
-        }
-        best
-    }
-
     /// Cost of the kernel's tree, recomputed from the groups it routes to each leaf.
     fn cost_of<O: Objective>(obj: &O, data: &BinaryDataset, groups: &[usize], tree: &SmallTree, penalty: f64) -> f64 {
-        let leaf = |gs: &[usize]| {
-            let mut stats = vec![0.0; obj.n_stats()];
-            for &g in gs {
-                stats.iter_mut().zip(obj.group_stats(g)).for_each(|(s, w)| *s += w);
-            }
-            obj.leaf_loss(&stats) + penalty
-        };
+        let leaf = |gs: &[usize]| obj.leaf_loss(&stats_of(obj, gs)) + penalty;
         let split = |gs: &[usize], f: u32| -> (Vec<usize>, Vec<usize>) { gs.iter().partition(|&&g| data.feature_of(g, f as usize) == 0) };
         match tree.split {
             None => leaf(groups),
@@ -710,12 +671,12 @@ mod tests {
             for depth in [1, 2] {
                 let mut kernel = Depth2::new(&plain, None, rules.min_support);
                 let got = kernel.solve(&plain, &set, depth, &rules, usize::MAX, &mut never).unwrap();
-                let want = brute(&plain.obj, &data, &groups, depth, &rules);
+                let want = brute(&plain.obj, &data, &groups, Some(depth), rules.penalty, rules.min_support);
                 assert!((got.cost - want).abs() < 1e-9, "seed {seed}, depth {depth}: kernel {} brute force {want}", got.cost);
                 assert!((cost_of(&plain.obj, &data, &groups, &got, rules.penalty) - got.cost).abs() < 1e-9);
                 let mut kernel = Depth2::new(&costed, None, rules.min_support);
                 let got = kernel.solve(&costed, &set, depth, &rules, usize::MAX, &mut never).unwrap();
-                let want = brute(&costed.obj, &data, &groups, depth, &rules);
+                let want = brute(&costed.obj, &data, &groups, Some(depth), rules.penalty, rules.min_support);
                 assert!((got.cost - want).abs() < 1e-9, "seed {seed}, depth {depth}, costs: kernel {} brute force {want}", got.cost);
                 assert!((cost_of(&costed.obj, &data, &groups, &got, rules.penalty) - got.cost).abs() < 1e-9);
             }

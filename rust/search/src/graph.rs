@@ -660,6 +660,10 @@ pub(crate) fn run<M: Monitor>(data: &BinaryDataset, config: &Problem, monitor: &
         None => run_with(data, Misclassification::new(data), config, reference, monitor),
         Some(cost) => run_with(data, CostSensitive::new(data, cost)?, config, reference, monitor),
     }
+    .map(|(mut result, labels)| {
+        result.labels = labels;
+        result
+    })
 }
 
 /// Loss of `tree` (whose nodes test splits of the task's family) on the data: every
@@ -673,8 +677,9 @@ fn tree_loss<O: Objective, S: SplitFamily>(t: &Task<O, S>, tree: &Tree) -> f64 {
     loss
 }
 
-/// The search of [`run`] for one objective.
-fn run_with<M: Monitor, O: Objective>(data: &BinaryDataset, obj: O, config: &Problem, reference: Option<Vec<f64>>, monitor: &mut M) -> Result<SearchResult> {
+/// The search of [`run`] for one objective: the result (its `labels` left empty) and the
+/// label of every node of its tree.
+fn run_with<M: Monitor, O: Objective>(data: &BinaryDataset, obj: O, config: &Problem, reference: Option<Vec<f64>>, monitor: &mut M) -> Result<(SearchResult, Vec<O::Label>)> {
     let task = Task { data, obj, splits: ZeroOneColumns::new(data) };
     let reg = config.regularization;
     let depth = match config.max_depth {
@@ -756,9 +761,9 @@ fn run_with<M: Monitor, O: Objective>(data: &BinaryDataset, obj: O, config: &Pro
             })
             .collect()
     });
-    Ok(SearchResult {
+    let result = SearchResult {
         tree,
-        labels,
+        labels: Vec::new(),
         splits,
         objective,
         lower_bound,
@@ -770,5 +775,89 @@ fn run_with<M: Monitor, O: Objective>(data: &BinaryDataset, obj: O, config: &Pro
             seconds: solver.budget.elapsed(),
             memory_bytes: (solver.store.bytes() + solver.other_bytes()) as u64,
         },
-    })
+    };
+    Ok((result, labels))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::budget::NoMonitor;
+    use crate::testing::{brute, random};
+
+    /// Squared error of a numeric target (each row's class index read as a number), an
+    /// objective that is not misclassification at all: statistics (weight, Σwy, Σwy²), a
+    /// leaf predicts the weighted mean and loses the weighted sum of squared deviations.
+    struct SquaredError {
+        stats: Vec<f64>,
+        floor: Vec<f64>,
+    }
+
+    fn sse(s: &[f64]) -> f64 {
+        if s[0] > 0.0 { (s[2] - s[1] * s[1] / s[0]).max(0.0) } else { 0.0 }
+    }
+
+    impl SquaredError {
+        fn new(data: &BinaryDataset) -> Self {
+            let mut stats = Vec::new();
+            for g in 0..data.n_groups() {
+                let cw = data.class_weights(g);
+                let moment = |p: i32| cw.iter().enumerate().map(|(y, w)| w * (y as f64).powi(p)).sum::<f64>();
+                stats.extend([moment(0), moment(1), moment(2)]);
+            }
+            let floor = stats.chunks(3).map(sse).collect();
+            SquaredError { stats, floor }
+        }
+    }
+
+    impl Objective for SquaredError {
+        type Label = f64;
+        fn n_stats(&self) -> usize {
+            3
+        }
+        fn group_stats(&self, g: usize) -> &[f64] {
+            &self.stats[3 * g..3 * g + 3]
+        }
+        fn group_floor(&self, g: usize) -> f64 {
+            self.floor[g]
+        }
+        fn leaf_loss(&self, stats: &[f64]) -> f64 {
+            sse(stats)
+        }
+        fn leaf_label(&self, stats: &[f64]) -> f64 {
+            stats[1] / stats[0]
+        }
+        fn group_loss(&self, g: usize, mean: f64) -> f64 {
+            let s = self.group_stats(g);
+            s[2] - 2.0 * mean * s[1] + mean * mean * s[0]
+        }
+    }
+
+    #[test]
+    fn the_search_is_exact_under_squared_error() {
+        for seed in 0..200u64 {
+            let data = random(8 + (seed % 17) as usize, 2 + (seed % 5) as usize, 2 + (seed % 3) as usize, seed + 11);
+            let depth = [None, Some(1), Some(2), Some(3), Some(4)][(seed % 5) as usize];
+            let min_support = 1 + (seed / 5 % 3) as usize;
+            let problem = Problem {
+                regularization: [0.0, 0.01, 0.05][(seed / 15 % 3) as usize],
+                max_depth: depth,
+                min_support: if depth.is_some() { min_support } else { 1 },
+                ..Default::default()
+            };
+            let (res, labels) = run_with(&data, SquaredError::new(&data), &problem, None, &mut NoMonitor).unwrap();
+            let w = data.total_weight();
+            let groups: Vec<usize> = (0..data.n_groups()).collect();
+            let obj = SquaredError::new(&data);
+            let want = brute(&obj, &data, &groups, depth.map(|d| d as u32), problem.regularization * w, problem.min_support as f64) / w;
+            assert_eq!(res.status, Status::Optimal, "seed {seed}");
+            assert!((res.objective - want).abs() < 1e-9, "seed {seed}: objective {} brute force {want}", res.objective);
+            assert!(res.lower_bound <= res.objective + 1e-12);
+            // Every leaf predicts the mean of the rows it captures.
+            for (node, &label) in res.tree.nodes.iter().zip(&labels) {
+                assert!((label - node.value[1] / node.value[0]).abs() < 1e-12);
+            }
+            assert!(depth.map_or(true, |d| res.tree.depth() <= d));
+        }
+    }
 }

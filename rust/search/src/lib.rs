@@ -13,6 +13,8 @@ mod rules;
 pub mod osdt;
 pub mod split;
 mod store;
+#[cfg(test)]
+mod testing;
 
 pub use budget::{Limits, Monitor, NoMonitor, Progress};
 pub use dl85::{solve as solve_dl85, Dl85Config};

@@ -3,7 +3,7 @@
 //! of a leaf from the summed statistics of its groups, the equivalent-points floor of a
 //! group and, optionally, a tighter bound on any split tree. The dependency-graph search
 //! and the depth-two kernel are generic over it (monomorphised: no virtual call in the
-//! hot loops). The per-leaf penalty and the minimum support stay in [`crate::rules`].
+//! hot loops). The per-leaf penalty and the minimum support stay in the `rules` module.
 //!
 //! Losses are in weight units; the search adds the penalty per leaf. Statistics are
 //! additive: a node's statistics are the sum of its groups' statistics.
@@ -13,6 +13,8 @@ use treeopt_core::BinaryDataset;
 
 /// A leaf objective over the groups of a [`BinaryDataset`].
 pub trait Objective {
+    /// What a leaf predicts (a class index for classification).
+    type Label: Copy;
     /// Number of statistics per group (channels summed by the search).
     fn n_stats(&self) -> usize;
     /// The statistics of group `g`.
@@ -22,10 +24,10 @@ pub trait Objective {
     fn group_floor(&self, g: usize) -> f64;
     /// Loss of a leaf whose groups sum to `stats`, with its best label.
     fn leaf_loss(&self, stats: &[f64]) -> f64;
-    /// The label such a leaf predicts (a class index; ties go to the lowest).
-    fn leaf_label(&self, stats: &[f64]) -> usize;
+    /// The label such a leaf predicts (for classes, ties go to the lowest index).
+    fn leaf_label(&self, stats: &[f64]) -> Self::Label;
     /// Loss of group `g` in a leaf predicting `label`.
-    fn group_loss(&self, g: usize, label: usize) -> f64;
+    fn group_loss(&self, g: usize, label: Self::Label) -> f64;
     /// A lower bound on the cost (loss + `penalty` per leaf) of any tree with at least
     /// two leaves and at most `depth` levels over a node with these statistics and
     /// equivalent-points floor, when the objective knows one tighter than
@@ -54,6 +56,7 @@ impl<'a> Misclassification<'a> {
 }
 
 impl Objective for Misclassification<'_> {
+    type Label = usize;
     #[inline]
     fn n_stats(&self) -> usize {
         self.data.n_classes()
@@ -172,6 +175,7 @@ impl<'a> CostSensitive<'a> {
 }
 
 impl Objective for CostSensitive<'_> {
+    type Label = usize;
     #[inline]
     fn n_stats(&self) -> usize {
         self.data.n_classes()
