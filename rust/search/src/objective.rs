@@ -7,6 +7,22 @@
 //!
 //! Losses are in weight units; the search adds the penalty per leaf. Statistics are
 //! additive: a node's statistics are the sum of its groups' statistics.
+//!
+//! # How to add an objective
+//!
+//! 1. Choose the statistics a group contributes so that a leaf's loss and label are
+//!    functions of their sum (class weights for misclassification; weight, Σwy and Σwy²
+//!    for squared error), and implement [`Objective`] for a struct that holds them (or
+//!    reads them from the dataset, as [`Misclassification`] does).
+//! 2. `group_floor` must be a true lower bound on the loss of the group's rows in any
+//!    leaf (they are never separated); `leaf_loss` must be the least loss over labels,
+//!    and `leaf_label` the label reaching it. Override `split_bound` only with a bound
+//!    that holds for every tree of two leaves or more; the search trusts it to prune.
+//! 3. Dispatch to it once in `graph::run` (a field of the solver configurations), so the
+//!    search and the depth-two kernel are compiled for it.
+//! 4. Test it against the exhaustive oracle: `rust/search/tests/common` for the public
+//!    solvers (see `cost_oracle.rs`), `testing::brute` for unit tests (see the squared
+//!    error test in `graph.rs`).
 
 use treeopt_core::dataset::leaf_loss;
 use treeopt_core::BinaryDataset;
