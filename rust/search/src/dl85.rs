@@ -26,7 +26,9 @@ pub struct Dl85Config {
     pub reference_errors: Option<Vec<f64>>,
     /// Cost-sensitive misclassification: the row-major `n_classes x n_classes` matrix
     /// whose entry `[y, k]` is the cost of predicting class `k` for a row of class `y`
-    /// (zero diagonal). `None` counts every error as 1 (the matrix `1 - I`).
+    /// (zero diagonal). `None` counts every error as 1 (the matrix `1 - I`). With
+    /// lower-bound guessing, `reference_errors` should then hold each row's cost under
+    /// the reference model (its weight times the cost of the reference's prediction).
     pub misclassification_cost: Option<Vec<f64>>,
 }
 
