@@ -80,8 +80,38 @@ proptest! {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+    /// Lower-bound guessing under costs (the reference's cost per row): the proven bound
+    /// stays below the optimum, and a tree called optimal is.
+    #[test]
+    fn guessing_with_costs_keeps_the_proven_bound(
+        (inst, cost) in instance_and_cost(),
+        reg in prop_oneof![Just(0.0), Just(0.01), 0.0f64..0.1],
+        depth in prop_oneof![Just(None), (0usize..4).prop_map(Some)],
+        guesses in proptest::collection::vec(0u32..4, 20),
+    ) {
+        let data = BinaryDataset::new(&inst.x, inst.rows, inst.features, &inst.y, inst.classes, Some(&inst.w)).unwrap();
+        let total: f64 = inst.w.iter().sum();
+        let c = inst.classes;
+        let errors: Vec<f64> = (0..inst.rows).map(|i| inst.w[i] * cost[inst.y[i] as usize * c + guesses[i] as usize % c]).collect();
+        let config = GosdtConfig { regularization: reg, max_depth: depth, reference_errors: Some(errors), misclassification_cost: Some(cost.clone()), ..Default::default() };
+        let res = solve_gosdt(&data, &config, &mut NoMonitor).unwrap();
+        let mut memo = HashMap::new();
+        let exact = oracle_cost(&inst, reg * total, (0..inst.rows).collect(), depth, 1, Some(&cost), &mut memo) / total;
+        prop_assert!(res.lower_bound <= exact + 1e-9, "proven bound {} above the optimum {}", res.lower_bound, exact);
+        prop_assert!(res.objective >= exact - 1e-9);
+        prop_assert!((tree_objective(&inst, &res, &cost, reg) - res.objective).abs() < 1e-9);
+        if res.status == Status::Optimal {
+            prop_assert!((res.objective - exact).abs() < 1e-9);
+        } else {
+            prop_assert_eq!(res.status, Status::MatchedReference);
+        }
+    }
+}
+
+proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
-    /// `C = 1 - I` is plain misclassification: same objective, same tree.
+    /// `C = 1 - I` is plain misclassification: the same optimal objective.
     #[test]
     fn unit_costs_are_plain_misclassification(
         inst in instance_with(20, 5, 2..=4),
