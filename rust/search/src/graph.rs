@@ -785,14 +785,17 @@ fn run_with<M: Monitor, O: Objective>(data: &BinaryDataset, obj: O, config: &Pro
 mod tests {
     use super::*;
     use crate::budget::NoMonitor;
-    use crate::testing::{brute, random};
+    use crate::testing::{brute, random_rows};
 
-    /// Squared error of a numeric target (each row's class index read as a number), an
-    /// objective that is not misclassification at all: statistics (weight, Σwy, Σwy²), a
-    /// leaf predicts the weighted mean and loses the weighted sum of squared deviations.
+    /// Squared error of a real target, an objective that is not misclassification at all
+    /// (and the seam regression will use): statistics (weight, Σwy, Σwy²) summed by group
+    /// from the rows, a leaf predicts the weighted mean and loses the weighted sum of
+    /// squared deviations.
     struct SquaredError {
         stats: Vec<f64>,
         floor: Vec<f64>,
+        /// Half the least weight of a group: a side lighter than this is empty.
+        empty_below: f64,
     }
 
     fn sse(s: &[f64]) -> f64 {
@@ -800,15 +803,14 @@ mod tests {
     }
 
     impl SquaredError {
-        fn new(data: &BinaryDataset) -> Self {
-            let mut stats = Vec::new();
-            for g in 0..data.n_groups() {
-                let cw = data.class_weights(g);
-                let moment = |p: i32| cw.iter().enumerate().map(|(y, w)| w * (y as f64).powi(p)).sum::<f64>();
-                stats.extend([moment(0), moment(1), moment(2)]);
-            }
+        /// From per-row targets and weights of the rows `data` (one class) was built from.
+        fn new(data: &BinaryDataset, y: &[f64], w: &[f64]) -> Self {
+            let moment = |p: i32| data.sum_by_group(&y.iter().zip(w).map(|(y, w)| w * y.powi(p)).collect::<Vec<_>>()).unwrap();
+            let (m0, m1, m2) = (moment(0), moment(1), moment(2));
+            let stats: Vec<f64> = (0..data.n_groups()).flat_map(|g| [m0[g], m1[g], m2[g]]).collect();
             let floor = stats.chunks(3).map(sse).collect();
-            SquaredError { stats, floor }
+            let empty_below = m0.iter().cloned().fold(f64::INFINITY, f64::min) / 2.0;
+            SquaredError { stats, floor, empty_below }
         }
     }
 
@@ -833,12 +835,19 @@ mod tests {
             let s = self.group_stats(g);
             s[2] - 2.0 * mean * s[1] + mean * mean * s[0]
         }
+        fn has_weight(&self, stats: &[f64]) -> bool {
+            stats[0] > self.empty_below
+        }
     }
 
     #[test]
     fn the_search_is_exact_under_squared_error() {
-        for seed in 0..200u64 {
-            let data = random(8 + (seed % 17) as usize, 2 + (seed % 5) as usize, 2 + (seed % 3) as usize, seed + 11);
+        for seed in 0..400u64 {
+            let (rows, m) = (8 + (seed % 17) as usize, 2 + (seed % 5) as usize);
+            let (x, classes, w) = random_rows(rows, m, 2 + (seed % 3) as usize, seed + 11);
+            // A real target, a noisy function of a class.
+            let y: Vec<f64> = classes.iter().enumerate().map(|(i, &c)| c as f64 * 0.7 + (i % 3) as f64 * 0.25).collect();
+            let data = BinaryDataset::new(&x, rows, m, &vec![0; rows], 1, Some(&w)).unwrap();
             let depth = [None, Some(1), Some(2), Some(3), Some(4)][(seed % 5) as usize];
             let min_support = 1 + (seed / 5 % 3) as usize;
             let problem = Problem {
@@ -847,17 +856,17 @@ mod tests {
                 min_support: if depth.is_some() { min_support } else { 1 },
                 ..Default::default()
             };
-            let (res, labels) = run_with(&data, SquaredError::new(&data), &problem, None, &mut NoMonitor).unwrap();
-            let w = data.total_weight();
+            let (res, labels) = run_with(&data, SquaredError::new(&data, &y, &w), &problem, None, &mut NoMonitor).unwrap();
+            let total = data.total_weight();
             let groups: Vec<usize> = (0..data.n_groups()).collect();
-            let obj = SquaredError::new(&data);
-            let want = brute(&obj, &data, &groups, depth.map(|d| d as u32), problem.regularization * w, problem.min_support as f64) / w;
+            let obj = SquaredError::new(&data, &y, &w);
+            let want = brute(&obj, &data, &groups, depth.map(|d| d as u32), problem.regularization * total, problem.min_support as f64) / total;
             assert_eq!(res.status, Status::Optimal, "seed {seed}");
             assert!((res.objective - want).abs() < 1e-9, "seed {seed}: objective {} brute force {want}", res.objective);
             assert!(res.lower_bound <= res.objective + 1e-12);
             // Every leaf predicts the mean of the rows it captures.
             for (node, &label) in res.tree.nodes.iter().zip(&labels) {
-                assert!((label - node.value[1] / node.value[0]).abs() < 1e-12);
+                assert!((label - node.value[1] / node.value[0]).abs() < 1e-12, "seed {seed}: label {label} value {:?}", node.value);
             }
             assert!(depth.map_or(true, |d| res.tree.depth() <= d));
         }

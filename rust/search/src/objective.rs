@@ -52,7 +52,10 @@ pub trait Objective {
     fn split_bound(&self, _stats: &[f64], _floor: f64, _penalty: f64, _depth: u32) -> Option<f64> {
         None
     }
-    /// True when statistics `stats` hold some weight (the node is not empty).
+    /// True when statistics `stats` hold some weight (the node is not empty). The
+    /// depth-two kernel forms some sides by subtraction, so an empty side may carry
+    /// rounding residues: an objective whose statistics are not class weights should
+    /// compare its weight with a threshold below the lightest group.
     #[inline]
     fn has_weight(&self, stats: &[f64]) -> bool {
         stats.iter().any(|&w| w > 0.0)

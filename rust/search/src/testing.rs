@@ -7,6 +7,12 @@ use treeopt_core::BinaryDataset;
 /// A seeded random dataset: about a third of the cells 1, classes uniform, weights in
 /// {0.5, 1.5, 2.5, 3.5}.
 pub(crate) fn random(rows: usize, m: usize, classes: usize, seed: u64) -> BinaryDataset {
+    let (x, y, w) = random_rows(rows, m, classes, seed);
+    BinaryDataset::new(&x, rows, m, &y, classes, Some(&w)).unwrap()
+}
+
+/// The rows of [`random`]: features (row-major), classes and weights.
+pub(crate) fn random_rows(rows: usize, m: usize, classes: usize, seed: u64) -> (Vec<u8>, Vec<u32>, Vec<f64>) {
     let mut s = seed;
     let mut next = || {
         s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -15,7 +21,7 @@ pub(crate) fn random(rows: usize, m: usize, classes: usize, seed: u64) -> Binary
     let x: Vec<u8> = (0..rows * m).map(|_| (next() % 3 == 0) as u8).collect();
     let y: Vec<u32> = (0..rows).map(|_| (next() % classes) as u32).collect();
     let w: Vec<f64> = (0..rows).map(|_| 0.5 + (next() % 4) as f64).collect();
-    BinaryDataset::new(&x, rows, m, &y, classes, Some(&w)).unwrap()
+    (x, y, w)
 }
 
 /// Summed statistics of `groups`.
