@@ -1,37 +1,45 @@
 //! The decision tree model every solver returns: binary tests on 0/1 features, nodes in
-//! pre-order with the root first, each carrying the class weights of the training rows
-//! it captures.
+//! pre-order with the root first, each carrying a leaf value summarising the training
+//! rows it captures (for classification, their class weights).
 
 use crate::dataset::{leaf_loss, BinaryDataset};
 
-/// One node: a test (`feature` = Some) or a leaf (`feature` = None).
+/// One node: a test (`feature` = Some) or a leaf (`feature` = None), holding the value
+/// `V` of the rows it captures (for classifiers, the weight of each class).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Node {
+pub struct Node<V = Vec<f64>> {
     /// Feature tested here; rows with value 0 go `left`, value 1 go `right`.
     pub feature: Option<usize>,
     /// Index of the child for feature value 0 (unused on leaves).
     pub left: usize,
     /// Index of the child for feature value 1 (unused on leaves).
     pub right: usize,
-    /// Weight of each class among the training rows reaching this node.
-    pub class_weights: Vec<f64>,
+    /// Summary of the training rows reaching this node (for classifiers, the weight of
+    /// each class among them).
+    pub value: V,
 }
 
-impl Node {
+impl Node<Vec<f64>> {
     /// Class predicted if this node were a leaf (heaviest class, lowest index on ties).
     pub fn prediction(&self) -> usize {
-        leaf_loss(&self.class_weights).1
+        leaf_loss(&self.value).1
     }
 }
 
 /// A binary decision tree over 0/1 features.
-#[derive(Clone, Debug, PartialEq, Default)]
-pub struct Tree {
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tree<V = Vec<f64>> {
     /// Nodes, root at index 0.
-    pub nodes: Vec<Node>,
+    pub nodes: Vec<Node<V>>,
 }
 
-impl Tree {
+impl<V> Default for Tree<V> {
+    fn default() -> Self {
+        Tree { nodes: Vec::new() }
+    }
+}
+
+impl<V> Tree<V> {
     /// Number of leaves.
     pub fn n_leaves(&self) -> usize {
         self.nodes.iter().filter(|n| n.feature.is_none()).count()
@@ -39,7 +47,7 @@ impl Tree {
 
     /// Depth in scikit-learn's sense: a single leaf has depth 0.
     pub fn depth(&self) -> usize {
-        fn go(t: &Tree, i: usize) -> usize {
+        fn go<V>(t: &Tree<V>, i: usize) -> usize {
             match t.nodes[i].feature {
                 None => 0,
                 Some(_) => 1 + go(t, t.nodes[i].left).max(go(t, t.nodes[i].right)),
@@ -61,6 +69,9 @@ impl Tree {
         i
     }
 
+}
+
+impl Tree<Vec<f64>> {
     /// Weighted misclassification of the tree's leaf predictions on a packed dataset.
     pub fn loss(&self, data: &BinaryDataset) -> f64 {
         let mut loss = 0.0;
@@ -85,9 +96,9 @@ mod tests {
     fn stump() -> Tree {
         Tree {
             nodes: vec![
-                Node { feature: Some(0), left: 1, right: 2, class_weights: vec![2.0, 2.0] },
-                Node { feature: None, left: 0, right: 0, class_weights: vec![2.0, 0.0] },
-                Node { feature: None, left: 0, right: 0, class_weights: vec![0.0, 2.0] },
+                Node { feature: Some(0), left: 1, right: 2, value: vec![2.0, 2.0] },
+                Node { feature: None, left: 0, right: 0, value: vec![2.0, 0.0] },
+                Node { feature: None, left: 0, right: 0, value: vec![0.0, 2.0] },
             ],
         }
     }

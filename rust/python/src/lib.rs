@@ -102,7 +102,7 @@ fn tree_arrays<'py>(py: Python<'py>, tree: &Tree, n_classes: usize, out: &Bound<
                 feature.push(-2);
             }
         }
-        value.extend_from_slice(&node.class_weights);
+        value.extend_from_slice(&node.value);
     }
     let value = Array2::from_shape_vec((n, n_classes), value).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     out.set_item("children_left", left.into_pyarray(py))?;
@@ -116,6 +116,7 @@ fn tree_arrays<'py>(py: Python<'py>, tree: &Tree, n_classes: usize, out: &Bound<
 fn result_dict<'py>(py: Python<'py>, res: &SearchResult, n_classes: usize) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     tree_arrays(py, &res.tree, n_classes, &out)?;
+    out.set_item("labels", res.labels.iter().map(|&l| l as i64).collect::<Vec<_>>().into_pyarray(py))?;
     out.set_item("objective", res.objective)?;
     out.set_item("lower_bound", res.lower_bound)?;
     out.set_item("guessed_lower_bound", res.guessed_lower_bound)?;
@@ -193,9 +194,12 @@ fn fit_with<'py>(
 
 /// GOSDT on a 0/1 matrix: returns the tree's node arrays, objective, lower bound,
 /// status and search statistics. `reference_errors` (per row, the weight a reference
-/// model misclassifies) turns on lower-bound guessing.
+/// model misclassifies) turns on lower-bound guessing. `misclassification_cost` (the
+/// row-major n_classes x n_classes cost matrix, rows the true class, columns the
+/// predicted one) turns on cost-sensitive misclassification; the result's `labels` give
+/// the class each node predicts.
 #[pyfunction]
-#[pyo3(signature = (x, y, n_classes, sample_weight, regularization, max_depth=None, time_limit=None, memory_limit=None, verbose=false, reference_errors=None, slow_fit_warning=None))]
+#[pyo3(signature = (x, y, n_classes, sample_weight, regularization, max_depth=None, time_limit=None, memory_limit=None, verbose=false, reference_errors=None, slow_fit_warning=None, misclassification_cost=None))]
 #[allow(clippy::too_many_arguments)]
 fn gosdt_fit<'py>(
     py: Python<'py>,
@@ -210,6 +214,7 @@ fn gosdt_fit<'py>(
     verbose: bool,
     reference_errors: Option<PyReadonlyArray1<'py, f64>>,
     slow_fit_warning: Option<(f64, String)>,
+    misclassification_cost: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     guarded(|| {
         let config = GosdtConfig {
@@ -217,6 +222,8 @@ fn gosdt_fit<'py>(
             max_depth,
             limits: limits(time_limit, memory_limit)?,
             reference_errors: reference_errors.map(|r| r.as_array().to_vec()),
+            misclassification_cost: misclassification_cost.map(|c| c.as_array().to_vec()),
+            record_splits: false,
         };
         fit_with(py, x, y, n_classes, sample_weight, verbose, slow_fit_warning, |d, m| solve_gosdt(d, &config, m))
     })
@@ -225,7 +232,7 @@ fn gosdt_fit<'py>(
 /// DL8.5 on a 0/1 matrix: depth-limited optimal tree with a minimum number of rows per
 /// leaf and an optional penalty per leaf; same result dict as `gosdt_fit`.
 #[pyfunction]
-#[pyo3(signature = (x, y, n_classes, sample_weight, max_depth, min_samples_leaf, regularization, time_limit=None, memory_limit=None, verbose=false, reference_errors=None, slow_fit_warning=None))]
+#[pyo3(signature = (x, y, n_classes, sample_weight, max_depth, min_samples_leaf, regularization, time_limit=None, memory_limit=None, verbose=false, reference_errors=None, slow_fit_warning=None, misclassification_cost=None))]
 #[allow(clippy::too_many_arguments)]
 fn dl85_fit<'py>(
     py: Python<'py>,
@@ -241,6 +248,7 @@ fn dl85_fit<'py>(
     verbose: bool,
     reference_errors: Option<PyReadonlyArray1<'py, f64>>,
     slow_fit_warning: Option<(f64, String)>,
+    misclassification_cost: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     guarded(|| {
         let config = Dl85Config {
@@ -249,6 +257,7 @@ fn dl85_fit<'py>(
             regularization,
             limits: limits(time_limit, memory_limit)?,
             reference_errors: reference_errors.map(|r| r.as_array().to_vec()),
+            misclassification_cost: misclassification_cost.map(|c| c.as_array().to_vec()),
         };
         fit_with(py, x, y, n_classes, sample_weight, verbose, slow_fit_warning, |d, m| solve_dl85(d, &config, m))
     })

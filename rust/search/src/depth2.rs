@@ -1,16 +1,18 @@
 //! Exact optimal subtrees of depth one or two from pairwise counts (the specialised
 //! depth-two solver of MurTree, Demirović et al., JMLR 2022, §4.4): one pass over the
-//! captured groups accumulates, for every pair of features, the class weights (and, only
-//! when needed, the row count and the reference loss) of the rows where both are 1;
+//! captured groups accumulates, for every pair of features, the objective's statistics
+//! (class weights for misclassification; and, only when needed, the row count and the
+//! reference loss) of the rows where both are 1;
 //! every depth-two tree is then scored from those sums without touching the data again.
 //!
 //! Children are closed by the same rules as in the graph search, except that the
 //! equivalent-points weight is taken as zero: that only closes fewer nodes, and a node
 //! the search closes can never gain from a split, so both agree on every optimum.
 
-use crate::graph::{side, Rules};
+use crate::objective::Objective;
+use crate::rules::{side, Rules, Side};
+use crate::split::{SplitFamily, Task};
 use treeopt_core::bitset::for_each_one;
-use treeopt_core::BinaryDataset;
 
 /// A subtree of depth at most two: `None` children are leaves.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -112,30 +114,30 @@ impl Poller<'_> {
     }
 }
 
-/// The `k` values summed for group `g`: its class weights from the dataset, or its
-/// row of `values` when the kernel keeps extra sums per group.
+/// The `k` values summed for group `g`: its statistics from the objective, or its row
+/// of `values` when the kernel keeps extra sums per group.
 #[inline]
-fn group_values<'a>(values: &'a [f64], data: &'a BinaryDataset, g: usize, k: usize) -> &'a [f64] {
+fn group_values<'a, O: Objective>(values: &'a [f64], obj: &'a O, g: usize, k: usize) -> &'a [f64] {
     if values.is_empty() {
-        data.class_weights(g)
+        obj.group_stats(g)
     } else {
         &values[g * k..g * k + k]
     }
 }
 
 impl Depth2 {
-    pub fn new(data: &BinaryDataset, reference: Option<&[f64]>, min_support: f64) -> Self {
-        let (m, c) = (data.n_features(), data.n_classes());
+    pub fn new<O: Objective, S: SplitFamily>(t: &Task<O, S>, reference: Option<&[f64]>, min_support: f64) -> Self {
+        let (m, c) = (t.splits.n_splits(), t.obj.n_stats());
         let rows_at = (min_support > 1.0).then_some(c);
         let reference_at = reference.map(|_| c + rows_at.is_some() as usize);
         let k = c + rows_at.is_some() as usize + reference_at.is_some() as usize;
-        // The class weights are read from the dataset; a copy is made only when each
+        // The statistics are read from the objective; a copy is made only when each
         // group carries more (its rows, the reference's errors).
-        let mut values = Vec::with_capacity(if k > c { data.n_groups() * k } else { 0 });
-        for g in (0..data.n_groups()).filter(|_| k > c) {
-            values.extend_from_slice(data.class_weights(g));
+        let mut values = Vec::with_capacity(if k > c { t.data.n_groups() * k } else { 0 });
+        for g in (0..t.data.n_groups()).filter(|_| k > c) {
+            values.extend_from_slice(t.obj.group_stats(g));
             if rows_at.is_some() {
-                values.push(data.group_rows(g) as f64);
+                values.push(t.data.group_rows(g) as f64);
             }
             if let Some(r) = reference {
                 values.push(r[g]);
@@ -206,33 +208,34 @@ impl Depth2 {
 
     /// Cost of a leaf on channel vector `v`.
     #[inline]
-    fn leaf_cost(&self, v: &[f64], rules: &Rules) -> f64 {
-        treeopt_core::dataset::leaf_loss(&v[..self.c]).0 + rules.penalty
+    fn leaf_cost<O: Objective>(&self, obj: &O, v: &[f64], rules: &Rules) -> f64 {
+        obj.leaf_loss(&v[..self.c]) + rules.penalty
     }
 
     /// Rows of `v` as far as the support rule needs them: with a minimum support of one
     /// only emptiness matters, and every group has positive weight.
     #[inline]
-    fn rows(&self, v: &[f64]) -> f64 {
+    fn rows<O: Objective>(&self, obj: &O, v: &[f64]) -> f64 {
         match self.rows_at {
             Some(r) => v[r],
-            None if v[..self.c].iter().any(|&w| w > 0.0) => f64::INFINITY,
+            None if obj.has_weight(&v[..self.c]) => f64::INFINITY,
             None => 0.0,
         }
     }
 
     /// The leaf-closing rules applied to channel vector `v` at `depth`.
     #[inline]
-    fn side_of(&self, v: &[f64], depth: u32, rules: &Rules) -> crate::graph::Side {
-        side(&v[..self.c], 0.0, self.reference_at.map(|r| v[r]), self.rows(v), depth, rules)
+    fn side_of<O: Objective>(&self, obj: &O, v: &[f64], depth: u32, rules: &Rules) -> Side {
+        side(obj, &v[..self.c], 0.0, self.reference_at.map(|r| v[r]), self.rows(obj, v), depth, rules)
     }
 
     /// Best stump or leaf for the rows of channel vector `x`, where `one_of(j, out)`
     /// writes the channel vector of its rows with active feature j = 1. Returns (cost,
     /// active feature).
     #[inline]
-    fn depth_one<const K: usize>(
+    fn depth_one<const K: usize, O: Objective>(
         &self,
+        obj: &O,
         x: &[f64],
         one_of: impl Fn(usize, &mut [f64]),
         a: &mut [f64],
@@ -240,7 +243,7 @@ impl Depth2 {
         rules: &Rules,
     ) -> (f64, Option<u32>) {
         let k = channels::<K>(self.k);
-        let s = self.side_of(x, 1, rules);
+        let s = self.side_of(obj, x, 1, rules);
         if s.terminal {
             return (s.leaf_cost, None);
         }
@@ -251,10 +254,10 @@ impl Depth2 {
             for t in 0..k {
                 b[t] = x[t] - a[t];
             }
-            if self.rows(a) < rules.min_support || self.rows(b) < rules.min_support {
+            if self.rows(obj, a) < rules.min_support || self.rows(obj, b) < rules.min_support {
                 continue;
             }
-            let cost = self.leaf_cost(a, rules) + self.leaf_cost(b, rules);
+            let cost = self.leaf_cost(obj, a, rules) + self.leaf_cost(obj, b, rules);
             if cost < best {
                 best = cost;
                 feature = Some(j as u32);
@@ -267,9 +270,9 @@ impl Depth2 {
     /// same leaf-closing rules as the graph search. The kernel holds at most
     /// `budget_bytes` (refusing with [`Halt::MemoryLimit`] when even one block of pair
     /// sums does not fit) and gives up with `stop`'s status when `stop` asks it to.
-    pub fn solve(
+    pub fn solve<O: Objective, S: SplitFamily>(
         &mut self,
-        data: &BinaryDataset,
+        t: &Task<O, S>,
         set: &[u64],
         depth: u32,
         rules: &Rules,
@@ -277,14 +280,14 @@ impl Depth2 {
         stop: &mut dyn FnMut() -> Option<Halt>,
     ) -> Result<SmallTree, Halt> {
         debug_assert!(depth == 1 || depth == 2);
-        let out = self.select(data, set, depth, rules, budget_bytes).and_then(|layout| {
+        let out = self.select(t, set, depth, rules, budget_bytes).and_then(|layout| {
             let mut poller = Poller { work: 0, stop };
             // Fixed channel counts let the compiler unroll the inner loops.
             match self.k {
-                2 => self.solve_k::<2>(data, set, depth, rules, layout, &mut poller),
-                3 => self.solve_k::<3>(data, set, depth, rules, layout, &mut poller),
-                4 => self.solve_k::<4>(data, set, depth, rules, layout, &mut poller),
-                _ => self.solve_k::<0>(data, set, depth, rules, layout, &mut poller),
+                2 => self.solve_k::<2, O, S>(t, set, depth, rules, layout, &mut poller),
+                3 => self.solve_k::<3, O, S>(t, set, depth, rules, layout, &mut poller),
+                4 => self.solve_k::<4, O, S>(t, set, depth, rules, layout, &mut poller),
+                _ => self.solve_k::<0, O, S>(t, set, depth, rules, layout, &mut poller),
             }
         });
         if !self.identity {
@@ -304,11 +307,11 @@ impl Depth2 {
     /// Finds the active features of `set`, their sums and (depth two) every group's list
     /// of active features, and sizes the pair buffer within the budget. Returns the
     /// layout of the first pass of pair sums.
-    fn select(&mut self, data: &BinaryDataset, set: &[u64], depth: u32, rules: &Rules, budget: usize) -> Result<Layout, Halt> {
+    fn select<O: Objective, S: SplitFamily>(&mut self, t: &Task<O, S>, set: &[u64], depth: u32, rules: &Rules, budget: usize) -> Result<Layout, Halt> {
         let (m, k) = (self.m, self.k);
         self.identity = false;
         let full = 8 * k * (m * (m + 1) / 2);
-        if depth == 2 && full <= self.narrow && self.bytes() + full + 8 * m * k + 4 * (m + data.n_groups()) <= budget {
+        if depth == 2 && full <= self.narrow && self.bytes() + full + 8 * m * k + 4 * (m + t.data.n_groups()) <= budget {
             // Narrow data: every feature, in the whole triangle, as MurTree does.
             self.identity = true;
             if self.active.len() != m {
@@ -322,7 +325,7 @@ impl Depth2 {
             }
             let (values, total) = (&self.values, &mut self.total);
             for_each_one(set, |g| {
-                for (t, w) in total.iter_mut().zip(group_values(values, data, g, k)) {
+                for (t, w) in total.iter_mut().zip(group_values(values, &t.obj, g, k)) {
                     *t += w;
                 }
             });
@@ -347,12 +350,12 @@ impl Depth2 {
             let with_rows = self.rows_at.is_some();
             for_each_one(set, |g| {
                 n_groups += 1;
-                let nr = data.group_rows(g) as f64;
+                let nr = t.data.group_rows(g) as f64;
                 rows += nr;
-                for (t, v) in total.iter_mut().zip(group_values(values, data, g, k)) {
+                for (t, v) in total.iter_mut().zip(group_values(values, &t.obj, g, k)) {
                     *t += v;
                 }
-                for &f in data.ones_of(g) {
+                for &f in t.splits.right_of(g) {
                     count[f as usize] += 1;
                     if with_rows {
                         feature_rows[f as usize] += nr;
@@ -400,8 +403,8 @@ impl Depth2 {
             self.pairs = Vec::new();
             let (slot, diag, values) = (&self.slot, &mut self.diag, &self.values);
             for_each_one(set, |g| {
-                let v = group_values(values, data, g, k);
-                for &f in data.ones_of(g) {
+                let v = group_values(values, &t.obj, g, k);
+                for &f in t.splits.right_of(g) {
                     let s = slot[f as usize];
                     if s != NONE {
                         for (d, w) in diag[s as usize * k..s as usize * k + k].iter_mut().zip(v) {
@@ -428,8 +431,8 @@ impl Depth2 {
             let (slot, diag, values) = (&self.slot, &mut self.diag, &self.values);
             let (local, local_start, local_group) = (&mut self.local, &mut self.local_start, &mut self.local_group);
             for_each_one(set, |g| {
-                let v = group_values(values, data, g, k);
-                for &f in data.ones_of(g) {
+                let v = group_values(values, &t.obj, g, k);
+                for &f in t.splits.right_of(g) {
                     let s = slot[f as usize];
                     if s != NONE {
                         local.push(s);
@@ -462,19 +465,19 @@ impl Depth2 {
     }
 
     /// One pass over the groups summing the pairs of `layout` (the buffer is zeroed).
-    fn accumulate<const K: usize>(&mut self, data: &BinaryDataset, set: &[u64], layout: Layout, poller: &mut Poller) -> Result<(), Halt> {
+    fn accumulate<const K: usize, O: Objective, S: SplitFamily>(&mut self, t: &Task<O, S>, set: &[u64], layout: Layout, poller: &mut Poller) -> Result<(), Halt> {
         let (n, k) = (self.active.len(), channels::<K>(self.k));
         let (values, pairs) = (&self.values, &mut self.pairs);
         pairs.fill(0.0);
         if self.identity {
-            // All features, the whole triangle with its diagonal, straight from the data.
+            // All features, the whole triangle with its diagonal, straight from the t.data.
             for (wi, &word) in set.iter().enumerate() {
                 let mut w = word;
                 while w != 0 {
                     let g = wi * 64 + w.trailing_zeros() as usize;
                     w &= w - 1;
-                    let v = group_values(values, data, g, k);
-                    let ones = data.ones_of(g);
+                    let v = group_values(values, &t.obj, g, k);
+                    let ones = t.splits.right_of(g);
                     for (a, &i) in ones.iter().enumerate() {
                         let i = i as usize;
                         let row = i * (2 * n - i + 1) / 2;
@@ -497,7 +500,7 @@ impl Depth2 {
         }
         for q in 0..self.local_group.len() {
             let g = self.local_group[q] as usize;
-            let v = group_values(values, data, g, k);
+            let v = group_values(values, &t.obj, g, k);
             let ones = &self.local[self.local_start[q] as usize..self.local_start[q + 1] as usize];
             match layout {
                 Layout::Triangle => {
@@ -546,23 +549,23 @@ impl Depth2 {
         Ok(())
     }
 
-    fn solve_k<const K: usize>(&mut self, data: &BinaryDataset, set: &[u64], depth: u32, rules: &Rules, layout: Layout, poller: &mut Poller) -> Result<SmallTree, Halt> {
+    fn solve_k<const K: usize, O: Objective, S: SplitFamily>(&mut self, t: &Task<O, S>, set: &[u64], depth: u32, rules: &Rules, layout: Layout, poller: &mut Poller) -> Result<SmallTree, Halt> {
         let k = channels::<K>(self.k);
         let (mut a, mut b, mut x) = (std::mem::take(&mut self.a), std::mem::take(&mut self.b), std::mem::take(&mut self.x));
         let mut right = std::mem::take(&mut self.right);
         let total = std::mem::take(&mut self.total);
         let tree = if depth == 1 {
-            let (cost, f) = self.depth_one::<K>(&total, |j, out| out.copy_from_slice(self.diag(j)), &mut a, &mut b, rules);
+            let (cost, f) = self.depth_one::<K, O>(&t.obj, &total, |j, out| out.copy_from_slice(self.diag(j)), &mut a, &mut b, rules);
             Ok(SmallTree { cost, split: f.map(|f| (f, None, None)) })
         } else {
-            let s = self.side_of(&total, 2, rules);
+            let s = self.side_of(&t.obj, &total, 2, rules);
             let mut best = SmallTree { cost: s.leaf_cost, split: None };
             let n = self.active.len();
             let mut layout = layout;
             let mut outcome = Ok(());
             if !s.terminal {
                 'blocks: loop {
-                    if let Err(h) = self.accumulate::<K>(data, set, layout, poller) {
+                    if let Err(h) = self.accumulate::<K, O, S>(t, set, layout, poller) {
                         outcome = Err(h);
                         break;
                     }
@@ -579,10 +582,10 @@ impl Depth2 {
                         for t in 0..k {
                             x[t] = total[t] - right[t];
                         }
-                        if self.rows(&right) < rules.min_support || self.rows(&x) < rules.min_support {
+                        if self.rows(&t.obj, &right) < rules.min_support || self.rows(&t.obj, &x) < rules.min_support {
                             continue;
                         }
-                        let (cr, fr) = self.depth_one::<K>(&right, |j, out| out.copy_from_slice(self.pair(layout, i, j)), &mut a, &mut b, rules);
+                        let (cr, fr) = self.depth_one::<K, O>(&t.obj, &right, |j, out| out.copy_from_slice(self.pair(layout, i, j)), &mut a, &mut b, rules);
                         if cr >= best.cost {
                             continue;
                         }
@@ -592,7 +595,7 @@ impl Depth2 {
                                 out[t] = sj[t] - pij[t];
                             }
                         };
-                        let (cl, fl) = self.depth_one::<K>(&x, left_one, &mut a, &mut b, rules);
+                        let (cl, fl) = self.depth_one::<K, O>(&t.obj, &x, left_one, &mut a, &mut b, rules);
                         if cl + cr < best.cost {
                             best = SmallTree { cost: cl + cr, split: Some((i as u32, fl, fr)) };
                         }
@@ -625,42 +628,84 @@ fn channels<const K: usize>(k: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::objective::Misclassification;
+    use crate::split::ZeroOneColumns;
+    use crate::testing::{brute, random, stats_of};
+    use treeopt_core::BinaryDataset;
     use crate::Status;
 
-    fn random(rows: usize, m: usize, classes: usize, seed: u64) -> BinaryDataset {
-        let mut s = seed;
-        let mut next = || {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (s >> 33) as usize
-        };
-        let x: Vec<u8> = (0..rows * m).map(|_| (next() % 3 == 0) as u8).collect();
-        let y: Vec<u32> = (0..rows).map(|_| (next() % classes) as u32).collect();
-        let w: Vec<f64> = (0..rows).map(|_| 0.5 + (next() % 4) as f64).collect();
-        BinaryDataset::new(&x, rows, m, &y, classes, Some(&w)).unwrap()
+    /// Cost of the kernel's tree, recomputed from the groups it routes to each leaf.
+    fn cost_of<O: Objective>(obj: &O, data: &BinaryDataset, groups: &[usize], tree: &SmallTree, penalty: f64) -> f64 {
+        let leaf = |gs: &[usize]| obj.leaf_loss(&stats_of(obj, gs)) + penalty;
+        let split = |gs: &[usize], f: u32| -> (Vec<usize>, Vec<usize>) { gs.iter().partition(|&&g| data.feature_of(g, f as usize) == 0) };
+        match tree.split {
+            None => leaf(groups),
+            Some((f, fl, fr)) => {
+                let (l, r) = split(groups, f);
+                let side = |gs: &[usize], sub: Option<u32>| match sub {
+                    None => leaf(gs),
+                    Some(g) => {
+                        let (a, b) = split(gs, g);
+                        leaf(&a) + leaf(&b)
+                    }
+                };
+                side(&l, fl) + side(&r, fr)
+            }
+        }
+    }
+
+    #[test]
+    fn matches_brute_force_under_both_objectives() {
+        use crate::objective::CostSensitive;
+        for seed in 0..120u64 {
+            let classes = 2 + (seed % 3) as usize;
+            let data = random(12 + (seed % 20) as usize, 2 + (seed % 6) as usize, classes, seed + 7);
+            let rules = Rules { penalty: [0.0, 0.3, 1.0][(seed % 3) as usize], min_support: 1.0 + (seed / 3 % 3) as f64 };
+            let cost: Vec<f64> = (0..classes * classes).map(|i| if i / classes == i % classes { 0.0 } else { ((i * 7 + seed as usize) % 5) as f64 * 0.75 }).collect();
+            let costed = Task { data: &data, obj: CostSensitive::new(&data, &cost).unwrap(), splits: ZeroOneColumns::new(&data) };
+            let plain = Task { data: &data, obj: Misclassification::new(&data), splits: ZeroOneColumns::new(&data) };
+            let groups: Vec<usize> = (0..data.n_groups()).filter(|g| (g + seed as usize) % 4 != 0).collect();
+            let mut set = vec![0u64; data.words()];
+            groups.iter().for_each(|&g| set[g / 64] |= 1 << (g % 64));
+            let mut never = || None;
+            for depth in [1, 2] {
+                let mut kernel = Depth2::new(&plain, None, rules.min_support);
+                let got = kernel.solve(&plain, &set, depth, &rules, usize::MAX, &mut never).unwrap();
+                let want = brute(&plain.obj, &data, &groups, Some(depth), rules.penalty, rules.min_support);
+                assert!((got.cost - want).abs() < 1e-9, "seed {seed}, depth {depth}: kernel {} brute force {want}", got.cost);
+                assert!((cost_of(&plain.obj, &data, &groups, &got, rules.penalty) - got.cost).abs() < 1e-9);
+                let mut kernel = Depth2::new(&costed, None, rules.min_support);
+                let got = kernel.solve(&costed, &set, depth, &rules, usize::MAX, &mut never).unwrap();
+                let want = brute(&costed.obj, &data, &groups, Some(depth), rules.penalty, rules.min_support);
+                assert!((got.cost - want).abs() < 1e-9, "seed {seed}, depth {depth}, costs: kernel {} brute force {want}", got.cost);
+                assert!((cost_of(&costed.obj, &data, &groups, &got, rules.penalty) - got.cost).abs() < 1e-9);
+            }
+        }
     }
 
     #[test]
     fn blocks_of_rows_agree_with_the_triangle() {
         for (seed, classes, min_support) in [(1, 2, 1.0), (2, 3, 1.0), (3, 2, 3.0), (4, 5, 2.0)] {
             let data = random(60, 12, classes, seed);
+            let task = Task { data: &data, obj: Misclassification::new(&data), splits: ZeroOneColumns::new(&data) };
             let rules = Rules { penalty: 0.3, min_support };
-            let mut kernel = Depth2::new(&data, None, min_support);
+            let mut kernel = Depth2::new(&task, None, min_support);
             let all = data.all_groups();
             let mut never = || None;
-            let narrow = kernel.solve(&data, all.words(), 2, &rules, usize::MAX, &mut never).unwrap();
+            let narrow = kernel.solve(&task, all.words(), 2, &rules, usize::MAX, &mut never).unwrap();
             assert!(kernel.identity);
             kernel.narrow = 0;
-            let whole = kernel.solve(&data, all.words(), 2, &rules, usize::MAX, &mut never).unwrap();
+            let whole = kernel.solve(&task, all.words(), 2, &rules, usize::MAX, &mut never).unwrap();
             assert!(!kernel.identity);
             assert_eq!(whole, narrow, "seed {seed}: all features and the active ones disagree");
-            let one = kernel.solve(&data, all.words(), 1, &rules, usize::MAX, &mut never).unwrap();
+            let one = kernel.solve(&task, all.words(), 1, &rules, usize::MAX, &mut never).unwrap();
             assert!(whole.cost <= one.cost);
             // Budgets that leave room for one to a few rows of pair sums at a time.
             let base = kernel.bytes() - 8 * kernel.pairs.capacity();
             for rows in [1, 2, 5] {
                 let n = kernel.active.len();
                 let budget = base + 2 * 8 * kernel.k * n * rows + 64;
-                let blocked = kernel.solve(&data, all.words(), 2, &rules, budget, &mut never).unwrap();
+                let blocked = kernel.solve(&task, all.words(), 2, &rules, budget, &mut never).unwrap();
                 assert_eq!(kernel.pairs.len(), rows * n * kernel.k, "not summed in blocks");
                 assert_eq!(blocked, whole, "seed {seed}, {rows} rows per block");
                 assert!(kernel.bytes() <= budget, "{} bytes over a budget of {budget}", kernel.bytes());
@@ -674,19 +719,20 @@ mod tests {
             let classes = 2 + (seed % 3) as usize;
             let min_support = 1.0 + (seed % 4 / 2) as f64;
             let data = random(30 + (seed % 7) as usize, 8, classes, seed + 100);
+            let task = Task { data: &data, obj: Misclassification::new(&data), splits: ZeroOneColumns::new(&data) };
             let rules = Rules { penalty: [0.0, 0.4, 1.5][(seed % 3) as usize], min_support };
             // Every other group, shifted by the seed: many features become constant.
             let mut set = vec![0u64; data.words()];
             for g in (0..data.n_groups()).filter(|g| (g + seed as usize) % 3 != 0) {
                 set[g / 64] |= 1 << (g % 64);
             }
-            let mut kernel = Depth2::new(&data, None, min_support);
+            let mut kernel = Depth2::new(&task, None, min_support);
             let mut never = || None;
             for depth in [1, 2] {
                 kernel.narrow = SMALL_TRIANGLE;
-                let narrow = kernel.solve(&data, &set, depth, &rules, usize::MAX, &mut never).unwrap();
+                let narrow = kernel.solve(&task, &set, depth, &rules, usize::MAX, &mut never).unwrap();
                 kernel.narrow = 0;
-                let active = kernel.solve(&data, &set, depth, &rules, usize::MAX, &mut never).unwrap();
+                let active = kernel.solve(&task, &set, depth, &rules, usize::MAX, &mut never).unwrap();
                 assert_eq!(active, narrow, "seed {seed}, depth {depth}");
             }
         }
@@ -695,17 +741,18 @@ mod tests {
     #[test]
     fn stops_when_asked_and_refuses_a_budget_too_small() {
         let data = random(300, 200, 2, 9);
+        let task = Task { data: &data, obj: Misclassification::new(&data), splits: ZeroOneColumns::new(&data) };
         let rules = Rules { penalty: 0.0, min_support: 1.0 };
-        let mut kernel = Depth2::new(&data, None, 1.0);
+        let mut kernel = Depth2::new(&task, None, 1.0);
         let all = data.all_groups();
         let mut asked = 0;
         let mut stop = || {
             asked += 1;
             Some(Status::TimeLimit)
         };
-        assert_eq!(kernel.solve(&data, all.words(), 2, &rules, usize::MAX, &mut stop), Err(Status::TimeLimit));
+        assert_eq!(kernel.solve(&task, all.words(), 2, &rules, usize::MAX, &mut stop), Err(Status::TimeLimit));
         assert_eq!(asked, 1);
         let mut never = || None;
-        assert_eq!(kernel.solve(&data, all.words(), 2, &rules, 1000, &mut never), Err(Status::MemoryLimit));
+        assert_eq!(kernel.solve(&task, all.words(), 2, &rules, 1000, &mut never), Err(Status::MemoryLimit));
     }
 }

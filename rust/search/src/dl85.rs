@@ -24,11 +24,17 @@ pub struct Dl85Config {
     pub limits: Limits,
     /// Lower-bound guessing: per input row, the weight the reference model misclassifies.
     pub reference_errors: Option<Vec<f64>>,
+    /// Cost-sensitive misclassification: the row-major `n_classes x n_classes` matrix
+    /// whose entry `[y, k]` is the cost of predicting class `k` for a row of class `y`
+    /// (zero diagonal). `None` counts every error as 1 (the matrix `1 - I`). With
+    /// lower-bound guessing, `reference_errors` should then hold each row's cost under
+    /// the reference model (its weight times the cost of the reference's prediction).
+    pub misclassification_cost: Option<Vec<f64>>,
 }
 
 impl Default for Dl85Config {
     fn default() -> Self {
-        Dl85Config { max_depth: 3, min_samples_leaf: 1, regularization: 0.0, limits: Limits::default(), reference_errors: None }
+        Dl85Config { max_depth: 3, min_samples_leaf: 1, regularization: 0.0, limits: Limits::default(), reference_errors: None, misclassification_cost: None }
     }
 }
 
@@ -45,6 +51,8 @@ pub fn solve<M: Monitor>(data: &BinaryDataset, config: &Dl85Config, monitor: &mu
         min_support: config.min_samples_leaf,
         limits: config.limits.clone(),
         reference_errors: config.reference_errors.clone(),
+        misclassification_cost: config.misclassification_cost.clone(),
+        record_splits: false,
     };
     run(data, &problem, monitor)
 }

@@ -1,6 +1,6 @@
 //! GOSDT: provably optimal sparse decision trees (Lin et al. 2020; McTavish et al. 2022,
-//! Algorithm 1): minimise misclassified weight / total weight + λ x leaves, optionally
-//! under a depth limit, by the dependency-graph search of [`crate::graph`].
+//! Algorithm 1): minimise misclassified weight (or, with a cost matrix, its cost) / total
+//! weight + λ x leaves, optionally under a depth limit, by the dependency-graph search of [`crate::graph`].
 
 use crate::budget::{Limits, Monitor};
 use crate::graph::{run, Problem};
@@ -19,6 +19,17 @@ pub struct GosdtConfig {
     /// Lower-bound guessing: per input row, the weight the reference model misclassifies
     /// (the row's weight where the reference is wrong, else 0).
     pub reference_errors: Option<Vec<f64>>,
+    /// Log every (subproblem, split) the search bounds, with its bounds, in the result
+    /// (for a Rashomon set; off by default, and then free). Only subproblems the graph
+    /// search expands log their splits: not those solved whole by the depth-two kernel
+    /// (two levels left under a depth limit), nor those proved optimal before expansion.
+    pub record_splits: bool,
+    /// Cost-sensitive misclassification: the row-major `n_classes x n_classes` matrix
+    /// whose entry `[y, k]` is the cost of predicting class `k` for a row of class `y`
+    /// (zero diagonal). `None` counts every error as 1 (the matrix `1 - I`). With
+    /// lower-bound guessing, `reference_errors` should then hold each row's cost under
+    /// the reference model (its weight times the cost of the reference's prediction).
+    pub misclassification_cost: Option<Vec<f64>>,
 }
 
 /// Finds the tree minimising the GOSDT objective. On a limit or a stop request the best
@@ -30,6 +41,8 @@ pub fn solve<M: Monitor>(data: &BinaryDataset, config: &GosdtConfig, monitor: &m
         min_support: 1,
         limits: config.limits.clone(),
         reference_errors: config.reference_errors.clone(),
+        misclassification_cost: config.misclassification_cost.clone(),
+        record_splits: config.record_splits,
     };
     run(data, &problem, monitor)
 }

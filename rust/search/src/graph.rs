@@ -1,6 +1,7 @@
 //! The dependency-graph search shared by treeopt's GOSDT and DL8.5 solvers.
 //!
-//! Objective, in weight units: misclassified weight + a penalty per leaf, optionally
+//! Objective, in weight units: the loss of an [`Objective`] policy (misclassified weight,
+//! or its cost under a cost matrix) + a penalty per leaf, optionally
 //! under a depth limit and a minimum number of rows per leaf. Every subproblem (capture
 //! set of equivalence classes, remaining depth) is one record of the dependency graph
 //! holding a proven lower bound and the cost of the best tree known; bounds flow from
@@ -25,15 +26,21 @@
 //! that guess is closed as a leaf, and one whose best tree reaches its bound counts as
 //! solved. The proven bound is kept beside it, so the certificate stays honest.
 //!
+//! The search is generic over what it minimises ([`Objective`]) and what a split is
+//! ([`SplitFamily`]); both are monomorphised. GOSDT and DL8.5 use (cost-sensitive)
+//! misclassification over 0/1 columns.
+//!
 //! Ties between equally good splits go to the split met first in a fixed order (lowest
 //! two-leaf cost, then lowest feature index), so results are reproducible bit for bit.
 
 use crate::budget::{Budget, Limits, Monitor, Progress};
 use crate::store::{Store, LEAF};
 use crate::depth2::{Depth2, SmallTree};
-use crate::{SearchResult, Stats, Status};
-use treeopt_core::bitset::{and_into, and_not_into, for_each_one};
-use treeopt_core::dataset::leaf_loss;
+use crate::objective::{stats_totals, CostSensitive, Misclassification, Objective};
+use crate::rules::{side, Rules, Side};
+use crate::split::{SplitFamily, Task, ZeroOneColumns};
+use crate::{RecordedSplit, SearchResult, Stats, Status};
+use treeopt_core::bitset::for_each_one;
 use treeopt_core::{BinaryDataset, Error, Node, Result, Tree};
 
 /// Remaining depth of subproblems when no depth limit applies.
@@ -52,27 +59,14 @@ pub(crate) struct Problem {
     pub limits: Limits,
     /// Lower-bound guessing: per input row, the weight the reference model misclassifies.
     pub reference_errors: Option<Vec<f64>>,
-}
-
-/// The leaf-closing rules every subproblem is judged by.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Rules {
-    /// Penalty per leaf in weight units.
-    pub penalty: f64,
-    /// Minimum rows per leaf.
-    pub min_support: f64,
-}
-
-/// Bounds of one side of a candidate split, known right after the parent's pass.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Side {
-    pub leaf_cost: f64,
-    /// Search bound (guessed when guessing).
-    pub lb: f64,
-    /// Proven bound.
-    pub proven: f64,
-    /// Closed as a leaf without search (no depth left, or no split can pay off).
-    pub terminal: bool,
+    /// Log every (subproblem, split) the search bounds, with its bounds.
+    pub record_splits: bool,
+    /// Cost-sensitive misclassification: the row-major `n_classes x n_classes` matrix
+    /// whose entry `[y, k]` is the cost of predicting class `k` for a row of class `y`
+    /// (zero diagonal). `None` counts every error as 1 (the matrix `1 - I`). With
+    /// lower-bound guessing, `reference_errors` should then hold each row's cost under
+    /// the reference model (its weight times the cost of the reference's prediction).
+    pub misclassification_cost: Option<Vec<f64>>,
 }
 
 /// A non-trivial split of the subproblem being expanded.
@@ -87,6 +81,8 @@ struct Candidate {
     lb: f64,
     /// Proven bound on it.
     proven: f64,
+    /// Cost of the best tree known rooted at this split (at first, two leaves).
+    ub: f64,
 }
 
 impl Candidate {
@@ -110,14 +106,14 @@ struct Level {
 }
 
 impl Level {
-    /// Bytes a level holds for this dataset.
-    fn bytes_for(data: &BinaryDataset) -> usize {
-        let (m, c) = (data.n_features(), data.n_classes());
-        16 * data.words() + 16 * c + 8 * m * c + 28 * m + m * std::mem::size_of::<Candidate>()
+    /// Bytes a level holds for this task.
+    fn bytes_for<O: Objective, S: SplitFamily>(t: &Task<O, S>) -> usize {
+        let (m, c) = (t.splits.n_splits(), t.obj.n_stats());
+        16 * t.data.words() + 16 * c + 8 * m * c + 28 * m + m * std::mem::size_of::<Candidate>()
     }
 
-    fn new(data: &BinaryDataset) -> Self {
-        let (m, c) = (data.n_features(), data.n_classes());
+    fn new<O: Objective, S: SplitFamily>(t: &Task<O, S>) -> Self {
+        let (m, c, data) = (t.splits.n_splits(), t.obj.n_stats(), t.data);
         Level {
             set: vec![0; data.words()],
             child: vec![0; data.words()],
@@ -154,8 +150,8 @@ impl Bounds {
     }
 }
 
-struct Solver<'a, 'm, M: Monitor> {
-    data: &'a BinaryDataset,
+struct Solver<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> {
+    t: Task<'a, O, S>,
     rules: Rules,
     depth2: Depth2,
     store: Store,
@@ -174,62 +170,6 @@ struct Solver<'a, 'm, M: Monitor> {
     reference: Option<Vec<f64>>,
 }
 
-/// Bounds of a node with these class totals, minority (equivalent-points) weight, rows
-/// and, when guessing, the weight the reference model misclassifies in it.
-#[inline]
-pub(crate) fn side(totals: &[f64], minority: f64, reference: Option<f64>, rows: f64, depth: u32, rules: &Rules) -> Side {
-    let penalty = rules.penalty;
-    let loss = leaf_loss(totals).0;
-    let leaf_cost = loss + penalty;
-    // Leaf support and incremental accuracy: a split can gain at most loss - minority and
-    // costs at least one more penalty; and both children need the minimum support.
-    let mut proven_terminal = depth == 0 || loss - minority <= penalty || rows < 2.0 * rules.min_support;
-    let mut proven = if proven_terminal { leaf_cost } else { minority + 2.0 * penalty };
-    if !proven_terminal && totals.len() > 2 {
-        // With three or more classes, each leaf serving one class bounds a split tree too.
-        proven = split_bound(totals, minority, penalty, depth);
-        if proven >= leaf_cost {
-            (proven_terminal, proven) = (true, leaf_cost);
-        }
-    }
-    match reference {
-        None => Side { leaf_cost, lb: proven, proven, terminal: proven_terminal },
-        Some(r) => {
-            // Paper §4.3 step 1: a leaf within one penalty of the guess is taken as solved.
-            let terminal = proven_terminal || loss - r <= penalty;
-            let lb = if terminal { leaf_cost } else { proven.max(r + penalty) };
-            Side { leaf_cost, lb, proven, terminal }
-        }
-    }
-}
-
-/// Least cost of any split tree of a node with these class totals (three or more
-/// classes): a tree with `L >= 2` leaves misclassifies at least the equivalent-points
-/// weight `minority`, and at least all but the `L` largest class totals (each leaf
-/// predicts one class), and pays `L` penalties; `L <= 2^depth`. With many classes and a
-/// penalty above a class's share this proves a leaf optimal at once.
-fn split_bound(totals: &[f64], minority: f64, penalty: f64, depth: u32) -> f64 {
-    let mut sorted: Vec<f64> = totals.to_vec();
-    sorted.sort_unstable_by(|a, b| b.total_cmp(a));
-    let max_leaves = if depth >= 63 { usize::MAX } else { 1usize << depth };
-    let total: f64 = sorted.iter().sum();
-    let mut covered = sorted[0];
-    let mut best = f64::INFINITY;
-    for (l, &t) in sorted.iter().enumerate().skip(1) {
-        let leaves = l + 1;
-        if leaves > max_leaves {
-            break;
-        }
-        covered += t;
-        let missed = (total - covered).max(0.0);
-        best = best.min(missed.max(minority) + penalty * leaves as f64);
-        if missed <= minority {
-            break; // more leaves only add penalties
-        }
-    }
-    if best.is_finite() { best } else { minority + 2.0 * penalty }
-}
-
 #[inline]
 fn child_depth(depth: u32) -> u32 {
     if depth == UNLIMITED {
@@ -239,12 +179,12 @@ fn child_depth(depth: u32) -> u32 {
     }
 }
 
-impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
+impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
     /// Makes sure the scratch space of `level` exists; false (and the search stops) when
     /// the memory limit has no room for it.
     fn level(&mut self, level: usize) -> bool {
         while self.levels.len() <= level {
-            let need = Level::bytes_for(self.data);
+            let need = Level::bytes_for(&self.t);
             if self.store.bytes() + self.other_bytes() + need > self.limit {
                 // The kernel's pair sums are a cache: give their room back first.
                 self.depth2.release_pairs();
@@ -254,7 +194,7 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
                     return false;
                 }
             }
-            self.levels.push(Level::new(self.data));
+            self.levels.push(Level::new(&self.t));
             self.store.set_external(self.other_bytes());
         }
         true
@@ -262,16 +202,16 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
 
     /// Bytes held besides the store: the levels and the depth-two kernel.
     fn other_bytes(&self) -> usize {
-        self.levels.len() * Level::bytes_for(self.data) + self.depth2.bytes()
+        self.levels.len() * Level::bytes_for(&self.t) + self.depth2.bytes()
     }
 
     /// Runs the depth-two kernel on `set` within the memory left by the store and the
     /// levels, polling the clock and the monitor as it goes. An `Err` is why it gave up
     /// (after a stop it gives up at once).
     fn kernel(&mut self, set: Option<&[u64]>, id: u32, depth: u32) -> std::result::Result<SmallTree, Status> {
-        let levels = self.levels.len() * Level::bytes_for(self.data);
+        let levels = self.levels.len() * Level::bytes_for(&self.t);
         let budget = self.limit.saturating_sub(self.store.bytes() + levels);
-        let (store, root, w, stopped) = (&self.store, self.root, self.data.total_weight(), self.stopped);
+        let (store, root, w, stopped) = (&self.store, self.root, self.t.data.total_weight(), self.stopped);
         let budget_clock = &mut self.budget;
         let mut stop = || {
             stopped.or_else(|| budget_clock.poll(|elapsed| progress(store, root, w, elapsed)))
@@ -282,7 +222,7 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
             }
         }
         let set = set.unwrap_or_else(|| store.key(id));
-        let out = self.depth2.solve(self.data, set, depth, &self.rules, budget, &mut stop);
+        let out = self.depth2.solve(&self.t, set, depth, &self.rules, budget, &mut stop);
         self.store.set_external(self.other_bytes());
         out
     }
@@ -305,9 +245,9 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
     /// One pass over the groups of `levels[level].set`: class totals of both sides of
     /// every feature, and the candidate splits sorted in exploration order.
     fn bound_splits(&mut self, level: usize, depth: u32) {
-        let data = self.data;
+        let (data, obj, splits) = (self.t.data, &self.t.obj, &self.t.splits);
         let rules = self.rules;
-        let c = data.n_classes();
+        let c = obj.n_stats();
         let lv = &mut self.levels[level];
         lv.totals.fill(0.0);
         lv.right_weights.fill(0.0);
@@ -321,8 +261,8 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
         let mut reference_total = 0.0;
         let mut n_groups = 0u32;
         for_each_one(&lv.set, |g| {
-            let cw = data.class_weights(g);
-            let mn = data.group_minority(g);
+            let cw = obj.group_stats(g);
+            let mn = obj.group_floor(g);
             let re = reference.map_or(0.0, |r| r[g]);
             let nr = data.group_rows(g) as f64;
             rows += nr;
@@ -332,7 +272,7 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
             for (t, w) in lv.totals.iter_mut().zip(cw) {
                 *t += w;
             }
-            for &f in data.ones_of(g) {
+            for &f in splits.right_of(g) {
                 let f = f as usize;
                 for (t, w) in lv.right_weights[f * c..(f + 1) * c].iter_mut().zip(cw) {
                     *t += w;
@@ -345,7 +285,7 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
         });
         lv.candidates.clear();
         let d = child_depth(depth);
-        for f in 0..data.n_features() {
+        for f in 0..splits.n_splits() {
             let ng = lv.right_groups[f];
             let rr_rows = lv.right_rows[f];
             if ng == 0 || ng == n_groups || rr_rows < rules.min_support || rows - rr_rows < rules.min_support {
@@ -357,8 +297,8 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
             }
             let rm = lv.right_minority[f];
             let rr = lv.right_reference[f];
-            let right = side(rw, rm, reference.map(|_| rr), rr_rows, d, &rules);
-            let left = side(&lv.left_totals, minority - rm, reference.map(|_| reference_total - rr), rows - rr_rows, d, &rules);
+            let right = side(obj, rw, rm, reference.map(|_| rr), rr_rows, d, &rules);
+            let left = side(obj, &lv.left_totals, minority - rm, reference.map(|_| reference_total - rr), rows - rr_rows, d, &rules);
             lv.candidates.push(Candidate {
                 feature: f as u32,
                 order: left.leaf_cost + right.leaf_cost,
@@ -366,6 +306,7 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
                 right,
                 lb: left.lb + right.lb,
                 proven: left.proven + right.proven,
+                ub: left.leaf_cost + right.leaf_cost,
             });
         }
         lv.candidates
@@ -379,12 +320,7 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
             return Some(Child::Leaf(side));
         }
         let lv = &mut self.levels[level];
-        let fw = self.data.feature_words(feature as usize);
-        if right {
-            and_into(&mut lv.child, &lv.set, fw);
-        } else {
-            and_not_into(&mut lv.child, &lv.set, fw);
-        }
+        self.t.splits.partition(&lv.set, feature as usize, right, &mut lv.child);
         if let Some(id) = self.store.find(&lv.child, depth) {
             return Some(Child::Record(id));
         }
@@ -423,7 +359,7 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
         if self.stopped.is_some() {
             return true;
         }
-        let (store, root, w) = (&self.store, self.root, self.data.total_weight());
+        let (store, root, w) = (&self.store, self.root, self.t.data.total_weight());
         let stop = self.budget.poll(|elapsed| progress(store, root, w, elapsed));
         if stop.is_some() {
             self.stopped = stop;
@@ -515,6 +451,7 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
                 self.propagate(level);
             }
             if r.lb >= ub.min(budget) {
+                self.log_splits(id, level);
                 return;
             }
         }
@@ -550,6 +487,7 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
             let c = &mut self.levels[level].candidates[k];
             c.lb = lb;
             c.proven = if self.reference.is_some() { l.proven + r.proven } else { lb };
+            c.ub = c.ub.min(l.ub + r.ub);
             let rec = self.store.get_mut(id);
             if l.ub + r.ub < rec.ub {
                 rec.ub = l.ub + r.ub;
@@ -567,6 +505,21 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
         r.lb = r.lb.max(r.ub.min(min_lb));
         r.proven = self.proven_bound(&r, min_proven);
         *self.store.get_mut(id) = r;
+        self.log_splits(id, level);
+    }
+
+    /// With the split log on, records the bounds of every candidate split of record `id`
+    /// (stopping the search when the memory limit has no room for them).
+    fn log_splits(&mut self, id: u32, level: usize) {
+        if !self.store.logs_splits() {
+            return;
+        }
+        for c in &self.levels[level].candidates {
+            if !self.store.record_split(id, c.feature, c.proven, c.ub) {
+                self.stopped.get_or_insert(Status::MemoryLimit);
+                return;
+            }
+        }
     }
 
     /// Solves a record with two levels left exactly with the pairwise-count kernel;
@@ -600,32 +553,31 @@ impl<'a, 'm, M: Monitor> Solver<'a, 'm, M> {
 
     /// Bounds of the subproblem `set` with `depth` levels left, from its groups.
     fn set_side(&self, set: &[u64], depth: u32) -> Side {
-        let data = self.data;
-        let mut totals = vec![0.0; data.n_classes()];
-        data.class_totals(set, &mut totals);
+        let data = self.t.data;
+        let mut totals = vec![0.0; self.t.obj.n_stats()];
+        stats_totals(&self.t.obj, set, &mut totals);
         let (mut minority, mut rows, mut reference) = (0.0, 0.0, 0.0);
         for_each_one(set, |g| {
-            minority += data.group_minority(g);
+            minority += self.t.obj.group_floor(g);
             rows += data.group_rows(g) as f64;
             reference += self.reference.as_ref().map_or(0.0, |r| r[g]);
         });
-        side(&totals, minority, self.reference.as_ref().map(|_| reference), rows, depth, &self.rules)
+        side(&self.t.obj, &totals, minority, self.reference.as_ref().map(|_| reference), rows, depth, &self.rules)
     }
 
     /// Appends a leaf for `set` to `tree` and returns its index.
     fn push_leaf(&self, set: &[u64], tree: &mut Tree) -> usize {
-        let mut class_weights = vec![0.0; self.data.n_classes()];
-        self.data.class_totals(set, &mut class_weights);
-        tree.nodes.push(Node { feature: None, left: 0, right: 0, class_weights });
+        let mut value = vec![0.0; self.t.obj.n_stats()];
+        stats_totals(&self.t.obj, set, &mut value);
+        tree.nodes.push(Node { feature: None, left: 0, right: 0, value });
         tree.nodes.len() - 1
     }
 
-    /// The two halves of `set` split on `feature` (value 0, value 1).
+    /// The two halves of `set` split on `feature` (left, right).
     fn halves(&self, set: &[u64], feature: u32) -> (Vec<u64>, Vec<u64>) {
-        let fw = self.data.feature_words(feature as usize);
         let (mut left, mut right) = (vec![0u64; set.len()], vec![0u64; set.len()]);
-        and_not_into(&mut left, set, fw);
-        and_into(&mut right, set, fw);
+        self.t.splits.partition(set, feature as usize, false, &mut left);
+        self.t.splits.partition(set, feature as usize, true, &mut right);
         (left, right)
     }
 
@@ -687,7 +639,7 @@ fn progress(store: &Store, root: u32, w: f64, elapsed: f64) -> Progress {
     Progress { elapsed, lower_bound: r.proven / w, objective: r.ub / w, subproblems: store.len() as u64 }
 }
 
-/// Finds a tree minimising misclassified weight / total weight + λ x leaves under the
+/// Finds a tree minimising the objective's loss / total weight + λ x leaves under the
 /// problem's depth and support limits. On a limit or a stop request the best tree found
 /// is returned with its status and a proven lower bound.
 pub(crate) fn run<M: Monitor>(data: &BinaryDataset, config: &Problem, monitor: &mut M) -> Result<SearchResult> {
@@ -706,16 +658,43 @@ pub(crate) fn run<M: Monitor>(data: &BinaryDataset, config: &Problem, monitor: &
         }
         None => None,
     };
+    match &config.misclassification_cost {
+        None => run_with(data, Misclassification::new(data), config, reference, monitor),
+        Some(cost) => run_with(data, CostSensitive::new(data, cost)?, config, reference, monitor),
+    }
+    .map(|(mut result, labels)| {
+        result.labels = labels;
+        result
+    })
+}
+
+/// Loss of `tree` (whose nodes test splits of the task's family) on the data: every
+/// group is charged the objective's loss at the label of the leaf it reaches.
+fn tree_loss<O: Objective, S: SplitFamily>(t: &Task<O, S>, tree: &Tree) -> f64 {
+    let mut loss = 0.0;
+    for g in 0..t.data.n_groups() {
+        let leaf = tree.leaf_of(|s| t.splits.goes_right(g, s) as u8);
+        loss += t.obj.group_loss(g, t.obj.leaf_label(&tree.nodes[leaf].value));
+    }
+    loss
+}
+
+/// The search of [`run`] for one objective: the result (its `labels` left empty) and the
+/// label of every node of its tree.
+fn run_with<M: Monitor, O: Objective>(data: &BinaryDataset, obj: O, config: &Problem, reference: Option<Vec<f64>>, monitor: &mut M) -> Result<(SearchResult, Vec<O::Label>)> {
+    let task = Task { data, obj, splits: ZeroOneColumns::new(data) };
+    let reg = config.regularization;
     let depth = match config.max_depth {
-        Some(d) if d < data.n_features() => d as u32,
+        // A path never gains from the same split twice.
+        Some(d) if d < task.splits.n_splits() => d as u32,
         _ => UNLIMITED,
     };
     let w = data.total_weight();
     let rules = Rules { penalty: reg * w, min_support: config.min_support.max(1) as f64 };
     let mut solver = Solver {
-        data,
+        depth2: Depth2::new(&task, reference.as_deref(), rules.min_support),
+        t: task,
         rules,
-        depth2: Depth2::new(data, reference.as_deref(), rules.min_support),
         store: Store::new(data.words(), config.limits.memory_limit),
         levels: Vec::new(),
         limit: config.limits.memory_limit.unwrap_or(usize::MAX),
@@ -726,6 +705,9 @@ pub(crate) fn run<M: Monitor>(data: &BinaryDataset, config: &Problem, monitor: &
         root: 0,
         reference,
     };
+    if config.record_splits {
+        solver.store.log_splits();
+    }
     let all = data.all_groups();
     let root_side = solver.set_side(all.words(), depth);
     let (mut root_lb, mut root_ub, mut root_proven) = (root_side.lb, root_side.leaf_cost, root_side.proven);
@@ -743,7 +725,8 @@ pub(crate) fn run<M: Monitor>(data: &BinaryDataset, config: &Problem, monitor: &
     }
     let mut tree = Tree::default();
     solver.extract(all.words(), depth, &mut tree);
-    let objective = tree.objective(data, reg);
+    let objective = tree_loss(&solver.t, &tree) / w + reg * tree.n_leaves() as f64;
+    let labels = tree.nodes.iter().map(|n| solver.t.obj.leaf_label(&n.value)).collect();
     let guessing = solver.reference.is_some();
     // Proven optimal when the proven bound meets the best tree (up to rounding when the
     // proven bound was summed apart from the search bound).
@@ -767,8 +750,23 @@ pub(crate) fn run<M: Monitor>(data: &BinaryDataset, config: &Problem, monitor: &
         let subproblems = solver.store.len() as u64;
         solver.budget.report_final(&Progress { elapsed, lower_bound, objective, subproblems });
     }
-    Ok(SearchResult {
+    let splits = config.record_splits.then(|| {
+        let s = &solver.store;
+        s.splits()
+            .iter()
+            .map(|b| RecordedSplit {
+                capture: s.key(b.record).to_vec(),
+                depth: (s.get(b.record).depth != UNLIMITED).then_some(s.get(b.record).depth as usize),
+                feature: b.split as usize,
+                lower_bound: b.lb / w,
+                upper_bound: b.ub / w,
+            })
+            .collect()
+    });
+    let result = SearchResult {
         tree,
+        labels: Vec::new(),
+        splits,
         objective,
         lower_bound,
         guessed_lower_bound: guessing.then_some(root_lb / w),
@@ -779,5 +777,98 @@ pub(crate) fn run<M: Monitor>(data: &BinaryDataset, config: &Problem, monitor: &
             seconds: solver.budget.elapsed(),
             memory_bytes: (solver.store.bytes() + solver.other_bytes()) as u64,
         },
-    })
+    };
+    Ok((result, labels))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::budget::NoMonitor;
+    use crate::testing::{brute, random_rows};
+
+    /// Squared error of a real target, an objective that is not misclassification at all
+    /// (and the seam regression will use): statistics (weight, Σwy, Σwy²) summed by group
+    /// from the rows, a leaf predicts the weighted mean and loses the weighted sum of
+    /// squared deviations.
+    struct SquaredError {
+        stats: Vec<f64>,
+        floor: Vec<f64>,
+        /// Half the least weight of a group: a side lighter than this is empty.
+        empty_below: f64,
+    }
+
+    fn sse(s: &[f64]) -> f64 {
+        if s[0] > 0.0 { (s[2] - s[1] * s[1] / s[0]).max(0.0) } else { 0.0 }
+    }
+
+    impl SquaredError {
+        /// From per-row targets and weights of the rows `data` (one class) was built from.
+        fn new(data: &BinaryDataset, y: &[f64], w: &[f64]) -> Self {
+            let moment = |p: i32| data.sum_by_group(&y.iter().zip(w).map(|(y, w)| w * y.powi(p)).collect::<Vec<_>>()).unwrap();
+            let (m0, m1, m2) = (moment(0), moment(1), moment(2));
+            let stats: Vec<f64> = (0..data.n_groups()).flat_map(|g| [m0[g], m1[g], m2[g]]).collect();
+            let floor = stats.chunks(3).map(sse).collect();
+            let empty_below = m0.iter().cloned().fold(f64::INFINITY, f64::min) / 2.0;
+            SquaredError { stats, floor, empty_below }
+        }
+    }
+
+    impl Objective for SquaredError {
+        type Label = f64;
+        fn n_stats(&self) -> usize {
+            3
+        }
+        fn group_stats(&self, g: usize) -> &[f64] {
+            &self.stats[3 * g..3 * g + 3]
+        }
+        fn group_floor(&self, g: usize) -> f64 {
+            self.floor[g]
+        }
+        fn leaf_loss(&self, stats: &[f64]) -> f64 {
+            sse(stats)
+        }
+        fn leaf_label(&self, stats: &[f64]) -> f64 {
+            stats[1] / stats[0]
+        }
+        fn group_loss(&self, g: usize, mean: f64) -> f64 {
+            let s = self.group_stats(g);
+            s[2] - 2.0 * mean * s[1] + mean * mean * s[0]
+        }
+        fn has_weight(&self, stats: &[f64]) -> bool {
+            stats[0] > self.empty_below
+        }
+    }
+
+    #[test]
+    fn the_search_is_exact_under_squared_error() {
+        for seed in 0..400u64 {
+            let (rows, m) = (8 + (seed % 17) as usize, 2 + (seed % 5) as usize);
+            let (x, classes, w) = random_rows(rows, m, 2 + (seed % 3) as usize, seed + 11);
+            // A real target, a noisy function of a class.
+            let y: Vec<f64> = classes.iter().enumerate().map(|(i, &c)| c as f64 * 0.7 + (i % 3) as f64 * 0.25).collect();
+            let data = BinaryDataset::new(&x, rows, m, &vec![0; rows], 1, Some(&w)).unwrap();
+            let depth = [None, Some(1), Some(2), Some(3), Some(4)][(seed % 5) as usize];
+            let min_support = 1 + (seed / 5 % 3) as usize;
+            let problem = Problem {
+                regularization: [0.0, 0.01, 0.05][(seed / 15 % 3) as usize],
+                max_depth: depth,
+                min_support: if depth.is_some() { min_support } else { 1 },
+                ..Default::default()
+            };
+            let (res, labels) = run_with(&data, SquaredError::new(&data, &y, &w), &problem, None, &mut NoMonitor).unwrap();
+            let total = data.total_weight();
+            let groups: Vec<usize> = (0..data.n_groups()).collect();
+            let obj = SquaredError::new(&data, &y, &w);
+            let want = brute(&obj, &data, &groups, depth.map(|d| d as u32), problem.regularization * total, problem.min_support as f64) / total;
+            assert_eq!(res.status, Status::Optimal, "seed {seed}");
+            assert!((res.objective - want).abs() < 1e-9, "seed {seed}: objective {} brute force {want}", res.objective);
+            assert!(res.lower_bound <= res.objective + 1e-12);
+            // Every leaf predicts the mean of the rows it captures.
+            for (node, &label) in res.tree.nodes.iter().zip(&labels) {
+                assert!((label - node.value[1] / node.value[0]).abs() < 1e-12, "seed {seed}: label {label} value {:?}", node.value);
+            }
+            assert!(depth.map_or(true, |d| res.tree.depth() <= d));
+        }
+    }
 }

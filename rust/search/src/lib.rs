@@ -8,8 +8,13 @@ mod depth2;
 pub mod dl85;
 pub mod gosdt;
 mod graph;
+pub mod objective;
+mod rules;
 pub mod osdt;
+pub mod split;
 mod store;
+#[cfg(test)]
+mod testing;
 
 pub use budget::{Limits, Monitor, NoMonitor, Progress};
 pub use dl85::{solve as solve_dl85, Dl85Config};
@@ -60,12 +65,35 @@ pub struct Stats {
     pub memory_bytes: u64,
 }
 
+/// One split of one subproblem as the search left it (objective units): every tree
+/// rooted at this split of the subproblem costs at least `lower_bound`, and one costing
+/// `upper_bound` is known. The raw material of a Rashomon set.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordedSplit {
+    /// The captured equivalence classes (groups of the dataset), as bitset words.
+    pub capture: Vec<u64>,
+    /// Levels left below the subproblem (`None` without a depth limit).
+    pub depth: Option<usize>,
+    /// The feature split on.
+    pub feature: usize,
+    /// Proven lower bound on the objective contribution of the best tree rooted here.
+    pub lower_bound: f64,
+    /// Contribution of the best tree known rooted here.
+    pub upper_bound: f64,
+}
+
 /// What a solver returns: the best tree, its objective, a certified lower bound on the
 /// optimal objective, how the search ended and its statistics.
 #[derive(Clone, Debug)]
 pub struct SearchResult {
-    /// The best tree found.
+    /// The best tree found; each node's value holds the summed statistics of the
+    /// objective (for classification, the class weights of the rows it captures).
     pub tree: Tree,
+    /// Per node of `tree`, the class the objective predicts there (the heaviest class
+    /// under plain misclassification, as `Node::prediction`).
+    pub labels: Vec<usize>,
+    /// With `record_splits`, every (subproblem, split) the search bounded.
+    pub splits: Option<Vec<RecordedSplit>>,
     /// Objective of `tree`, recomputed from the data.
     pub objective: f64,
     /// Proven lower bound on the optimal objective (equal to `objective` when optimal).

@@ -317,12 +317,12 @@ pub fn tree_from_arrays(left: &[i64], right: &[i64], feature: &[i64]) -> Result<
             return Err(Error::new(format!("warm-start node {i} has exactly one child")));
         }
         if l < 0 {
-            nodes.push(Node { feature: None, left: 0, right: 0, class_weights: Vec::new() });
+            nodes.push(Node { feature: None, left: 0, right: 0, value: Vec::new() });
         } else {
             if f < 0 {
                 return Err(Error::new(format!("warm-start node {i} has children but no feature")));
             }
-            nodes.push(Node { feature: Some(f as usize), left: l as usize, right: r as usize, class_weights: Vec::new() });
+            nodes.push(Node { feature: Some(f as usize), left: l as usize, right: r as usize, value: Vec::new() });
         }
     }
     Ok(Tree { nodes })
@@ -377,12 +377,12 @@ fn prepare_warm_start(tree: &Tree, data: &BinaryDataset) -> Result<Tree> {
     let c = data.n_classes();
     let mut out = tree.clone();
     for node in &mut out.nodes {
-        node.class_weights = vec![0.0; c];
+        node.value = vec![0.0; c];
     }
     for g in 0..data.n_groups() {
         let mut i = 0;
         loop {
-            for (t, w) in out.nodes[i].class_weights.iter_mut().zip(data.class_weights(g)) {
+            for (t, w) in out.nodes[i].value.iter_mut().zip(data.class_weights(g)) {
                 *t += w;
             }
             match out.nodes[i].feature {
@@ -1408,7 +1408,7 @@ fn build_tree(data: &BinaryDataset, sets: Vec<Vec<u32>>, capture: &[u64], tree: 
     let idx = tree.nodes.len();
     let mut class_weights = vec![0.0; data.n_classes()];
     data.class_totals(capture, &mut class_weights);
-    tree.nodes.push(Node { feature: None, left: 0, right: 0, class_weights });
+    tree.nodes.push(Node { feature: None, left: 0, right: 0, value: class_weights });
     if sets.len() <= 1 {
         return Ok(idx);
     }
@@ -1597,6 +1597,8 @@ pub fn solve<M: Monitor>(data: &BinaryDataset, config: &OsdtConfig, monitor: &mu
     stats.peak_bytes = stats.peak_bytes.max(search.bytes() as u64);
     Ok(OsdtResult {
         result: SearchResult {
+            labels: tree.nodes.iter().map(Node::prediction).collect(),
+            splits: None,
             tree,
             objective,
             lower_bound,

@@ -132,11 +132,11 @@ fn random_tree(features: usize, choices: &[usize]) -> Tree {
         let idx = nodes.len();
         let c = choices[*k % choices.len()];
         *k += 1;
-        nodes.push(Node { feature: None, left: 0, right: 0, class_weights: vec![] });
+        nodes.push(Node { feature: None, left: 0, right: 0, value: vec![] });
         if depth < 3 && matches!(c % 3, 1 | 2) {
             let l = grow(nodes, features, choices, k, depth + 1);
             let r = grow(nodes, features, choices, k, depth + 1);
-            nodes[idx] = Node { feature: Some(c % features), left: l, right: r, class_weights: vec![] };
+            nodes[idx] = Node { feature: Some(c % features), left: l, right: r, value: vec![] };
         }
         idx
     }
@@ -163,7 +163,7 @@ proptest! {
         }
         let loss: f64 = per_leaf.values().map(|c| c[0].min(c[1])).sum();
         let warm_obj = loss / total + reg * warm.n_leaves() as f64;
-        filled.nodes.iter_mut().for_each(|n| n.class_weights.clear());
+        filled.nodes.iter_mut().for_each(|n| n.value.clear());
         let config = OsdtConfig { regularization: reg, warm_start: Some(filled), ..Default::default() };
         let res = solve_osdt(&d, &config, &mut NoMonitor).unwrap();
         let want = optimum(&inst, reg);

@@ -25,16 +25,34 @@ pub fn oracle(inst: &Instance, penalty: f64, rows: Vec<usize>, depth: Option<usi
 
 /// The optimum over every tree whose leaves each hold at least `min_support` rows.
 pub fn oracle_min_support(inst: &Instance, penalty: f64, rows: Vec<usize>, depth: Option<usize>, min_support: usize, memo: &mut HashMap<(Vec<usize>, Option<usize>), f64>) -> f64 {
+    oracle_cost(inst, penalty, rows, depth, min_support, None, memo)
+}
+
+/// Loss of one leaf over `rows`: misclassified weight, or with a row-major cost matrix
+/// (rows the true class, columns the predicted one) the cost of the cheapest class.
+pub fn leaf_loss(inst: &Instance, rows: &[usize], cost: Option<&[f64]>) -> f64 {
+    let mut totals = vec![0.0; inst.classes];
+    for &r in rows {
+        totals[inst.y[r] as usize] += inst.w[r];
+    }
+    match cost {
+        None => {
+            let sum: f64 = totals.iter().sum();
+            sum - totals.iter().cloned().fold(0.0, f64::max)
+        }
+        Some(c) => (0..inst.classes)
+            .map(|k| (0..inst.classes).map(|y| totals[y] * c[y * inst.classes + k]).sum::<f64>())
+            .fold(f64::INFINITY, f64::min),
+    }
+}
+
+/// The optimum over every tree whose leaves each hold at least `min_support` rows, under
+/// plain or cost-sensitive misclassification.
+pub fn oracle_cost(inst: &Instance, penalty: f64, rows: Vec<usize>, depth: Option<usize>, min_support: usize, cost: Option<&[f64]>, memo: &mut HashMap<(Vec<usize>, Option<usize>), f64>) -> f64 {
     if let Some(v) = memo.get(&(rows.clone(), depth)) {
         return *v;
     }
-    let mut totals = vec![0.0; inst.classes];
-    for &r in &rows {
-        totals[inst.y[r] as usize] += inst.w[r];
-    }
-    let sum: f64 = totals.iter().sum();
-    let top = totals.iter().cloned().fold(0.0, f64::max);
-    let mut best = sum - top + penalty;
+    let mut best = leaf_loss(inst, &rows, cost) + penalty;
     if depth != Some(0) {
         for j in 0..inst.features {
             let (l, r): (Vec<usize>, Vec<usize>) = rows.iter().partition(|&&i| inst.x[i * inst.features + j] == 0);
@@ -42,8 +60,8 @@ pub fn oracle_min_support(inst: &Instance, penalty: f64, rows: Vec<usize>, depth
                 continue;
             }
             let d = depth.map(|d| d - 1);
-            let cost = oracle_min_support(inst, penalty, l, d, min_support, memo)
-                + oracle_min_support(inst, penalty, r, d, min_support, memo);
+            let cost = oracle_cost(inst, penalty, l, d, min_support, cost, memo)
+                + oracle_cost(inst, penalty, r, d, min_support, cost, memo);
             best = best.min(cost);
         }
     }

@@ -1,0 +1,53 @@
+//! Helpers of the unit tests: seeded random datasets and an exhaustive optimum over every
+//! tree, for any objective.
+
+use crate::objective::Objective;
+use treeopt_core::BinaryDataset;
+
+/// A seeded random dataset: about a third of the cells 1, classes uniform, weights in
+/// {0.5, 1.5, 2.5, 3.5}.
+pub(crate) fn random(rows: usize, m: usize, classes: usize, seed: u64) -> BinaryDataset {
+    let (x, y, w) = random_rows(rows, m, classes, seed);
+    BinaryDataset::new(&x, rows, m, &y, classes, Some(&w)).unwrap()
+}
+
+/// The rows of [`random`]: features (row-major), classes and weights.
+pub(crate) fn random_rows(rows: usize, m: usize, classes: usize, seed: u64) -> (Vec<u8>, Vec<u32>, Vec<f64>) {
+    let mut s = seed;
+    let mut next = || {
+        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (s >> 33) as usize
+    };
+    let x: Vec<u8> = (0..rows * m).map(|_| (next() % 3 == 0) as u8).collect();
+    let y: Vec<u32> = (0..rows).map(|_| (next() % classes) as u32).collect();
+    let w: Vec<f64> = (0..rows).map(|_| 0.5 + (next() % 4) as f64).collect();
+    (x, y, w)
+}
+
+/// Summed statistics of `groups`.
+pub(crate) fn stats_of<O: Objective>(obj: &O, groups: &[usize]) -> Vec<f64> {
+    let mut stats = vec![0.0; obj.n_stats()];
+    for &g in groups {
+        stats.iter_mut().zip(obj.group_stats(g)).for_each(|(s, w)| *s += w);
+    }
+    stats
+}
+
+/// Exhaustive optimum (loss + `penalty` per leaf) over the trees of depth at most `depth`
+/// (`None`: any) on `groups`, every leaf non-empty with at least `min_support` rows.
+pub(crate) fn brute<O: Objective>(obj: &O, data: &BinaryDataset, groups: &[usize], depth: Option<u32>, penalty: f64, min_support: f64) -> f64 {
+    let mut best = obj.leaf_loss(&stats_of(obj, groups)) + penalty;
+    if depth == Some(0) {
+        return best;
+    }
+    let rows = |side: &[usize]| side.iter().map(|&g| data.group_rows(g) as f64).sum::<f64>();
+    for f in 0..data.n_features() {
+        let (l, r): (Vec<usize>, Vec<usize>) = groups.iter().partition(|&&g| data.feature_of(g, f) == 0);
+        if l.is_empty() || r.is_empty() || rows(&l) < min_support || rows(&r) < min_support {
+            continue;
+        }
+        let d = depth.map(|d| d - 1);
+        best = best.min(brute(obj, data, &l, d, penalty, min_support) + brute(obj, data, &r, d, penalty, min_support));
+    }
+    best
+}
