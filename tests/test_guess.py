@@ -378,7 +378,7 @@ def test_bad_input_errors(est):
     Xnan[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         clone(est).fit(Xnan, y)
-    with pytest.raises(ValueError, match="1 class"):
+    with pytest.raises(ValueError, match="one class"):
         clone(est).fit(X, np.zeros(len(y), dtype=int))
     with pytest.raises(ValueError, match="continuous|Unknown label type"):
         clone(est).fit(X, np.linspace(0, 1, len(y)))

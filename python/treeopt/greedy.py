@@ -38,7 +38,6 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import (
-    _check_sample_weight,
     check_is_fitted,
     check_random_state,
     validate_data,
@@ -47,7 +46,7 @@ from threadpoolctl import ThreadpoolController
 
 from ._binary import BinaryTreeClassifierMixin, as_binary_matrix
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
-from ._validation import check_classification_labels, zero_one_frame
+from ._validation import encode_class_labels, sample_weights, zero_one_frame
 from .metrics import expected_cost
 
 __all__ = [
@@ -742,12 +741,9 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         """
         X = zero_one_frame(self, X)
         X, y = validate_data(self, X, y, dtype=None, ensure_all_finite=True)
-        check_classification_labels(y)
-        self.classes_, y_idx = np.unique(y, return_inverse=True)
-        y_idx = y_idx.ravel().astype(np.int64)
-        weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        if not weight.sum() > 0:
-            raise ValueError("sample_weight sums to zero; give some samples a positive weight.")
+        self.classes_, y_idx = encode_class_labels(y, needs=None)
+        y_idx = y_idx.astype(np.int64)
+        weight = sample_weights(sample_weight, X)
         Xb = as_binary_matrix(X, _BINARY_HINT, getattr(self, "feature_names_in_", None))
         costs = _validate_test_costs(self.test_costs, self.n_features_in_)
         alphas = self._prune_alphas() if self.post_prune else None

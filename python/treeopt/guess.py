@@ -33,15 +33,14 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import (
     _check_feature_names_in,
-    _check_sample_weight,
     check_is_fitted,
     validate_data,
 )
 
 from ._tree import Tree, binary_columns
-from ._validation import check_classification_labels, validate_numeric_data
+from ._validation import encode_class_labels, scaled_sample_weights, validate_numeric_data
 from .binarize import _dataframe_output, _format_thresholds
-from .optimal import GOSDTClassifier, _refuse_booleans, _scaled_to_max
+from .optimal import GOSDTClassifier, _refuse_booleans
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
@@ -309,19 +308,10 @@ class ThresholdGuessBinarizer(TransformerMixin, BaseEstimator):
         self : ThresholdGuessBinarizer
         """
         X, y = _validate_numeric(self, X, y)
-        check_classification_labels(y)
-        if np.unique(y).shape[0] < 2:
-            raise ValueError(
-                f"y has only 1 class ({np.unique(y)[0]!r}); the reference ensemble needs "
-                "at least 2 classes."
-            )
-        weight = None
-        if sample_weight is not None:
-            weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
-                                          ensure_non_negative=True)
-            # Scaled to a largest weight of 1: the ensemble and GOSDT see the same
-            # weights whatever their common scale (1e-300 or 1e300 broke the ensemble).
-            weight = _scaled_to_max(weight, "sample_weight")
+        encode_class_labels(y, needs="the reference ensemble")
+        # Scaled to a largest weight of 1: the ensemble and GOSDT see the same weights
+        # whatever their common scale (1e-300 or 1e300 broke the ensemble).
+        weight = scaled_sample_weights(sample_weight, X)
         rs = self.random_state
         seed = rs if isinstance(rs, Integral) else int(
             check_random_state(rs).randint(np.iinfo(np.int32).max)
@@ -640,20 +630,9 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         if np.isnan(self.regularization):
             raise ValueError("regularization is NaN; pass a number >= 0 such as 0.001.")
         X, y = _validate_numeric(self, X, y)
-        check_classification_labels(y)
-        self.classes_ = np.unique(y)
-        if self.classes_.shape[0] < 2:
-            raise ValueError(
-                f"y has only 1 class ({self.classes_[0]!r}); a classifier needs at least "
-                "2 classes."
-            )
-        weight = None
-        if sample_weight is not None:
-            weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
-                                          ensure_non_negative=True)
-            # Scaled to a largest weight of 1: the ensemble and GOSDT see the same
-            # weights whatever their common scale (1e-300 or 1e300 broke the ensemble).
-            weight = _scaled_to_max(weight, "sample_weight")
+        self.classes_ = encode_class_labels(y)[0]
+        weight = scaled_sample_weights(sample_weight, X)
+        if weight is not None:
             if np.unique(y[weight > 0]).shape[0] < 2:
                 raise ValueError(
                     "only 1 class has positive sample weight; a classifier needs at least "

@@ -47,11 +47,16 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_co
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from ._tree import TREE_LEAF, TREE_OBLIQUE, TREE_UNDEFINED, Tree
-from ._validation import center_and_scale, check_classification_labels, validate_numeric_data
+from ._validation import (
+    center_and_scale,
+    encode_class_labels,
+    sample_weights,
+    validate_numeric_data,
+)
 from .isotonic import TreePAV
 
 __all__ = ["LatentTreeClassifier", "LatentTreeRegressor"]
@@ -611,15 +616,8 @@ class LatentTreeClassifier(ClassifierMixin, _BaseLatentTree):
         """
         self._validate_common()
         X, y = validate_numeric_data(self, X, y, dtype=np.float64, ensure_min_features=1)
-        check_classification_labels(y)
-        self.classes_, encoded = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError(
-                f"y has only one class ({self.classes_[0]!r}); a classifier needs at least 2 classes."
-            )
-        w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        if not w.sum() > 0:
-            raise ValueError("sample_weight sums to zero; give some samples a positive weight.")
+        self.classes_, encoded = encode_class_labels(y)
+        w = sample_weights(sample_weight, X)
         self._fit(X, encoded, w)
         self._export_tree(X, encoded, w, getattr(self, "feature_names_in_", None))
         self.n_leaves_ = int(self.tree_.n_leaves)
@@ -781,9 +779,7 @@ class LatentTreeRegressor(RegressorMixin, _BaseLatentTree):
         X, y = validate_numeric_data(
             self, X, y, dtype=np.float64, y_numeric=True, ensure_min_features=1
         )
-        w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        if not w.sum() > 0:
-            raise ValueError("sample_weight sums to zero; give some samples a positive weight.")
+        w = sample_weights(sample_weight, X)
         y = np.asarray(y, dtype=np.float64)
         self.y_mean_ = float(np.average(y, weights=w))
         scale = float(np.sqrt(np.average((y - self.y_mean_) ** 2, weights=w)))

@@ -13,9 +13,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
-    _check_sample_weight,
     _num_samples,
     column_or_1d,
     validate_data,
@@ -24,6 +22,7 @@ from sklearn.utils.validation import (
 from . import _core
 from ._binary import BinaryTreeClassifierMixin, as_binary_matrix
 from ._tree import Tree
+from ._validation import encode_class_labels, sample_weights, scaled_to_max
 
 __all__ = ["DL85Classifier", "GOSDTClassifier"]
 
@@ -58,53 +57,15 @@ def _refuse_booleans(est):
             )
 
 
-def _encode_targets(y):
-    """Classes and class indices of y, with clear errors for unusable targets."""
-    if y.dtype == object and len({isinstance(v, str) for v in y}) > 1:
-        raise ValueError(
-            "y mixes strings and numbers; use labels of one type "
-            "(e.g. convert them all with y.astype(str))."
-        )
-    check_classification_targets(y)
-    classes, encoded = np.unique(y, return_inverse=True)
-    if len(classes) < 2:
-        raise ValueError(
-            f"y has only one class ({classes[0]!r}); a classifier needs at least 2 classes."
-        )
-    return classes, np.ascontiguousarray(encoded, dtype=np.uint32)
-
-
-def _scaled_to_max(weight, name):
-    """``weight / weight.max()``: the solvers see weights in (0, 1], so that sums neither
-    overflow (weights near 1e308) nor lose precision (weights near 1e-308) and results
-    do not depend on a common scale. Zero-sum weights and positive weights too small,
-    next to the largest, to be represented (a ratio under ~1e-308) are refused."""
-    top = float(weight.max()) if weight.size else 0.0
-    if not top > 0:
-        raise ValueError(f"{name} sums to zero; give some samples a positive weight.")
-    if not np.isfinite(top):
-        raise ValueError(f"{name} contains infinity; pass finite weights.")
-    scaled = weight / top
-    lost = (weight > 0) & ~(scaled >= np.finfo(np.float64).tiny)
-    if lost.any():
-        i = int(np.flatnonzero(lost)[0])
-        raise ValueError(
-            f"{name}[{i}] = {weight[i]!r} is too small next to the largest weight {top!r}: "
-            "their ratio cannot be represented. Pass weights within about 1e300 of each "
-            "other (set negligible weights to 0)."
-        )
-    return scaled
-
-
 def _fit_weights(est, X, y, sample_weight):
     """Sample weights combined with class weights, validated and scaled to a largest
-    weight of 1 (see ``_scaled_to_max``), as float64 (or None), and the unit: the
+    weight of 1 (see ``scaled_to_max``), as float64 (or None), and the unit: the
     caller's weights are the scaled ones times the unit (which may overflow to inf)."""
     if sample_weight is None and est.class_weight is None:
         return None, 1.0
-    weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    weight = sample_weights(sample_weight, X)
     unit = float(weight.max()) if weight.size else 1.0
-    weight = _scaled_to_max(weight, "sample_weight")
+    weight = scaled_to_max(weight, "sample_weight")
     if est.class_weight is not None:
         per_class = compute_sample_weight(est.class_weight, y)
         if not np.all(np.isfinite(per_class)) or np.any(per_class < 0):
@@ -113,9 +74,9 @@ def _fit_weights(est, X, y, sample_weight):
                 "finite; pass finite non-negative weights per class."
             )
         unit *= float(per_class.max()) if per_class.size else 1.0
-        weight = weight * _scaled_to_max(per_class, "class_weight")
+        weight = weight * scaled_to_max(per_class, "class_weight")
         unit *= float(weight.max())
-        weight = _scaled_to_max(weight, "sample_weight * class_weight")
+        weight = scaled_to_max(weight, "sample_weight * class_weight")
     return np.ascontiguousarray(weight, dtype=np.float64), unit
 
 
@@ -166,7 +127,8 @@ class _OptimalTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEst
         )
         # Targets first: a one-row fit is reported as a one-class problem even when a
         # binarizer upstream produced no column from it.
-        self.classes_, y_encoded = _encode_targets(y)
+        self.classes_, y_encoded = encode_class_labels(y)
+        y_encoded = np.ascontiguousarray(y_encoded, dtype=np.uint32)
         if X.shape[1] == 0:
             raise ValueError(
                 f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
