@@ -39,7 +39,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import treeopt
 from treeopt import GOSDTClassifier, NumericBinarizer, OptimalTreeClassifier, ThresholdGuessBinarizer
-from treeopt.binarize import _format_thresholds
+from treeopt.binarize._core import format_thresholds
 from treeopt.guess import DEFAULT_MAX_DEPTH, _split_importance, depth_for_ensemble, guess_max_depth
 
 _TESTS_DIR = str(Path(__file__).resolve().parent)
@@ -310,7 +310,7 @@ def test_names_transform_and_pandas_output():
     assert list(out.columns) == list(names)
     expected = []
     for j, thr in enumerate(b.thresholds_):
-        expected += [f"{df.columns[j]} <= {s}" for s in _format_thresholds(thr)]
+        expected += [f"{df.columns[j]} <= {s}" for s in format_thresholds(thr)]
     assert list(names) == expected
     for name, (j, t) in zip(names, b.output_columns_):
         np.testing.assert_array_equal(out[name].to_numpy(), (X[:, j] <= t).astype(np.uint8))

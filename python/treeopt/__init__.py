@@ -10,7 +10,7 @@ also bins numeric columns, or with scikit-learn's ``OneHotEncoder``.
 """
 
 from ._core import __version__
-from ._tree import Tree
+from .tree import Tree
 from .binarize import NumericBinarizer
 from .optimal import DL85Classifier, GOSDTClassifier
 from .greedy import CostAwareTreeClassifier, EC45Classifier, ECARTClassifier

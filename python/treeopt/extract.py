@@ -47,9 +47,14 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree, binary_columns
+from .tree import TREE_LEAF, TREE_UNDEFINED, Tree, binary_columns
 from ._validation import center_and_scale, too_large_error, validate_numeric_data
-from .binarize import _format_thresholds, _midpoints
+from .binarize._core import (
+    midpoints,
+    threshold_column_names,
+    threshold_columns,
+    tree_on_raw_features,
+)
 
 __all__ = ["BoxGaussianMixture", "ExtractedTreeClassifier", "ExtractedTreeRegressor"]
 
@@ -631,7 +636,7 @@ def _best_split(Xs, target, classification):
     np.copyto(score, -np.inf, where=~valid)
     flat = int(np.argmax(score))  # row-major over (feature, position)
     feature, pos = divmod(flat, n - 1)
-    threshold = float(_midpoints(XT[feature, order[feature, pos : pos + 2]])[0])
+    threshold = float(midpoints(XT[feature, order[feature, pos : pos + 2]])[0])
     decrease = _split_decrease(Xs, target, feature, threshold, classification)
     return int(feature), threshold, decrease
 
@@ -1265,13 +1270,11 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         weight = _importance_weights(tree, n_rows, X_all)
         names = self._feature_names() or [f"x{j}" for j in range(self.n_features_in_)]
         self.refine_thresholds_ = pairs
-        self.refine_feature_names_ = _column_names(pairs, names)
+        self.refine_feature_names_ = threshold_column_names(pairs, names)
         if len(pairs) == 0 or np.unique(y_all).size < 2:
             self.refine_status_ = "trivial"
             return
-        feat = np.array([f for f, _ in pairs])
-        thr = np.array([t for _, t in pairs])
-        X01 = (X_all[:, feat] <= thr).astype(np.uint8)
+        X01 = threshold_columns(X_all, pairs)
         gosdt = GOSDTClassifier(
             regularization=self.refine_regularization,
             max_depth=self.refine_max_depth,
@@ -1279,15 +1282,14 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         ).fit(X01, y_all, sample_weight=weight)
         self.refine_estimator_ = gosdt
         self.refine_status_ = gosdt.status_
-        self.tree_ = _tree_from_binarized(
+        self.tree_ = tree_on_raw_features(
             gosdt.tree_,
-            gosdt.classes_,
+            pairs,
             self.classes_,
-            feat,
-            thr,
-            self._feature_names(),
-            self.n_features_in_,
-            self.extracted_tree_.binary_features,
+            feature_names=self._feature_names(),
+            n_features=self.n_features_in_,
+            binary_features=self.extracted_tree_.binary_features,
+            weight_label="mass",  # sample weights normalised to a total of 1
         )
 
     # ---- prediction ---------------------------------------------------------- #
@@ -1357,46 +1359,6 @@ def _importance_weights(tree, n_rows, X):
                 stack.append(child)
     weight = 1.0 / path_rate[tree.apply(X)]
     return weight / weight.sum()
-
-
-def _column_names(pairs, names):
-    """``"<name> <= <t>"`` for every (feature, threshold), as NumericBinarizer names them."""
-    out = [None] * len(pairs)
-    by_feature = {}
-    for pos, (f, t) in enumerate(pairs):
-        by_feature.setdefault(f, []).append((pos, t))
-    for f, items in by_feature.items():
-        texts = _format_thresholds([t for _, t in items])
-        for (pos, _), text in zip(items, texts):
-            out[pos] = f"{names[f]} <= {text}"
-    return out
-
-
-def _tree_from_binarized(
-    btree, bclasses, classes, feat, thr, feature_names, n_features, binary_features=None
-):
-    """Map a tree over ``x[feat[c]] <= thr[c]`` 0/1 columns back to the original features.
-
-    A 0/1 tree sends column value 0 (``x > t``) left and 1 (``x <= t``) right, while
-    ``Tree`` sends ``x <= t`` left: the children are swapped.
-    """
-    internal = btree.children_left != TREE_LEAF
-    column = np.where(internal, btree.feature, 0)
-    value = np.zeros((btree.node_count, classes.size))
-    value[:, np.searchsorted(classes, bclasses)] = btree.value
-    return Tree(
-        btree.children_right,
-        btree.children_left,
-        np.where(internal, feat[column], TREE_UNDEFINED),
-        np.where(internal, thr[column], float(TREE_UNDEFINED)),
-        value,
-        btree.weighted_n_node_samples,
-        classes=classes,
-        feature_names=feature_names,
-        n_features=n_features,
-        binary_features=binary_features,
-        weight_label="mass",  # sample weights normalised to a total of 1
-    )
 
 
 class ExtractedTreeRegressor(RegressorMixin, _BaseExtractedTree):

@@ -45,7 +45,7 @@ from sklearn.utils.validation import (
 from threadpoolctl import ThreadpoolController
 
 from ._binary import BinaryTreeClassifierMixin, as_binary_matrix
-from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from .tree import TREE_LEAF, TREE_UNDEFINED, Tree
 from ._validation import encode_class_labels, sample_weights, zero_one_frame
 from .metrics import expected_cost
 

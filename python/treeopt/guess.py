@@ -25,7 +25,7 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.dummy import DummyClassifier
 from sklearn.ensemble import GradientBoostingClassifier
 from sklearn.tree import DecisionTreeClassifier
@@ -37,9 +37,14 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._tree import Tree, binary_columns
+from .tree import Tree, binary_columns
 from ._validation import encode_class_labels, scaled_sample_weights, validate_numeric_data
-from .binarize import _dataframe_output, _format_thresholds
+from .binarize._core import (
+    BinarizerBase,
+    threshold_column_names,
+    threshold_columns,
+    tree_on_raw_features,
+)
 from .optimal import GOSDTClassifier, _refuse_booleans
 
 __all__ = [
@@ -178,7 +183,7 @@ def _split_importance(model, n_columns):
     return importance
 
 
-class ThresholdGuessBinarizer(TransformerMixin, BaseEstimator):
+class ThresholdGuessBinarizer(BinarizerBase):
     """Binarise numeric features with the thresholds a boosted ensemble uses (§4.1).
 
     Column elimination of McTavish et al. (2022, §4.1):
@@ -360,24 +365,12 @@ class ThresholdGuessBinarizer(TransformerMixin, BaseEstimator):
         self.n_features_out_ = len(self.output_columns_)
         return self
 
-    def transform(self, X):
-        """0/1 indicator columns ``X[:, j] <= t`` for the kept ``(j, t)``.
+    def _transform_input(self, X):
+        return _validate_numeric(self, X, reset=False)
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features_in_)
-
-        Returns
-        -------
-        ndarray of uint8, shape (n_samples, n_features_out_)
-        """
-        check_is_fitted(self)
-        X_in = X
-        X = _validate_numeric(self, X, reset=False)
-        out = np.empty((X.shape[0], self.n_features_out_), dtype=np.uint8)
-        for k, (j, t) in enumerate(self.output_columns_):
-            out[:, k] = X[:, j] <= t
-        return _dataframe_output(self, X_in, out)  # DataFrame in, named DataFrame out
+    def _encode(self, X):
+        """0/1 indicator columns ``X[:, j] <= t`` for the kept ``(j, t)``."""
+        return threshold_columns(X, self.output_columns_)
 
     def reference_predict(self, X):
         """Predictions of ``reference_model_`` for raw rows ``X`` (the ``y_ref`` of §4.3).
@@ -409,16 +402,12 @@ class ThresholdGuessBinarizer(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         input_features = _check_feature_names_in(self, input_features)
-        text = {}
-        for j, thr in enumerate(self.thresholds_):
-            for t, s in zip(thr.tolist(), _format_thresholds(thr)):
-                text[(j, t)] = f"{input_features[j]} <= {s}"
-        return np.asarray([text[c] for c in self.output_columns_], dtype=object)
+        names = threshold_column_names(self.output_columns_, input_features)
+        return np.asarray(names, dtype=object)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
-        tags.transformer_tags.preserves_dtype = []
         return tags
 
 
@@ -710,7 +699,11 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
     def _store_search(self, gosdt, names, X):
         """The fitted state from a (possibly interrupted) GOSDT search on raw ``X``."""
         self.gosdt_ = gosdt
-        self.tree_ = self._raw_tree(gosdt.tree_, names, X.shape[1], binary_columns(X))
+        # GOSDT's column k is x[j] <= t for (j, t) = binarizer_.output_columns_[k].
+        self.tree_ = tree_on_raw_features(
+            gosdt.tree_, self.binarizer_.output_columns_, self.classes_, feature_names=names,
+            n_features=X.shape[1], binary_features=binary_columns(X),
+        )
         self.objective_ = float(gosdt.objective_)
         self.lower_bound_ = float(gosdt.lower_bound_)
         self.guessed_lower_bound_ = getattr(gosdt, "guessed_lower_bound_", None)
@@ -730,25 +723,6 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         self.lower_bound_ = self.objective_
         self.guessed_lower_bound_ = None
         self.status_ = "optimal"
-
-    def _raw_tree(self, tree, names, n_features, binary_features=None):
-        """Re-express a tree over the 0/1 columns as ``x[j] <= t`` tests on raw features.
-
-        Column ``k`` is ``x[j] <= t``; GOSDT's left branch is "column is 0", i.e.
-        ``x[j] > t``, so the children of every split are swapped.
-        """
-        internal = tree.children_left >= 0
-        cols = self.binarizer_.output_columns_
-        feature = np.full(tree.node_count, -2, dtype=np.int64)
-        threshold = np.full(tree.node_count, -2.0)
-        for node in np.flatnonzero(internal):
-            j, t = cols[int(tree.feature[node])]
-            feature[node], threshold[node] = j, t
-        left = np.where(internal, tree.children_right, -1)
-        right = np.where(internal, tree.children_left, -1)
-        return Tree(left, right, feature, threshold, tree.value, tree.weighted_n_node_samples,
-                    classes=self.classes_, feature_names=names, n_features=n_features,
-                    binary_features=binary_features)
 
     def predict(self, X):
         """Predicted class of each raw row of ``X``."""

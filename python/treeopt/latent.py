@@ -50,7 +50,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from ._tree import TREE_LEAF, TREE_OBLIQUE, TREE_UNDEFINED, Tree
+from .tree import TREE_LEAF, TREE_OBLIQUE, TREE_UNDEFINED, Tree
 from ._validation import (
     center_and_scale,
     encode_class_labels,

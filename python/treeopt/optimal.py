@@ -21,7 +21,7 @@ from sklearn.utils.validation import (
 
 from . import _core
 from ._binary import BinaryTreeClassifierMixin, as_binary_matrix
-from ._tree import Tree
+from .tree import Tree
 from ._validation import encode_class_labels, sample_weights, scaled_to_max
 
 __all__ = ["DL85Classifier", "GOSDTClassifier"]
