@@ -44,8 +44,8 @@ from sklearn.utils.validation import (
 )
 from threadpoolctl import ThreadpoolController
 
-from ._binary import BinaryTreeClassifierMixin, as_binary_matrix
-from .tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from ._binary import BinaryTreeClassifierMixin, as_binary_matrix, distinct_rows
+from .tree import TREE_LEAF, TREE_UNDEFINED, Tree, best_pruning, subtree
 from ._validation import encode_class_labels, sample_weights, zero_one_frame
 from .metrics import expected_cost
 
@@ -112,10 +112,7 @@ def _merge_identical_rows(Xb, y_idx, weight, n_classes):
     result does not depend on the row order) and, per object, the weighted totals of
     the original labels. Rows of zero weight must be removed beforehand.
     """
-    packed = np.ascontiguousarray(np.packbits(Xb, axis=1))
-    keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    inverse = inverse.ravel()
+    first, inverse = distinct_rows(Xb)
     n_obj = first.shape[0]
     totals = np.bincount(
         inverse * n_classes + y_idx, weights=weight, minlength=n_obj * n_classes
@@ -379,51 +376,6 @@ def _grow(Xb, y_idx, weight, n_classes, costs, criterion, lam, theta, impurity_l
 # --------------------------------------------------------------------------- #
 # minimal cost-complexity pruning
 # --------------------------------------------------------------------------- #
-def _postorder(children_left, children_right):
-    order, stack = [], [0]
-    while stack:
-        node = stack.pop()
-        order.append(node)
-        if children_left[node] != TREE_LEAF:
-            stack.append(children_left[node])
-            stack.append(children_right[node])
-    return order[::-1]
-
-
-def _subtree(tree, make_leaf):
-    """Copy of ``tree`` where every node with ``make_leaf`` True becomes a leaf.
-
-    Nodes below such a node are dropped and the rest renumbered in pre-order.
-    """
-    cl, cr = tree.children_left, tree.children_right
-    new_id = {}
-    order = []
-    stack = [0]
-    while stack:
-        node = stack.pop()
-        new_id[node] = len(order)
-        order.append(node)
-        if cl[node] != TREE_LEAF and not make_leaf[node]:
-            stack.append(cr[node])
-            stack.append(cl[node])
-    order = np.asarray(order, dtype=np.int64)
-    leaf = (cl[order] == TREE_LEAF) | make_leaf[order]
-    left = np.where(leaf, TREE_LEAF, [new_id.get(int(c), -1) for c in cl[order]])
-    right = np.where(leaf, TREE_LEAF, [new_id.get(int(c), -1) for c in cr[order]])
-    return Tree(
-        left,
-        right,
-        np.where(leaf, TREE_UNDEFINED, tree.feature[order]),
-        np.where(leaf, float(TREE_UNDEFINED), tree.threshold[order]),
-        tree.value[order],
-        tree.weighted_n_node_samples[order],
-        classes=tree.classes,
-        feature_names=tree.feature_names,
-        n_features=tree.n_features,
-        binary_features=tree.binary_features,
-    )
-
-
 def _scale_weights(tree, exponent):
     """``tree`` with ``value`` and ``weighted_n_node_samples`` multiplied by ``2**exponent``.
 
@@ -487,23 +439,12 @@ def cost_complexity_prune(tree, alpha, criterion="entropy"):
         if total > 0
         else (np.zeros(tree.node_count))
     )
-    cl, cr = tree.children_left, tree.children_right
-    best = np.zeros(tree.node_count)  # R + alpha * leaves of the best subtree at t
-    make_leaf = np.zeros(tree.node_count, dtype=bool)
-    for node in _postorder(cl, cr):
-        as_leaf = r_node[node] + alpha
-        if cl[node] == TREE_LEAF:
-            best[node] = as_leaf
-            continue
-        below = best[cl[node]] + best[cr[node]]
-        # prune when not strictly better (ties: the smaller tree), with a relative
-        # tolerance for the rounding of R.
-        if as_leaf <= below + 1e-12 * max(1.0, abs(below)):
-            make_leaf[node] = True
-            best[node] = as_leaf
-        else:
-            best[node] = below
-    return _subtree(tree, make_leaf)
+    # prune when not strictly better (ties: the smaller tree), with a relative
+    # tolerance for the rounding of R.
+    _, make_leaf = best_pruning(
+        tree.children_left, tree.children_right, r_node + alpha, rtol=1e-12
+    )
+    return subtree(tree, make_leaf)
 
 
 # --------------------------------------------------------------------------- #

@@ -37,7 +37,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from .tree import Tree, binary_columns
+from .tree import Tree, best_pruning, binary_columns
 from ._validation import encode_class_labels, scaled_sample_weights, validate_numeric_data
 from .binarize._core import (
     BinarizerBase,
@@ -442,11 +442,8 @@ def _replica_bound(Xb, y, correct, weight, regularization, max_depth):
     for node in range(t.node_count):
         rows = path.indices[path.indptr[node]:path.indptr[node + 1]]
         np.add.at(totals[node], codes[rows], w_c[rows])
-    best = np.zeros(t.node_count)
-    for node in range(t.node_count - 1, -1, -1):  # children have larger ids
-        leaf_cost = (totals[node].sum() - totals[node].max()) / total + regularization
-        left, right = t.children_left[node], t.children_right[node]
-        best[node] = leaf_cost if left < 0 else min(leaf_cost, best[left] + best[right])
+    leaf_cost = (totals.sum(axis=1) - totals.max(axis=1)) / total + regularization
+    best, _ = best_pruning(t.children_left, t.children_right, leaf_cost)
     return incorrect + float(best[0])
 
 

@@ -20,8 +20,8 @@ from sklearn.utils.validation import (
 )
 
 from . import _core
-from ._binary import BinaryTreeClassifierMixin, as_binary_matrix
-from .tree import Tree
+from ._binary import BinaryTreeClassifierMixin, as_binary_matrix, distinct_rows
+from .tree import Tree, best_pruning, subtree
 from ._validation import encode_class_labels, sample_weights, scaled_to_max
 
 __all__ = ["DL85Classifier", "GOSDTClassifier"]
@@ -493,36 +493,14 @@ def _prune_for_penalty(tree, regularization, total):
     the objective loss / total + regularization * leaves: a subtree becomes a leaf when
     the leaf is at least as good (the best pruning of this tree for that objective)."""
     value = np.asarray(tree.value, dtype=np.float64)
-    left, right, feature = tree.children_left, tree.children_right, tree.feature
-
-    def best(i):
-        as_leaf = (value[i].sum() - value[i].max()) / total + regularization
-        if left[i] < 0:
-            return as_leaf, None
-        lc, lt = best(left[i])
-        rc, rt = best(right[i])
-        if as_leaf <= lc + rc:
-            return as_leaf, None
-        return lc + rc, (int(feature[i]), lt, rt)
-
-    cost, shape = best(0)
-    out_left, out_right, out_feature = [], [], []
-
-    def emit(s):
-        i = len(out_left)
-        out_left.append(-1)
-        out_right.append(-1)
-        out_feature.append(-2)
-        if s is not None:
-            f, lt, rt = s
-            out_feature[i] = f
-            out_left[i] = emit(lt)
-            out_right[i] = emit(rt)
-        return i
-
-    emit(shape)
-    arrays = tuple(np.asarray(a, dtype=np.int64) for a in (out_left, out_right, out_feature))
-    return cost, arrays
+    leaf_cost = (value.sum(axis=1) - value.max(axis=1)) / total + regularization
+    best, make_leaf = best_pruning(tree.children_left, tree.children_right, leaf_cost)
+    pruned = subtree(tree, make_leaf)
+    arrays = tuple(
+        np.ascontiguousarray(a, dtype=np.int64)
+        for a in (pruned.children_left, pruned.children_right, pruned.feature)
+    )
+    return float(best[0]), arrays
 
 
 def _cart_warm_start(Xb, y_encoded, weight, regularization):
@@ -536,10 +514,8 @@ def _cart_warm_start(Xb, y_encoded, weight, regularization):
     total = float(w.sum())
     # CART on the distinct (row, label) pairs with their summed weights: the same
     # weighted impurities, far fewer rows when rows repeat.
-    keys = np.hstack([np.packbits(Xb, axis=1), y_encoded.astype(np.uint8)[:, None]])
-    keys = np.ascontiguousarray(keys).view(np.dtype((np.void, keys.shape[1]))).ravel()
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    summed = np.bincount(inverse.ravel(), weights=w, minlength=len(first))
+    first, inverse = distinct_rows(Xb, y_encoded)
+    summed = np.bincount(inverse, weights=w, minlength=len(first))
     keep = summed > 0
     Xu, yu, wu = Xb[first[keep]], y_encoded[first[keep]], summed[keep]
     # No optimal tree has more than floor(R0 / lambda) leaves (R0 <= 1/2 + lambda).
