@@ -34,7 +34,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import treeopt
 from treeopt import GOSDTClassifier, NumericBinarizer, OSDTClassifier, Tree
-from treeopt.optimal import OSDT_BOUNDS, OSDT_POLICIES, _cart_warm_start
+from treeopt.optimal import OSDT_BOUNDS, OSDT_POLICIES
+from treeopt.optimal._osdt import _cart_warm_start
 
 _TESTS_DIR = str(Path(__file__).resolve().parent)
 if _TESTS_DIR not in sys.path:

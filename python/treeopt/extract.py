@@ -47,6 +47,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from ._base import store_init_params
 from .tree import TREE_LEAF, TREE_UNDEFINED, Tree, binary_columns
 from ._validation import center_and_scale, too_large_error, validate_numeric_data
 from .binarize._core import (
@@ -1184,16 +1185,7 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         refine_max_depth=None,
         refine_time_limit=60.0,
     ):
-        self.blackbox = blackbox
-        self.max_leaves = max_leaves
-        self.n_samples = n_samples
-        self.n_components = n_components
-        self.random_state = random_state
-        self.input_distribution = input_distribution
-        self.refine = refine
-        self.refine_regularization = refine_regularization
-        self.refine_max_depth = refine_max_depth
-        self.refine_time_limit = refine_time_limit
+        store_init_params(self, locals())
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -1433,12 +1425,7 @@ class ExtractedTreeRegressor(RegressorMixin, _BaseExtractedTree):
         random_state=None,
         input_distribution=None,
     ):
-        self.blackbox = blackbox
-        self.max_leaves = max_leaves
-        self.n_samples = n_samples
-        self.n_components = n_components
-        self.random_state = random_state
-        self.input_distribution = input_distribution
+        store_init_params(self, locals())
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):

@@ -44,6 +44,7 @@ from sklearn.utils.validation import (
 )
 from threadpoolctl import ThreadpoolController
 
+from ._base import store_init_params
 from ._binary import BinaryTreeClassifierMixin, as_binary_matrix, distinct_rows
 from .tree import TREE_LEAF, TREE_UNDEFINED, Tree, best_pruning, subtree
 from ._validation import encode_class_labels, sample_weights, zero_one_frame
@@ -576,15 +577,7 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         prune_cv=5,
         random_state=None,
     ):
-        self.criterion = criterion
-        self.lam = lam
-        self.test_costs = test_costs
-        self.min_probability = min_probability
-        self.impurity_labels = impurity_labels
-        self.post_prune = post_prune
-        self.prune_alphas = prune_alphas
-        self.prune_cv = prune_cv
-        self.random_state = random_state
+        store_init_params(self, locals())
 
     # ------------------------------------------------------------------ #
     def _get_criterion(self):
@@ -750,14 +743,7 @@ class EC45Classifier(CostAwareTreeClassifier):
         prune_cv=5,
         random_state=None,
     ):
-        self.lam = lam
-        self.test_costs = test_costs
-        self.min_probability = min_probability
-        self.impurity_labels = impurity_labels
-        self.post_prune = post_prune
-        self.prune_alphas = prune_alphas
-        self.prune_cv = prune_cv
-        self.random_state = random_state
+        store_init_params(self, locals())
 
 
 class ECARTClassifier(EC45Classifier):

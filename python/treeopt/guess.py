@@ -45,7 +45,8 @@ from .binarize._core import (
     threshold_columns,
     tree_on_raw_features,
 )
-from .optimal import GOSDTClassifier, _refuse_booleans
+from ._base import refuse_booleans, store_init_params
+from .optimal import GOSDTClassifier
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
@@ -281,11 +282,7 @@ class ThresholdGuessBinarizer(BinarizerBase):
     def __init__(
         self, n_estimators=40, max_depth=1, learning_rate=0.1, tolerance=0.0, random_state=0
     ):
-        self.n_estimators = n_estimators
-        self.max_depth = max_depth
-        self.learning_rate = learning_rate
-        self.tolerance = tolerance
-        self.random_state = random_state
+        store_init_params(self, locals())
 
     def _ensemble(self, seed):
         return GradientBoostingClassifier(
@@ -583,17 +580,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         random_state=0,
         verbose=False,
     ):
-        self.regularization = regularization
-        self.max_depth = max_depth
-        self.n_estimators = n_estimators
-        self.estimator_depth = estimator_depth
-        self.learning_rate = learning_rate
-        self.tolerance = tolerance
-        self.lower_bound_guess = lower_bound_guess
-        self.time_limit = time_limit
-        self.memory_limit = memory_limit
-        self.random_state = random_state
-        self.verbose = verbose
+        store_init_params(self, locals())
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, sample_weight=None):
@@ -612,7 +599,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        _refuse_booleans(self)
+        refuse_booleans(self)
         if np.isnan(self.regularization):
             raise ValueError("regularization is NaN; pass a number >= 0 such as 0.001.")
         X, y = _validate_numeric(self, X, y)

@@ -50,6 +50,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
+from ._base import store_init_params
 from .tree import TREE_LEAF, TREE_OBLIQUE, TREE_UNDEFINED, Tree
 from ._validation import (
     center_and_scale,
@@ -205,20 +206,7 @@ class _BaseLatentTree(BaseEstimator):
         random_state=None,
         verbose=False,
     ):
-        self.depth = depth
-        self.pruning = pruning
-        self.predictor_input = predictor_input
-        self.learning_rate = learning_rate
-        self.batch_size = batch_size
-        self.max_epochs = max_epochs
-        self.lr_patience = lr_patience
-        self.lr_factor = lr_factor
-        self.early_stopping = early_stopping
-        self.validation_fraction = validation_fraction
-        self.n_iter_no_change = n_iter_no_change
-        self.tol = tol
-        self.random_state = random_state
-        self.verbose = verbose
+        store_init_params(self, locals())
 
     # ---- hooks of the subclasses ------------------------------------------
     # _n_outputs(), _loss_and_grad(out, target, w), _init_intercept(target, w),

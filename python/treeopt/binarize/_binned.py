@@ -21,6 +21,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from .._base import store_init_params
 from ..tree._model import _format_number
 from ._core import BinarizerBase, format_thresholds
 
@@ -126,9 +127,7 @@ class BinnedOneHotEncoder(BinarizerBase):
     }
 
     def __init__(self, n_bins=5, strategy="kmeans", random_state=None):
-        self.n_bins = n_bins
-        self.strategy = strategy
-        self.random_state = random_state
+        store_init_params(self, locals())
 
     def _validate(self, X, reset):
         X = validate_data(self, X, reset=reset, dtype=None, ensure_all_finite=True)

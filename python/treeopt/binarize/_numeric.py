@@ -17,6 +17,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
+from .._base import store_init_params
 from .._validation import validate_numeric_data
 from ._core import BinarizerBase, format_thresholds, midpoints, refuse_inexact_integers
 
@@ -121,7 +122,7 @@ class NumericBinarizer(BinarizerBase):
     }
 
     def __init__(self, max_thresholds=None):
-        self.max_thresholds = max_thresholds
+        store_init_params(self, locals())
 
     def fit(self, X, y=None):
         """Compute the thresholds of every column.
