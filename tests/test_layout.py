@@ -64,6 +64,15 @@ def test_solver_pickled_under_the_old_module_loads(make, old_module):
     assert back.tree_ == est.tree_
 
 
+def test_latent_tree_pickled_under_the_old_module_loads():
+    from treeopt import LatentTreeClassifier
+
+    X, y = _data()
+    est = LatentTreeClassifier(depth=2, max_epochs=3, random_state=0).fit(X, y)
+    back = pickle.loads(_as_pickled_under(est, "treeopt.latent"))
+    assert np.array_equal(back.predict_proba(X), est.predict_proba(X))
+
+
 def test_tree_pickled_under_the_old_module_loads():
     X, y = _data()
     tree = GOSDTClassifier().fit(X, y).tree_
@@ -95,6 +104,8 @@ def test_binarizer_pickled_under_the_old_module_loads(make, old_module):
         ("treeopt._tree", ["Tree", "TREE_LEAF", "TREE_UNDEFINED", "TREE_OBLIQUE",
                            "binary_columns"]),
         ("treeopt.tree", ["Tree", "best_pruning", "subtree"]),
+        ("treeopt.latent", ["LatentTreeClassifier", "LatentTreeRegressor", "Q_ROOT",
+                            "node_scores", "node_scores_backward"]),
     ],
 )
 def test_module_paths_users_import_still_resolve(module, names):
