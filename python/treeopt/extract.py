@@ -853,6 +853,32 @@ def _check_outputs(out, n_rows, classification):
 # --------------------------------------------------------------------------- #
 # the estimators
 # --------------------------------------------------------------------------- #
+_EXTRACT_PARAMS_DOC = """    blackbox : fitted estimator or callable
+        The model to explain. An estimator's ``predict`` is queried (for a classifier
+        without ``predict``, the argmax of ``predict_proba``); a callable is called as
+        ``blackbox(X)`` on a 2-D float array and must return one output per row (and
+        must not modify X in place). It is only ever called on batches of rows, and
+        never refitted (``clone`` shares it).
+        When ``fit`` received a DataFrame and the black box has ``feature_names_in_``,
+        it is queried with DataFrames of the same columns.
+    max_leaves : int, default=16
+        Maximum number of leaves of the extracted tree.
+    n_samples : int, default=1000
+        ``n`` of the paper: samples drawn from the input distribution conditioned on a
+        leaf to choose its split, plus ``n`` more to estimate that split's gain (so every
+        node costs ``2 * n_samples`` black-box queries).
+    n_components : int, default=10
+        Components of the diagonal Gaussian mixture fitted to X (capped at the number
+        of rows).
+    random_state : int, RandomState or None, default=None
+        Seed of the mixture fit and of all sampling.
+    input_distribution : BoxGaussianMixture or None, default=None
+        Use this input distribution instead of fitting one to X (``n_components`` is
+        then ignored), e.g. another extractor's ``input_distribution_`` to extract
+        several trees, with different seeds or sizes, from one fitted distribution.
+"""
+
+
 class _BaseExtractedTree(BaseEstimator):
     """Shared machinery: input distribution, black-box queries and best-first growth."""
 
@@ -866,6 +892,17 @@ class _BaseExtractedTree(BaseEstimator):
         "random_state": ["random_state"],
         "input_distribution": [BoxGaussianMixture, None],
     }
+
+    def __init__(
+        self,
+        blackbox,
+        max_leaves=16,
+        n_samples=1000,
+        n_components=10,
+        random_state=None,
+        input_distribution=None,
+    ):
+        store_init_params(self, locals())
 
     def __sklearn_clone__(self):
         # Like sklearn's default clone, except that the black box is shared, not cloned:
@@ -1067,7 +1104,8 @@ class _BaseExtractedTree(BaseEstimator):
 
 
 class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
-    """Explain a black-box classifier with a decision tree extracted by active sampling.
+    __doc__ = (
+        """Explain a black-box classifier with a decision tree extracted by active sampling.
 
     Fits a diagonal Gaussian mixture to the training inputs, then grows an axis-aligned
     tree best-first: every leaf's split (Gini) is chosen on fresh inputs sampled from the
@@ -1078,30 +1116,9 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
 
     Parameters
     ----------
-    blackbox : fitted estimator or callable
-        The model to explain. An estimator's ``predict`` is queried (for a classifier
-        without ``predict``, the argmax of ``predict_proba``); a callable is called as
-        ``blackbox(X)`` on a 2-D float array and must return one output per row (and
-        must not modify X in place). It is only ever called on batches of rows, and
-        never refitted (``clone`` shares it).
-        When ``fit`` received a DataFrame and the black box has ``feature_names_in_``,
-        it is queried with DataFrames of the same columns.
-    max_leaves : int, default=16
-        Maximum number of leaves of the extracted tree.
-    n_samples : int, default=1000
-        ``n`` of the paper: samples drawn from the input distribution conditioned on a
-        leaf to choose its split, plus ``n`` more to estimate that split's gain (so every
-        node costs ``2 * n_samples`` black-box queries).
-    n_components : int, default=10
-        Components of the diagonal Gaussian mixture fitted to X (capped at the number
-        of rows).
-    random_state : int, RandomState or None, default=None
-        Seed of the mixture fit and of all sampling.
-    input_distribution : BoxGaussianMixture or None, default=None
-        Use this input distribution instead of fitting one to X (``n_components`` is
-        then ignored), e.g. another extractor's ``input_distribution_`` to extract
-        several trees, with different seeds or sizes, from one fitted distribution.
-    refine : {None, "gosdt"}, default=None
+"""
+        + _EXTRACT_PARAMS_DOC
+        + """    refine : {None, "gosdt"}, default=None
         ``"gosdt"``: after extraction, binarize all the actively sampled, black-box
         labelled rows with the thresholds the extraction found (the splits of the tree
         and the best candidate split of every leaf), weight them so that they represent
@@ -1161,6 +1178,7 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
     >>> tree.fidelity(X)["accuracy"] > 0.9
     True
     """
+    )
 
     _classification = True
 
@@ -1354,7 +1372,8 @@ def _importance_weights(tree, n_rows, X):
 
 
 class ExtractedTreeRegressor(RegressorMixin, _BaseExtractedTree):
-    """Explain a black-box regression model with a decision tree extracted by active sampling.
+    __doc__ = (
+        """Explain a black-box regression model with a decision tree extracted by active sampling.
 
     The regression version of :class:`ExtractedTreeClassifier`: splits maximise the
     variance reduction of the black box's outputs, estimated on fresh samples of every
@@ -1363,30 +1382,9 @@ class ExtractedTreeRegressor(RegressorMixin, _BaseExtractedTree):
 
     Parameters
     ----------
-    blackbox : fitted estimator or callable
-        The model to explain. An estimator's ``predict`` is queried (for a classifier
-        without ``predict``, the argmax of ``predict_proba``); a callable is called as
-        ``blackbox(X)`` on a 2-D float array and must return one output per row (and
-        must not modify X in place). It is only ever called on batches of rows, and
-        never refitted (``clone`` shares it).
-        When ``fit`` received a DataFrame and the black box has ``feature_names_in_``,
-        it is queried with DataFrames of the same columns.
-    max_leaves : int, default=16
-        Maximum number of leaves of the extracted tree.
-    n_samples : int, default=1000
-        ``n`` of the paper: samples drawn from the input distribution conditioned on a
-        leaf to choose its split, plus ``n`` more to estimate that split's gain (so every
-        node costs ``2 * n_samples`` black-box queries).
-    n_components : int, default=10
-        Components of the diagonal Gaussian mixture fitted to X (capped at the number
-        of rows).
-    random_state : int, RandomState or None, default=None
-        Seed of the mixture fit and of all sampling.
-    input_distribution : BoxGaussianMixture or None, default=None
-        Use this input distribution instead of fitting one to X (``n_components`` is
-        then ignored), e.g. another extractor's ``input_distribution_`` to extract
-        several trees, with different seeds or sizes, from one fitted distribution.
-
+"""
+        + _EXTRACT_PARAMS_DOC
+        + """
     Attributes
     ----------
     tree_ : treeopt.Tree
@@ -1413,19 +1411,9 @@ class ExtractedTreeRegressor(RegressorMixin, _BaseExtractedTree):
     >>> sorted(tree.fidelity(X))
     ['mse']
     """
+    )
 
     _classification = False
-
-    def __init__(
-        self,
-        blackbox,
-        max_leaves=16,
-        n_samples=1000,
-        n_components=10,
-        random_state=None,
-        input_distribution=None,
-    ):
-        store_init_params(self, locals())
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
