@@ -1069,10 +1069,50 @@ class _BaseExtractedTree(BaseEstimator):
             [nd["threshold"] if split else TREE_UNDEFINED for nd, split in zip(nodes, internal)],
             dtype=np.float64,
         )
+        return left, right, feature, threshold, self._node_probabilities(nodes)
+
+    @staticmethod
+    def _node_probabilities(nodes):
         # Probability of every node's region, floored at the smallest normal float so
         # that a vanishingly unlikely region keeps its class proportions in ``value``.
-        prob = np.maximum([nd["prob"] for nd in nodes], np.finfo(np.float64).tiny)
-        return left, right, feature, threshold, prob
+        return np.maximum([nd["prob"] for nd in nodes], np.finfo(np.float64).tiny)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Extract a tree that approximates the black box on the distribution of X.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Training inputs (finite); only used to fit the input distribution.
+        y : ignored
+            Accepted for pipeline compatibility; the labels (outputs) come from the
+            black box.
+
+        Returns
+        -------
+        self
+        """
+        X, nodes = self._fit_common(X)
+        self._store_tree(X, nodes)  # the classifier's or the regressor's tree_
+        return self
+
+    def _tree(self, X, nodes, value, **kwargs):
+        """The grown tree with node values ``value`` (``kwargs``: classes or task)."""
+        left, right, feature, threshold, prob = self._tree_arrays(nodes)
+        return Tree(
+            left,
+            right,
+            feature,
+            threshold,
+            value,
+            prob,
+            feature_names=self._feature_names(),
+            n_features=X.shape[1],
+            binary_features=binary_columns(X),
+            weight_label="mass",  # node weights are probabilities of regions, not counts
+            **kwargs,
+        )
 
     def _fit_common(self, X):
         X = validate_numeric_data(self, X, dtype=np.float64, ensure_all_finite=True)
@@ -1205,44 +1245,17 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
     ):
         store_init_params(self, locals())
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Extract a tree that approximates the black box on the distribution of X.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Training inputs (finite); only used to fit the input distribution.
-        y : ignored
-            Accepted for pipeline compatibility; labels come from the black box.
-
-        Returns
-        -------
-        self
-        """
-        X, nodes = self._fit_common(X)
+    def _store_tree(self, X, nodes):
         classes = self._classes(nodes)
         self.classes_ = classes
-        left, right, feature, threshold, prob = self._tree_arrays(nodes)
+        prob = self._node_probabilities(nodes)
         value = np.zeros((len(nodes), classes.size))
         for i, node in enumerate(nodes):
             counts = np.bincount(
                 np.searchsorted(classes, node["labels"]), minlength=classes.size
             ).astype(np.float64)
             value[i] = prob[i] * counts / counts.sum()
-        self.extracted_tree_ = Tree(
-            left,
-            right,
-            feature,
-            threshold,
-            value,
-            prob,
-            classes=classes,
-            feature_names=self._feature_names(),
-            n_features=X.shape[1],
-            binary_features=binary_columns(X),
-            weight_label="mass",  # node weights are probabilities of regions, not counts
-        )
+        self.extracted_tree_ = self._tree(X, nodes, value, classes=classes)
         self.tree_ = self.extracted_tree_
         self.refine_estimator_ = None
         self.refine_thresholds_ = []
@@ -1250,7 +1263,6 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         self.refine_status_ = None
         if self.refine == "gosdt":
             self._refine_gosdt(nodes)
-        return self
 
     def _classes(self, nodes):
         labels = np.concatenate([node["labels"] for node in nodes])
@@ -1415,38 +1427,9 @@ class ExtractedTreeRegressor(RegressorMixin, _BaseExtractedTree):
 
     _classification = False
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Extract a tree that approximates the black box on the distribution of X.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Training inputs (finite); only used to fit the input distribution.
-        y : ignored
-            Accepted for pipeline compatibility; outputs come from the black box.
-
-        Returns
-        -------
-        self
-        """
-        X, nodes = self._fit_common(X)
-        left, right, feature, threshold, prob = self._tree_arrays(nodes)
+    def _store_tree(self, X, nodes):
         means = np.array([float(np.mean(node["labels"])) for node in nodes])
-        self.tree_ = Tree(
-            left,
-            right,
-            feature,
-            threshold,
-            means[:, None],
-            prob,
-            feature_names=self._feature_names(),
-            n_features=X.shape[1],
-            task="regression",
-            binary_features=binary_columns(X),
-            weight_label="mass",  # node weights are probabilities of regions, not counts
-        )
-        return self
+        self.tree_ = self._tree(X, nodes, means[:, None], task="regression")
 
     def predict(self, X):
         """Mean black-box output of the leaf each row of X reaches."""
