@@ -334,9 +334,24 @@ class _BaseLatentTree(BaseEstimator):
         -------
         ndarray of int64, shape (n_samples,)
         """
+        return self.tree_.apply(self._input(X))
+
+    def _input(self, X):
         check_is_fitted(self, "tree_")
-        X = validate_numeric_data(self, X, reset=False, dtype=np.float64)
-        return self.tree_.apply(X)
+        return validate_numeric_data(self, X, reset=False, dtype=np.float64)
+
+    def predict(self, X):
+        """Predicted class (classifier) or target (regressor) of each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return self._prediction(self._decision(self._input(X)))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -547,10 +562,6 @@ class LatentTreeClassifier(ClassifierMixin, _BaseLatentTree):
         return totals, totals.sum(axis=1)
 
     # ---- prediction ------------------------------------------------------------
-    def _input(self, X):
-        check_is_fitted(self, "tree_")
-        return validate_numeric_data(self, X, reset=False, dtype=np.float64)
-
     def decision_function(self, X):
         """Logits of the predictor (one column for two classes).
 
@@ -582,18 +593,7 @@ class LatentTreeClassifier(ClassifierMixin, _BaseLatentTree):
             return np.column_stack([1.0 - p, p])
         return np.exp(_log_softmax(out))
 
-    def predict(self, X):
-        """Predicted class of each row.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        out = self._decision(self._input(X))
+    def _prediction(self, out):
         if out.shape[1] == 1:
             return self.classes_[(out[:, 0] > 0).astype(np.int64)]
         return self.classes_[np.argmax(out, axis=1)]
@@ -689,17 +689,5 @@ class LatentTreeRegressor(RegressorMixin, _BaseLatentTree):
         return mean[:, None], wsum
 
     # ---- prediction ------------------------------------------------------------
-    def predict(self, X):
-        """Predicted target of each row.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self, "tree_")
-        X = validate_numeric_data(self, X, reset=False, dtype=np.float64)
-        return self._decision(X)[:, 0] * self.y_scale_ + self.y_mean_
+    def _prediction(self, out):
+        return out[:, 0] * self.y_scale_ + self.y_mean_
