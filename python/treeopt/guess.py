@@ -32,7 +32,6 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import (
-    _check_feature_names_in,
     check_is_fitted,
     validate_data,
 )
@@ -382,25 +381,10 @@ class ThresholdGuessBinarizer(BinarizerBase):
         """
         return self.reference_model_.predict(np.asarray(self.transform(X)))
 
-    def get_feature_names_out(self, input_features=None):
-        """Names ``"<feature> <= <threshold>"`` of the output columns.
-
-        Thresholds are printed exactly, as in :class:`~treeopt.NumericBinarizer`
-        (the shortest text that reads back as the threshold, so the name is true).
-
-        Parameters
-        ----------
-        input_features : array-like of str, optional
-            Input names; defaults to ``feature_names_in_`` or ``x0, x1, ...``.
-
-        Returns
-        -------
-        ndarray of str (object dtype)
-        """
-        check_is_fitted(self)
-        input_features = _check_feature_names_in(self, input_features)
-        names = threshold_column_names(self.output_columns_, input_features)
-        return np.asarray(names, dtype=object)
+    def _output_names(self, input_features):
+        """``"<feature> <= <threshold>"``, thresholds printed exactly as by
+        :class:`~treeopt.NumericBinarizer`."""
+        return threshold_column_names(self.output_columns_, input_features)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

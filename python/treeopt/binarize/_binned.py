@@ -18,7 +18,7 @@ from numbers import Integral
 import numpy as np
 from sklearn.preprocessing import KBinsDiscretizer
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 from threadpoolctl import threadpool_limits
 
 from .._base import store_init_params
@@ -266,20 +266,9 @@ class BinnedOneHotEncoder(BinarizerBase):
             pos += width
         return out
 
-    def get_feature_names_out(self, input_features=None):
-        """Names of the output columns.
-
-        Parameters
-        ----------
-        input_features : array-like of str, optional
-            Defaults to ``feature_names_in_`` or ``x0, x1, ...``.
-
-        Returns
-        -------
-        ndarray of str (object dtype)
-        """
-        check_is_fitted(self, "kinds_")
-        input_features = _check_feature_names_in(self, input_features)
+    def _output_names(self, input_features):
+        """``"colour == red"``, ``"age < 25.5"``, ``"25.5 <= age < 40.1"``, ``"age >= 40.1"``
+        (bounds and values printed exactly); passthrough columns keep the input name."""
         names = []
         for j, kind in enumerate(self.kinds_):
             name = str(input_features[j])
@@ -298,7 +287,7 @@ class BinnedOneHotEncoder(BinarizerBase):
                 names.append(f"{name} < {inner[0]}")
                 names.extend(f"{a} <= {name} < {b}" for a, b in zip(inner[:-1], inner[1:]))
                 names.append(f"{name} >= {inner[-1]}")
-        return np.asarray(names, dtype=object)
+        return names
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

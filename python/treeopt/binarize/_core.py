@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
 from ..tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
@@ -156,8 +156,9 @@ def dataframe_output(estimator, X, out):
 class BinarizerBase(TransformerMixin, BaseEstimator):
     """``transform`` and tags of the treeopt binarizers.
 
-    A subclass validates a fitted-time input in ``_transform_input(X)`` and encodes the
-    validated array in ``_encode(X)`` (a uint8 matrix of ``n_features_out_`` columns).
+    A subclass validates an input at transform time in ``_transform_input(X)``, encodes
+    the validated array in ``_encode(X)`` (a uint8 matrix of ``n_features_out_`` columns)
+    and names the output columns in ``_output_names(input_features)``.
     """
 
     def transform(self, X):
@@ -176,6 +177,23 @@ class BinarizerBase(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         return dataframe_output(self, X, self._encode(self._transform_input(X)))
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the output columns, true for every value they are 1 on.
+
+        Parameters
+        ----------
+        input_features : array-like of str, optional
+            Input names; defaults to ``feature_names_in_`` or ``x0, x1, ...``.
+
+        Returns
+        -------
+        ndarray of str (object dtype)
+            One name per output column (see the class's ``_output_names``).
+        """
+        check_is_fitted(self)
+        input_features = _check_feature_names_in(self, input_features)
+        return np.asarray(self._output_names(input_features), dtype=object)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -15,7 +15,6 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
 from .._base import store_init_params
 from .._validation import validate_numeric_data
@@ -190,28 +189,14 @@ class NumericBinarizer(BinarizerBase):
                 pos += thr.shape[0]
         return out
 
-    def get_feature_names_out(self, input_features=None):
-        """Names of the output columns.
-
-        Parameters
-        ----------
-        input_features : array-like of str, optional
-            Input names; defaults to ``feature_names_in_`` or ``x0, x1, ...``.
-
-        Returns
-        -------
-        ndarray of str (object dtype)
-            ``"<name> <= <t>"`` with ``t`` printed exactly (the shortest ``g``
-            text that reads back as the stored threshold, e.g. ``22.5`` or
-            ``0.2916666666666667``), so the name is true for every value;
-            passthrough columns keep the input name.
-        """
-        check_is_fitted(self)
-        input_features = _check_feature_names_in(self, input_features)
+    def _output_names(self, input_features):
+        """``"<name> <= <t>"`` with ``t`` printed exactly (the shortest ``g`` text that
+        reads back as the stored threshold, e.g. ``22.5`` or ``0.2916666666666667``), so
+        the name is true for every value; passthrough columns keep the input name."""
         names = []
         for j, (thr, passthrough) in enumerate(zip(self.thresholds_, self.passthrough_)):
             if passthrough:
                 names.append(str(input_features[j]))
             else:
                 names.extend(f"{input_features[j]} <= {t}" for t in format_thresholds(thr))
-        return np.asarray(names, dtype=object)
+        return names
