@@ -23,11 +23,9 @@ from __future__ import annotations
 import math
 import pickle
 import re
-import sys
 import time
 import warnings
 from numbers import Integral
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -42,13 +40,9 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import treeopt
 from treeopt import DL85Classifier, GOSDTClassifier, NumericBinarizer, Tree
 
-_TESTS_DIR = str(Path(__file__).resolve().parent)
-if _TESTS_DIR not in sys.path:
-    sys.path.insert(0, _TESTS_DIR)
-
-from binary_estimator_checks import expected_failed_checks  # noqa: E402
-from oracle import brute_force  # noqa: E402
-from random_problems import (  # noqa: E402
+from binary_estimator_checks import expected_failed_checks
+from oracle import brute_force
+from random_problems import (
     and_or_problem,
     LAMBDAS,
     SEEDS,

@@ -14,7 +14,6 @@ import pickle
 import re
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -29,12 +28,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import treeopt
 from treeopt import GOSDTClassifier, NumericBinarizer, Tree
 
-_TESTS_DIR = str(Path(__file__).resolve().parent)
-if _TESTS_DIR not in sys.path:
-    sys.path.insert(0, _TESTS_DIR)
-
-from binary_estimator_checks import expected_failed_checks  # noqa: E402
-from random_problems import and_or_problem  # noqa: E402
+from binary_estimator_checks import expected_failed_checks
+from random_problems import and_or_problem
 
 STATUSES = {"optimal", "time_limit", "memory_limit", "interrupted"}
 

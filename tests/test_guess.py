@@ -22,10 +22,8 @@ from __future__ import annotations
 
 import math
 import pickle
-import sys
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -42,11 +40,7 @@ from treeopt import GOSDTClassifier, NumericBinarizer, OptimalTreeClassifier, Th
 from treeopt.binarize._core import format_thresholds
 from treeopt.guess import DEFAULT_MAX_DEPTH, _split_importance, depth_for_ensemble, guess_max_depth
 
-_TESTS_DIR = str(Path(__file__).resolve().parent)
-if _TESTS_DIR not in sys.path:
-    sys.path.insert(0, _TESTS_DIR)
-
-from oracle import brute_force, tree_n_leaves, tree_predict  # noqa: E402
+from oracle import brute_force, tree_n_leaves, tree_predict
 
 TOL = 1e-9
 SETTINGS = dict(
