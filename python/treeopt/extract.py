@@ -1412,16 +1412,20 @@ class ExtractedTreeRegressor(RegressorMixin, _BaseExtractedTree):
 
     Examples
     --------
-    >>> from sklearn.datasets import load_diabetes
-    >>> from sklearn.ensemble import RandomForestRegressor
+    The black box can be any function of a 2-D array, here one that jumps at
+    ``x0 = 0``:
+
+    >>> import numpy as np
     >>> from treeopt import ExtractedTreeRegressor
-    >>> X, y = load_diabetes(return_X_y=True)
-    >>> forest = RandomForestRegressor(random_state=0).fit(X, y)
-    >>> tree = ExtractedTreeRegressor(forest, max_leaves=8, random_state=0).fit(X)
-    >>> tree.tree_.n_leaves
-    8
-    >>> sorted(tree.fidelity(X))
-    ['mse']
+    >>> def blackbox(X):
+    ...     return np.where(X[:, 0] > 0, 2.0, -1.0) + 0.1 * X[:, 1]
+    >>> X = np.random.default_rng(0).uniform(-1, 1, size=(500, 2))
+    >>> reg = ExtractedTreeRegressor(blackbox, max_leaves=4, n_samples=200, random_state=0)
+    >>> tree = reg.fit(X).tree_
+    >>> int(tree.feature[0]), bool(abs(tree.threshold[0]) < 0.05)  # the root finds the jump
+    (0, True)
+    >>> sorted(reg.fidelity(X)), reg.fidelity(X)["mse"] < 0.1
+    (['mse'], True)
     """
     )
 
