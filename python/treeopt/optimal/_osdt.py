@@ -188,7 +188,10 @@ class OSDTClassifier(CertifiedTreeClassifier):
         store_init_params(self, locals())
 
     def fit(self, X, y, sample_weight=None):
-        """Finds the optimal tree for the 0/1 matrix X and binary labels y.
+        """Finds the optimal tree for the 0/1 matrix X and binary labels y; returns self.
+
+        On Ctrl-C the best tree so far is stored (``status_ == "interrupted"``) before
+        ``KeyboardInterrupt`` goes on, as for :meth:`GOSDTClassifier.fit`.
 
         Parameters
         ----------
@@ -198,16 +201,6 @@ class OSDTClassifier(CertifiedTreeClassifier):
             Class labels, exactly two classes.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights; the objective uses weighted misclassification.
-
-        Returns
-        -------
-        self
-
-        Raises
-        ------
-        KeyboardInterrupt
-            On Ctrl-C, after storing the best tree so far (``status_ ==
-            "interrupted"``), as for :meth:`GOSDTClassifier.fit`.
         """
         return super().fit(X, y, sample_weight=sample_weight)
 
