@@ -14,7 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import _num_samples, column_or_1d, validate_data
 
-from .._base import SEARCH_CONSTRAINTS, refuse_booleans
+from .._base import SEARCH_CONSTRAINTS, refuse_booleans, saturated
 from .._binary import BinaryTreeClassifierMixin, as_binary_matrix
 from .._validation import encode_class_labels, sample_weights, scaled_to_max
 from ..tree import Tree
@@ -178,6 +178,16 @@ class CertifiedTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
             return None
         spent = time.perf_counter() - getattr(self, "_fit_started", time.perf_counter())
         return max(float(self.time_limit) - spent, 1e-3)
+
+    def _search_limits(self):
+        """The keyword arguments every Rust search takes: the seconds left, the slow-fit
+        warning, the memory limit (bytes, capped for Rust) and verbosity."""
+        return {
+            "time_limit": self._time_left(),
+            "slow_fit_warning": self._slow_fit_warning(),
+            "memory_limit": saturated(self.memory_limit),
+            "verbose": bool(self.verbose),
+        }
 
     #: Seconds of search after which a fit with no time_limit warns that it is slow.
     _slow_fit_seconds = 10.0

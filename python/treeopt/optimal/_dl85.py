@@ -83,9 +83,9 @@ class DL85Classifier(CertifiedTreeClassifier):
     ):
         store_init_params(self, locals())
 
-    def _solve(self, Xb, y_encoded, weight, reference):
-        # Rows of zero weight take no part in the fit, nor in the support counts.
-        n_rows = Xb.shape[0] if weight is None else int(np.count_nonzero(weight))
+    def _min_leaf(self, n_rows):
+        """``min_samples_leaf`` in rows (a fraction rounded up), with a warning when no
+        split can give both children that many of the ``n_rows`` rows."""
         if isinstance(self.min_samples_leaf, Integral):
             min_leaf = int(self.min_samples_leaf)
         else:
@@ -95,8 +95,14 @@ class DL85Classifier(CertifiedTreeClassifier):
                 f"min_samples_leaf={self.min_samples_leaf} needs at least {2 * min_leaf} "
                 f"rows for a split and there are {n_rows}: the tree is a single leaf.",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
+        return min_leaf
+
+    def _solve(self, Xb, y_encoded, weight, reference):
+        # Rows of zero weight take no part in the fit, nor in the support counts.
+        n_rows = Xb.shape[0] if weight is None else int(np.count_nonzero(weight))
+        min_leaf = self._min_leaf(n_rows)
         return _core.dl85_fit(
             Xb,
             y_encoded,
@@ -105,9 +111,6 @@ class DL85Classifier(CertifiedTreeClassifier):
             saturated(self.max_depth),
             saturated(min_leaf),
             float(self.regularization),
-            time_limit=self._time_left(),
-            slow_fit_warning=self._slow_fit_warning(),
-            memory_limit=saturated(self.memory_limit),
-            verbose=bool(self.verbose),
+            **self._search_limits(),
             reference_errors=reference,
         )

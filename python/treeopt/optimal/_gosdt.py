@@ -103,9 +103,6 @@ class GOSDTClassifier(CertifiedTreeClassifier):
             weight,
             float(self.regularization),
             max_depth=saturated(self.max_depth),
-            time_limit=self._time_left(),
-            slow_fit_warning=self._slow_fit_warning(),
-            memory_limit=saturated(self.memory_limit),
-            verbose=bool(self.verbose),
+            **self._search_limits(),
             reference_errors=reference,
         )

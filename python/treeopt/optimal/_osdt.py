@@ -4,7 +4,7 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
 from .. import _core
-from .._base import SEARCH_CONSTRAINTS, saturated, store_init_params
+from .._base import SEARCH_CONSTRAINTS, store_init_params
 from .._binary import distinct_rows
 from ..tree import Tree, best_pruning, subtree
 from ._base import CertifiedTreeClassifier
@@ -268,10 +268,7 @@ class OSDTClassifier(CertifiedTreeClassifier):
             policy=self.policy,
             disabled_bounds=disabled,
             warm_start=warm,
-            time_limit=self._time_left(),
-            slow_fit_warning=self._slow_fit_warning(),
-            memory_limit=saturated(self.memory_limit),
-            verbose=bool(self.verbose),
+            **self._search_limits(),
         )
 
     def _set_result(self, res):
