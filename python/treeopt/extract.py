@@ -1127,6 +1127,33 @@ class _BaseExtractedTree(BaseEstimator):
         names = getattr(self, "feature_names_in_", None)
         return None if names is None else [str(s) for s in names]
 
+    def predict(self, X):
+        """Class (classifier) or mean black-box output (regressor) of the leaf of
+        ``tree_`` each row of X reaches."""
+        X = self._validated(X)  # first: it says when the estimator is not fitted
+        return self.tree_.predict(X)
+
+    def fidelity(self, X):
+        """Agreement of ``tree_`` with the black box on X.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            For instance a held-out test set; the black box is queried once on it (not
+            counted in ``n_queries_``).
+
+        Returns
+        -------
+        dict
+            Classifier: ``{"accuracy": ...}``, plus ``"f1"`` for a binary problem: the
+            F1 score of the tree's predictions against the black box's labels, with
+            ``classes_[1]`` as the positive class (the paper's fidelity measure).
+            Regressor: ``{"mse": ...}``, the mean squared error between them.
+        """
+        X = self._validated(X)
+        truth = self._query(X, count=False)
+        return self._agreement(truth, self.tree_.predict(X))
+
     def _validated(self, X):
         check_is_fitted(self, "tree_")
         return validate_numeric_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
@@ -1315,35 +1342,12 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         )
 
     # ---- prediction ---------------------------------------------------------- #
-    def predict(self, X):
-        """Class predicted by ``tree_`` for every row of X."""
-        X = self._validated(X)
-        return self.tree_.predict(X)
-
     def predict_proba(self, X):
         """Black-box class proportions of the leaf each row of X reaches."""
         X = self._validated(X)
         return self.tree_.predict_proba(X)
 
-    def fidelity(self, X):
-        """Agreement of ``tree_`` with the black box on X.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            For instance a held-out test set; the black box is queried once on it (not
-            counted in ``n_queries_``).
-
-        Returns
-        -------
-        dict
-            ``{"accuracy": ...}``, plus ``"f1"`` for a binary problem: the F1 score of
-            the tree's predictions against the black box's labels, with ``classes_[1]``
-            as the positive class (the paper's fidelity measure).
-        """
-        X = self._validated(X)
-        truth = self._query(X, count=False)
-        pred = self.tree_.predict(X)
+    def _agreement(self, truth, pred):
         out = {"accuracy": float(accuracy_score(truth, pred))}
         if self.classes_.size == 2:
             out["f1"] = float(f1_score(truth, pred, pos_label=self.classes_[1]))
@@ -1435,24 +1439,6 @@ class ExtractedTreeRegressor(RegressorMixin, _BaseExtractedTree):
         means = np.array([float(np.mean(node["labels"])) for node in nodes])
         self.tree_ = self._tree(X, nodes, means[:, None], task="regression")
 
-    def predict(self, X):
-        """Mean black-box output of the leaf each row of X reaches."""
-        X = self._validated(X)
-        return self.tree_.predict(X)
+    def _agreement(self, truth, pred):
+        return {"mse": float(mean_squared_error(truth, pred))}
 
-    def fidelity(self, X):
-        """Mean squared error between ``tree_`` and the black box on X.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            The black box is queried once on it (not counted in ``n_queries_``).
-
-        Returns
-        -------
-        dict
-            ``{"mse": ...}``.
-        """
-        X = self._validated(X)
-        truth = self._query(X, count=False)
-        return {"mse": float(mean_squared_error(truth, self.tree_.predict(X)))}

@@ -334,7 +334,8 @@ class _BaseLatentTree(BaseEstimator):
         -------
         ndarray of int64, shape (n_samples,)
         """
-        return self.tree_.apply(self._input(X))
+        X = self._input(X)  # first: it says when the estimator is not fitted
+        return self.tree_.apply(X)
 
     def _input(self, X):
         check_is_fitted(self, "tree_")
