@@ -18,6 +18,8 @@ binary-only list, with reasons naming the estimator's class, otherwise.
 
 from __future__ import annotations
 
+import time
+
 from sklearn.pipeline import Pipeline
 
 __all__ = [
@@ -26,6 +28,7 @@ __all__ = [
     "EXPECTED_FAILED_CHECKS_PIPELINE",
     "expected_failed_checks",
     "expected_failed_checks_bare",
+    "fit_within_time_limit",
 ]
 
 _CONTINUOUS = (
@@ -109,3 +112,17 @@ def expected_failed_checks(estimator):
     if isinstance(estimator, Pipeline):
         return EXPECTED_FAILED_CHECKS_PIPELINE
     return expected_failed_checks_bare(type(estimator).__name__)
+
+
+def fit_within_time_limit(est, X, y, slack=0.5):
+    """Fits ``est`` (a solver with ``time_limit`` set) on a problem it cannot finish in
+    time: the fit returns within the limit plus ``slack`` seconds with the best tree so
+    far (``status_ == "time_limit"``) and a proven bound below its objective."""
+    start = time.perf_counter()
+    est.fit(X, y)
+    elapsed = time.perf_counter() - start
+    limit = est.time_limit
+    assert elapsed < limit + slack, f"fit took {elapsed:.2f} s with time_limit={limit}"
+    assert est.status_ == "time_limit"
+    assert est.lower_bound_ < est.objective_
+    return est

@@ -17,11 +17,17 @@ a silently skipped test would hide a broken setup.
 from __future__ import annotations
 
 import csv
+import sys
 from pathlib import Path
 from typing import List, Optional, Tuple
 
 import numpy as np
 import pytest
+
+# The helper modules next to the tests (oracle, random_problems, binary_estimator_checks)
+# import by name whatever pytest's import mode.
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DATASETS_DIR = REPO_ROOT.parent / "shared" / "datasets"

@@ -86,8 +86,8 @@ def test_every_docstring_example_is_run():
     """No example hides behind ``+SKIP``: a skipped example is an example nobody checks."""
     skipped = []
     package = Path(treeopt.__file__).parent
-    for path in sorted(package.glob("*.py")):
+    for path in sorted(package.rglob("*.py")):
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if "doctest:" in line and "+SKIP" in line:
-                skipped.append(f"{path.name}:{number}: {line.strip()}")
+                skipped.append(f"{path.relative_to(package)}:{number}: {line.strip()}")
     assert not skipped, "\n".join(skipped)

@@ -182,10 +182,10 @@ def test_many_classes_with_a_small_penalty_keep_memory_per_subproblem_small():
 def test_running_out_of_machine_memory_says_why(monkeypatch):
     # The machine's memory cannot be exhausted in a test: a search limited below the
     # estimator's (absent) memory_limit stands in for it.
-    import treeopt.optimal as optimal
+    import treeopt.optimal._base as base
 
-    real = optimal._saturated
-    monkeypatch.setattr(optimal, "_saturated", lambda v: 20_000 if v is None else real(v))
+    real = base.saturated
+    monkeypatch.setattr(base, "saturated", lambda v: 20_000 if v is None else real(v))
     X, y = wide(300, 40, seed=3)
     clf = GOSDTClassifier(regularization=0.001)
     with pytest.warns(UserWarning, match="ran out of memory before proving"):

@@ -14,20 +14,14 @@ In total 1100 instances are checked (a few seconds with the compiled solver).
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import numpy as np
 from hypothesis import given, settings
 
 from treeopt import GOSDTClassifier
 
-_TESTS_DIR = str(Path(__file__).resolve().parent)
-if _TESTS_DIR not in sys.path:
-    sys.path.insert(0, _TESTS_DIR)
-
-from oracle import brute_force  # noqa: E402
-from random_problems import SETTINGS, problems, problems_with_duplicates  # noqa: E402
+from oracle import brute_force
+from random_problems import SETTINGS, problems, problems_with_duplicates
 
 TOL = 1e-9
 

@@ -8,17 +8,11 @@ every explicit tree over at most three features.
 from __future__ import annotations
 
 import itertools
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-_TESTS_DIR = str(Path(__file__).resolve().parent)
-if _TESTS_DIR not in sys.path:
-    sys.path.insert(0, _TESTS_DIR)
-
-from oracle import (  # noqa: E402
+from oracle import (
     brute_force,
     tree_depth,
     tree_leaf_sizes,

@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import pickle
 import re
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -34,15 +32,12 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import treeopt
 from treeopt import GOSDTClassifier, NumericBinarizer, OSDTClassifier, Tree
-from treeopt.optimal import OSDT_BOUNDS, OSDT_POLICIES, _cart_warm_start
+from treeopt.optimal import OSDT_BOUNDS, OSDT_POLICIES
+from treeopt.optimal._osdt import _cart_warm_start
 
-_TESTS_DIR = str(Path(__file__).resolve().parent)
-if _TESTS_DIR not in sys.path:
-    sys.path.insert(0, _TESTS_DIR)
-
-from binary_estimator_checks import expected_failed_checks  # noqa: E402
-from oracle import brute_force  # noqa: E402
-from random_problems import (  # noqa: E402
+from binary_estimator_checks import expected_failed_checks
+from oracle import brute_force
+from random_problems import (
     and_or_problem,
     LAMBDAS,
     SEEDS,

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from treeopt import DL85Classifier, GOSDTClassifier, OSDTClassifier
-from treeopt.optimal import _OptimalTreeClassifier
+from treeopt.optimal._base import CertifiedTreeClassifier
 
 
 def hard(n_rows=2000, n_cols=60, seed=0):
@@ -45,7 +45,7 @@ def _fit_interrupted_after(clf, X, y, seconds):
 
 @pytest.mark.parametrize("name", sorted(ESTIMATORS))
 def test_long_fit_without_time_limit_warns_once(name, monkeypatch):
-    monkeypatch.setattr(_OptimalTreeClassifier, "_slow_fit_seconds", 0.1)
+    monkeypatch.setattr(CertifiedTreeClassifier, "_slow_fit_seconds", 0.1)
     X, y = hard()
     shown = _fit_interrupted_after(ESTIMATORS[name](), X, y, 0.6)
     assert len(shown) == 1, [str(w.message) for w in shown]
@@ -57,7 +57,7 @@ def test_long_fit_without_time_limit_warns_once(name, monkeypatch):
 
 @pytest.mark.parametrize("name", sorted(ESTIMATORS))
 def test_no_warning_with_a_time_limit(name, monkeypatch):
-    monkeypatch.setattr(_OptimalTreeClassifier, "_slow_fit_seconds", 0.1)
+    monkeypatch.setattr(CertifiedTreeClassifier, "_slow_fit_seconds", 0.1)
     X, y = hard()
     with warnings.catch_warnings(record=True) as shown:
         warnings.simplefilter("always")

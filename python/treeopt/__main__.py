@@ -86,30 +86,16 @@ def _build_parser():
             "tree (DecisionTreeClassifier) with the same number of leaves."
         ),
     )
-    demo.add_argument(
-        "--regularization", type=_non_negative_float, default=0.01,
-        help="penalty per leaf (default: %(default)s)",
-    )
-    demo.add_argument(
-        "--max-thresholds", type=_positive_int, default=4,
-        help="thresholds per numeric column for NumericBinarizer (default: %(default)s)",
-    )
-    demo.add_argument(
-        "--max-depth", type=_max_depth, default=3,
-        help="depth limit for GOSDT; 'none' for no limit (default: %(default)s)",
-    )
-    demo.add_argument(
-        "--time-limit", type=_positive_float, default=60.0,
-        help="GOSDT time limit in seconds (default: %(default)s)",
-    )
-    demo.add_argument(
-        "--test-size", type=_fraction, default=0.25,
-        help="fraction of rows held out for testing (default: %(default)s)",
-    )
-    demo.add_argument(
-        "--random-state", type=_seed, default=0,
-        help="seed of the train/test split and of CART (default: %(default)s)",
-    )
+    for flag, kind, default, what in (
+        ("--regularization", _non_negative_float, 0.01, "penalty per leaf"),
+        ("--max-thresholds", _positive_int, 4,
+         "thresholds per numeric column for NumericBinarizer"),
+        ("--max-depth", _max_depth, 3, "depth limit for GOSDT; 'none' for no limit"),
+        ("--time-limit", _positive_float, 60.0, "GOSDT time limit in seconds"),
+        ("--test-size", _fraction, 0.25, "fraction of rows held out for testing"),
+        ("--random-state", _seed, 0, "seed of the train/test split and of CART"),
+    ):
+        demo.add_argument(flag, type=kind, default=default, help=f"{what} (default: %(default)s)")
     demo.add_argument("--verbose", action="store_true", help="print solver progress")
     return parser
 

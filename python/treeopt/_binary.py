@@ -1,6 +1,8 @@
-"""Shared plumbing of the estimators that learn from 0/1 features: the input check and
-prediction through the fitted ``tree_`` (a :class:`treeopt.Tree`)."""
+"""Shared plumbing of the estimators that learn from 0/1 features: the input check, the
+distinct rows of a 0/1 matrix and prediction through the fitted ``tree_`` (a
+:class:`treeopt.Tree`)."""
 
+import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._validation import binary_matrix, zero_one_frame
@@ -10,6 +12,23 @@ def as_binary_matrix(X, hint, feature_names=None):
     """X as a C-contiguous uint8 matrix, or a ValueError naming the column and ending
     with ``hint`` (see :func:`treeopt._validation.binary_matrix`)."""
     return binary_matrix(X, hint, feature_names)
+
+
+def distinct_rows(Xb, labels=None):
+    """``(first, inverse)`` of the distinct rows of the 0/1 matrix ``Xb``.
+
+    With ``labels`` (class indices below 256), rows are distinct pairs (row, label).
+    ``first`` holds the index of the first row of each distinct row, in the order of the
+    rows' packed bits (so independent of the row order); ``inverse[i]`` is the distinct
+    row of row ``i``.
+    """
+    keys = np.packbits(Xb, axis=1)
+    if labels is not None:
+        keys = np.hstack([keys, labels.astype(np.uint8)[:, None]])
+    keys = np.ascontiguousarray(keys)
+    keys = keys.view(np.dtype((np.void, keys.shape[1]))).ravel()
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    return first, inverse.ravel()
 
 
 class BinaryTreeClassifierMixin:

@@ -18,7 +18,7 @@ from numbers import Real
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import _check_sample_weight, validate_data
 
 __all__ = [
     "ENCODER_HINT",
@@ -26,6 +26,10 @@ __all__ = [
     "center_and_scale",
     "check_classification_labels",
     "column_label",
+    "encode_class_labels",
+    "sample_weights",
+    "scaled_sample_weights",
+    "scaled_to_max",
     "too_large_error",
     "validate_numeric_data",
     "zero_one_frame",
@@ -257,3 +261,58 @@ def check_classification_labels(y):
                 "y.astype(str)."
             )
     check_classification_targets(y)
+
+
+def encode_class_labels(y, needs="a classifier"):
+    """``(classes, codes)``: the sorted class labels of ``y`` and each row's class index.
+
+    The labels are checked by :func:`check_classification_labels`. ``needs`` names who
+    needs two classes (``"a classifier"``): a ``y`` of a single class is then refused
+    with that name; ``None`` accepts a single class.
+    """
+    check_classification_labels(y)
+    classes, codes = np.unique(y, return_inverse=True)
+    if needs is not None and len(classes) < 2:
+        raise ValueError(
+            f"y has only one class ({classes[0]!r}); {needs} needs at least 2 classes."
+        )
+    return classes, codes.ravel()
+
+
+def sample_weights(sample_weight, X):
+    """``sample_weight`` for the rows of ``X`` as float64: non-negative, finite, with a
+    positive sum (all ones when None)."""
+    weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    if not weight.sum() > 0:
+        raise ValueError("sample_weight sums to zero; give some samples a positive weight.")
+    return weight
+
+
+def scaled_to_max(weight, name):
+    """``weight / weight.max()``: the solvers see weights in (0, 1], so that sums neither
+    overflow (weights near 1e308) nor lose precision (weights near 1e-308) and results
+    do not depend on a common scale. Zero-sum weights and positive weights too small,
+    next to the largest, to be represented (a ratio under ~1e-308) are refused."""
+    top = float(weight.max()) if weight.size else 0.0
+    if not top > 0:
+        raise ValueError(f"{name} sums to zero; give some samples a positive weight.")
+    if not np.isfinite(top):
+        raise ValueError(f"{name} contains infinity; pass finite weights.")
+    scaled = weight / top
+    lost = (weight > 0) & ~(scaled >= np.finfo(np.float64).tiny)
+    if lost.any():
+        i = int(np.flatnonzero(lost)[0])
+        raise ValueError(
+            f"{name}[{i}] = {weight[i]!r} is too small next to the largest weight {top!r}: "
+            "their ratio cannot be represented. Pass weights within about 1e300 of each "
+            "other (set negligible weights to 0)."
+        )
+    return scaled
+
+
+def scaled_sample_weights(sample_weight, X):
+    """None for None, else :func:`sample_weights` scaled to a largest weight of 1, so that
+    a model fitted on them does not depend on their common scale (1e-300 or 1e300)."""
+    if sample_weight is None:
+        return None
+    return scaled_to_max(sample_weights(sample_weight, X), "sample_weight")

@@ -47,9 +47,15 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree, binary_columns
+from ._base import store_init_params
+from .tree import TREE_LEAF, TREE_UNDEFINED, Tree, binary_columns
 from ._validation import center_and_scale, too_large_error, validate_numeric_data
-from .binarize import _format_thresholds, _midpoints
+from .binarize._core import (
+    midpoints,
+    threshold_column_names,
+    threshold_columns,
+    tree_on_raw_features,
+)
 
 __all__ = ["BoxGaussianMixture", "ExtractedTreeClassifier", "ExtractedTreeRegressor"]
 
@@ -631,7 +637,7 @@ def _best_split(Xs, target, classification):
     np.copyto(score, -np.inf, where=~valid)
     flat = int(np.argmax(score))  # row-major over (feature, position)
     feature, pos = divmod(flat, n - 1)
-    threshold = float(_midpoints(XT[feature, order[feature, pos : pos + 2]])[0])
+    threshold = float(midpoints(XT[feature, order[feature, pos : pos + 2]])[0])
     decrease = _split_decrease(Xs, target, feature, threshold, classification)
     return int(feature), threshold, decrease
 
@@ -847,6 +853,32 @@ def _check_outputs(out, n_rows, classification):
 # --------------------------------------------------------------------------- #
 # the estimators
 # --------------------------------------------------------------------------- #
+_EXTRACT_PARAMS_DOC = """    blackbox : fitted estimator or callable
+        The model to explain. An estimator's ``predict`` is queried (for a classifier
+        without ``predict``, the argmax of ``predict_proba``); a callable is called as
+        ``blackbox(X)`` on a 2-D float array and must return one output per row (and
+        must not modify X in place). It is only ever called on batches of rows, and
+        never refitted (``clone`` shares it).
+        When ``fit`` received a DataFrame and the black box has ``feature_names_in_``,
+        it is queried with DataFrames of the same columns.
+    max_leaves : int, default=16
+        Maximum number of leaves of the extracted tree.
+    n_samples : int, default=1000
+        ``n`` of the paper: samples drawn from the input distribution conditioned on a
+        leaf to choose its split, plus ``n`` more to estimate that split's gain (so every
+        node costs ``2 * n_samples`` black-box queries).
+    n_components : int, default=10
+        Components of the diagonal Gaussian mixture fitted to X (capped at the number
+        of rows).
+    random_state : int, RandomState or None, default=None
+        Seed of the mixture fit and of all sampling.
+    input_distribution : BoxGaussianMixture or None, default=None
+        Use this input distribution instead of fitting one to X (``n_components`` is
+        then ignored), e.g. another extractor's ``input_distribution_`` to extract
+        several trees, with different seeds or sizes, from one fitted distribution.
+"""
+
+
 class _BaseExtractedTree(BaseEstimator):
     """Shared machinery: input distribution, black-box queries and best-first growth."""
 
@@ -860,6 +892,17 @@ class _BaseExtractedTree(BaseEstimator):
         "random_state": ["random_state"],
         "input_distribution": [BoxGaussianMixture, None],
     }
+
+    def __init__(
+        self,
+        blackbox,
+        max_leaves=16,
+        n_samples=1000,
+        n_components=10,
+        random_state=None,
+        input_distribution=None,
+    ):
+        store_init_params(self, locals())
 
     def __sklearn_clone__(self):
         # Like sklearn's default clone, except that the black box is shared, not cloned:
@@ -1026,10 +1069,50 @@ class _BaseExtractedTree(BaseEstimator):
             [nd["threshold"] if split else TREE_UNDEFINED for nd, split in zip(nodes, internal)],
             dtype=np.float64,
         )
+        return left, right, feature, threshold, self._node_probabilities(nodes)
+
+    @staticmethod
+    def _node_probabilities(nodes):
         # Probability of every node's region, floored at the smallest normal float so
         # that a vanishingly unlikely region keeps its class proportions in ``value``.
-        prob = np.maximum([nd["prob"] for nd in nodes], np.finfo(np.float64).tiny)
-        return left, right, feature, threshold, prob
+        return np.maximum([nd["prob"] for nd in nodes], np.finfo(np.float64).tiny)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Extract a tree that approximates the black box on the distribution of X.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Training inputs (finite); only used to fit the input distribution.
+        y : ignored
+            Accepted for pipeline compatibility; the labels (outputs) come from the
+            black box.
+
+        Returns
+        -------
+        self
+        """
+        X, nodes = self._fit_common(X)
+        self._store_tree(X, nodes)  # the classifier's or the regressor's tree_
+        return self
+
+    def _tree(self, X, nodes, value, **kwargs):
+        """The grown tree with node values ``value`` (``kwargs``: classes or task)."""
+        left, right, feature, threshold, prob = self._tree_arrays(nodes)
+        return Tree(
+            left,
+            right,
+            feature,
+            threshold,
+            value,
+            prob,
+            feature_names=self._feature_names(),
+            n_features=X.shape[1],
+            binary_features=binary_columns(X),
+            weight_label="mass",  # node weights are probabilities of regions, not counts
+            **kwargs,
+        )
 
     def _fit_common(self, X):
         X = validate_numeric_data(self, X, dtype=np.float64, ensure_all_finite=True)
@@ -1043,6 +1126,33 @@ class _BaseExtractedTree(BaseEstimator):
     def _feature_names(self):
         names = getattr(self, "feature_names_in_", None)
         return None if names is None else [str(s) for s in names]
+
+    def predict(self, X):
+        """Class (classifier) or mean black-box output (regressor) of the leaf of
+        ``tree_`` each row of X reaches."""
+        X = self._validated(X)  # first: it says when the estimator is not fitted
+        return self.tree_.predict(X)
+
+    def fidelity(self, X):
+        """Agreement of ``tree_`` with the black box on X.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            For instance a held-out test set; the black box is queried once on it (not
+            counted in ``n_queries_``).
+
+        Returns
+        -------
+        dict
+            Classifier: ``{"accuracy": ...}``, plus ``"f1"`` for a binary problem: the
+            F1 score of the tree's predictions against the black box's labels, with
+            ``classes_[1]`` as the positive class (the paper's fidelity measure).
+            Regressor: ``{"mse": ...}``, the mean squared error between them.
+        """
+        X = self._validated(X)
+        truth = self._query(X, count=False)
+        return self._agreement(truth, self.tree_.predict(X))
 
     def _validated(self, X):
         check_is_fitted(self, "tree_")
@@ -1061,7 +1171,8 @@ class _BaseExtractedTree(BaseEstimator):
 
 
 class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
-    """Explain a black-box classifier with a decision tree extracted by active sampling.
+    __doc__ = (
+        """Explain a black-box classifier with a decision tree extracted by active sampling.
 
     Fits a diagonal Gaussian mixture to the training inputs, then grows an axis-aligned
     tree best-first: every leaf's split (Gini) is chosen on fresh inputs sampled from the
@@ -1072,30 +1183,9 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
 
     Parameters
     ----------
-    blackbox : fitted estimator or callable
-        The model to explain. An estimator's ``predict`` is queried (for a classifier
-        without ``predict``, the argmax of ``predict_proba``); a callable is called as
-        ``blackbox(X)`` on a 2-D float array and must return one output per row (and
-        must not modify X in place). It is only ever called on batches of rows, and
-        never refitted (``clone`` shares it).
-        When ``fit`` received a DataFrame and the black box has ``feature_names_in_``,
-        it is queried with DataFrames of the same columns.
-    max_leaves : int, default=16
-        Maximum number of leaves of the extracted tree.
-    n_samples : int, default=1000
-        ``n`` of the paper: samples drawn from the input distribution conditioned on a
-        leaf to choose its split, plus ``n`` more to estimate that split's gain (so every
-        node costs ``2 * n_samples`` black-box queries).
-    n_components : int, default=10
-        Components of the diagonal Gaussian mixture fitted to X (capped at the number
-        of rows).
-    random_state : int, RandomState or None, default=None
-        Seed of the mixture fit and of all sampling.
-    input_distribution : BoxGaussianMixture or None, default=None
-        Use this input distribution instead of fitting one to X (``n_components`` is
-        then ignored), e.g. another extractor's ``input_distribution_`` to extract
-        several trees, with different seeds or sizes, from one fitted distribution.
-    refine : {None, "gosdt"}, default=None
+"""
+        + _EXTRACT_PARAMS_DOC
+        + """    refine : {None, "gosdt"}, default=None
         ``"gosdt"``: after extraction, binarize all the actively sampled, black-box
         labelled rows with the thresholds the extraction found (the splits of the tree
         and the best candidate split of every leaf), weight them so that they represent
@@ -1155,6 +1245,7 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
     >>> tree.fidelity(X)["accuracy"] > 0.9
     True
     """
+    )
 
     _classification = True
 
@@ -1179,55 +1270,19 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         refine_max_depth=None,
         refine_time_limit=60.0,
     ):
-        self.blackbox = blackbox
-        self.max_leaves = max_leaves
-        self.n_samples = n_samples
-        self.n_components = n_components
-        self.random_state = random_state
-        self.input_distribution = input_distribution
-        self.refine = refine
-        self.refine_regularization = refine_regularization
-        self.refine_max_depth = refine_max_depth
-        self.refine_time_limit = refine_time_limit
+        store_init_params(self, locals())
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Extract a tree that approximates the black box on the distribution of X.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Training inputs (finite); only used to fit the input distribution.
-        y : ignored
-            Accepted for pipeline compatibility; labels come from the black box.
-
-        Returns
-        -------
-        self
-        """
-        X, nodes = self._fit_common(X)
+    def _store_tree(self, X, nodes):
         classes = self._classes(nodes)
         self.classes_ = classes
-        left, right, feature, threshold, prob = self._tree_arrays(nodes)
+        prob = self._node_probabilities(nodes)
         value = np.zeros((len(nodes), classes.size))
         for i, node in enumerate(nodes):
             counts = np.bincount(
                 np.searchsorted(classes, node["labels"]), minlength=classes.size
             ).astype(np.float64)
             value[i] = prob[i] * counts / counts.sum()
-        self.extracted_tree_ = Tree(
-            left,
-            right,
-            feature,
-            threshold,
-            value,
-            prob,
-            classes=classes,
-            feature_names=self._feature_names(),
-            n_features=X.shape[1],
-            binary_features=binary_columns(X),
-            weight_label="mass",  # node weights are probabilities of regions, not counts
-        )
+        self.extracted_tree_ = self._tree(X, nodes, value, classes=classes)
         self.tree_ = self.extracted_tree_
         self.refine_estimator_ = None
         self.refine_thresholds_ = []
@@ -1235,7 +1290,6 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         self.refine_status_ = None
         if self.refine == "gosdt":
             self._refine_gosdt(nodes)
-        return self
 
     def _classes(self, nodes):
         labels = np.concatenate([node["labels"] for node in nodes])
@@ -1265,13 +1319,11 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         weight = _importance_weights(tree, n_rows, X_all)
         names = self._feature_names() or [f"x{j}" for j in range(self.n_features_in_)]
         self.refine_thresholds_ = pairs
-        self.refine_feature_names_ = _column_names(pairs, names)
+        self.refine_feature_names_ = threshold_column_names(pairs, names)
         if len(pairs) == 0 or np.unique(y_all).size < 2:
             self.refine_status_ = "trivial"
             return
-        feat = np.array([f for f, _ in pairs])
-        thr = np.array([t for _, t in pairs])
-        X01 = (X_all[:, feat] <= thr).astype(np.uint8)
+        X01 = threshold_columns(X_all, pairs)
         gosdt = GOSDTClassifier(
             regularization=self.refine_regularization,
             max_depth=self.refine_max_depth,
@@ -1279,47 +1331,23 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         ).fit(X01, y_all, sample_weight=weight)
         self.refine_estimator_ = gosdt
         self.refine_status_ = gosdt.status_
-        self.tree_ = _tree_from_binarized(
+        self.tree_ = tree_on_raw_features(
             gosdt.tree_,
-            gosdt.classes_,
+            pairs,
             self.classes_,
-            feat,
-            thr,
-            self._feature_names(),
-            self.n_features_in_,
-            self.extracted_tree_.binary_features,
+            feature_names=self._feature_names(),
+            n_features=self.n_features_in_,
+            binary_features=self.extracted_tree_.binary_features,
+            weight_label="mass",  # sample weights normalised to a total of 1
         )
 
     # ---- prediction ---------------------------------------------------------- #
-    def predict(self, X):
-        """Class predicted by ``tree_`` for every row of X."""
-        X = self._validated(X)
-        return self.tree_.predict(X)
-
     def predict_proba(self, X):
         """Black-box class proportions of the leaf each row of X reaches."""
         X = self._validated(X)
         return self.tree_.predict_proba(X)
 
-    def fidelity(self, X):
-        """Agreement of ``tree_`` with the black box on X.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            For instance a held-out test set; the black box is queried once on it (not
-            counted in ``n_queries_``).
-
-        Returns
-        -------
-        dict
-            ``{"accuracy": ...}``, plus ``"f1"`` for a binary problem: the F1 score of
-            the tree's predictions against the black box's labels, with ``classes_[1]``
-            as the positive class (the paper's fidelity measure).
-        """
-        X = self._validated(X)
-        truth = self._query(X, count=False)
-        pred = self.tree_.predict(X)
+    def _agreement(self, truth, pred):
         out = {"accuracy": float(accuracy_score(truth, pred))}
         if self.classes_.size == 2:
             out["f1"] = float(f1_score(truth, pred, pos_label=self.classes_[1]))
@@ -1359,48 +1387,9 @@ def _importance_weights(tree, n_rows, X):
     return weight / weight.sum()
 
 
-def _column_names(pairs, names):
-    """``"<name> <= <t>"`` for every (feature, threshold), as NumericBinarizer names them."""
-    out = [None] * len(pairs)
-    by_feature = {}
-    for pos, (f, t) in enumerate(pairs):
-        by_feature.setdefault(f, []).append((pos, t))
-    for f, items in by_feature.items():
-        texts = _format_thresholds([t for _, t in items])
-        for (pos, _), text in zip(items, texts):
-            out[pos] = f"{names[f]} <= {text}"
-    return out
-
-
-def _tree_from_binarized(
-    btree, bclasses, classes, feat, thr, feature_names, n_features, binary_features=None
-):
-    """Map a tree over ``x[feat[c]] <= thr[c]`` 0/1 columns back to the original features.
-
-    A 0/1 tree sends column value 0 (``x > t``) left and 1 (``x <= t``) right, while
-    ``Tree`` sends ``x <= t`` left: the children are swapped.
-    """
-    internal = btree.children_left != TREE_LEAF
-    column = np.where(internal, btree.feature, 0)
-    value = np.zeros((btree.node_count, classes.size))
-    value[:, np.searchsorted(classes, bclasses)] = btree.value
-    return Tree(
-        btree.children_right,
-        btree.children_left,
-        np.where(internal, feat[column], TREE_UNDEFINED),
-        np.where(internal, thr[column], float(TREE_UNDEFINED)),
-        value,
-        btree.weighted_n_node_samples,
-        classes=classes,
-        feature_names=feature_names,
-        n_features=n_features,
-        binary_features=binary_features,
-        weight_label="mass",  # sample weights normalised to a total of 1
-    )
-
-
 class ExtractedTreeRegressor(RegressorMixin, _BaseExtractedTree):
-    """Explain a black-box regression model with a decision tree extracted by active sampling.
+    __doc__ = (
+        """Explain a black-box regression model with a decision tree extracted by active sampling.
 
     The regression version of :class:`ExtractedTreeClassifier`: splits maximise the
     variance reduction of the black box's outputs, estimated on fresh samples of every
@@ -1409,30 +1398,9 @@ class ExtractedTreeRegressor(RegressorMixin, _BaseExtractedTree):
 
     Parameters
     ----------
-    blackbox : fitted estimator or callable
-        The model to explain. An estimator's ``predict`` is queried (for a classifier
-        without ``predict``, the argmax of ``predict_proba``); a callable is called as
-        ``blackbox(X)`` on a 2-D float array and must return one output per row (and
-        must not modify X in place). It is only ever called on batches of rows, and
-        never refitted (``clone`` shares it).
-        When ``fit`` received a DataFrame and the black box has ``feature_names_in_``,
-        it is queried with DataFrames of the same columns.
-    max_leaves : int, default=16
-        Maximum number of leaves of the extracted tree.
-    n_samples : int, default=1000
-        ``n`` of the paper: samples drawn from the input distribution conditioned on a
-        leaf to choose its split, plus ``n`` more to estimate that split's gain (so every
-        node costs ``2 * n_samples`` black-box queries).
-    n_components : int, default=10
-        Components of the diagonal Gaussian mixture fitted to X (capped at the number
-        of rows).
-    random_state : int, RandomState or None, default=None
-        Seed of the mixture fit and of all sampling.
-    input_distribution : BoxGaussianMixture or None, default=None
-        Use this input distribution instead of fitting one to X (``n_components`` is
-        then ignored), e.g. another extractor's ``input_distribution_`` to extract
-        several trees, with different seeds or sizes, from one fitted distribution.
-
+"""
+        + _EXTRACT_PARAMS_DOC
+        + """
     Attributes
     ----------
     tree_ : treeopt.Tree
@@ -1448,87 +1416,29 @@ class ExtractedTreeRegressor(RegressorMixin, _BaseExtractedTree):
 
     Examples
     --------
-    >>> from sklearn.datasets import load_diabetes
-    >>> from sklearn.ensemble import RandomForestRegressor
+    The black box can be any function of a 2-D array, here one that jumps at
+    ``x0 = 0``:
+
+    >>> import numpy as np
     >>> from treeopt import ExtractedTreeRegressor
-    >>> X, y = load_diabetes(return_X_y=True)
-    >>> forest = RandomForestRegressor(random_state=0).fit(X, y)
-    >>> tree = ExtractedTreeRegressor(forest, max_leaves=8, random_state=0).fit(X)
-    >>> tree.tree_.n_leaves
-    8
-    >>> sorted(tree.fidelity(X))
-    ['mse']
+    >>> def blackbox(X):
+    ...     return np.where(X[:, 0] > 0, 2.0, -1.0) + 0.1 * X[:, 1]
+    >>> X = np.random.default_rng(0).uniform(-1, 1, size=(500, 2))
+    >>> reg = ExtractedTreeRegressor(blackbox, max_leaves=4, n_samples=200, random_state=0)
+    >>> tree = reg.fit(X).tree_
+    >>> int(tree.feature[0]), bool(abs(tree.threshold[0]) < 0.05)  # the root finds the jump
+    (0, True)
+    >>> sorted(reg.fidelity(X)), reg.fidelity(X)["mse"] < 0.1
+    (['mse'], True)
     """
+    )
 
     _classification = False
 
-    def __init__(
-        self,
-        blackbox,
-        max_leaves=16,
-        n_samples=1000,
-        n_components=10,
-        random_state=None,
-        input_distribution=None,
-    ):
-        self.blackbox = blackbox
-        self.max_leaves = max_leaves
-        self.n_samples = n_samples
-        self.n_components = n_components
-        self.random_state = random_state
-        self.input_distribution = input_distribution
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Extract a tree that approximates the black box on the distribution of X.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Training inputs (finite); only used to fit the input distribution.
-        y : ignored
-            Accepted for pipeline compatibility; outputs come from the black box.
-
-        Returns
-        -------
-        self
-        """
-        X, nodes = self._fit_common(X)
-        left, right, feature, threshold, prob = self._tree_arrays(nodes)
+    def _store_tree(self, X, nodes):
         means = np.array([float(np.mean(node["labels"])) for node in nodes])
-        self.tree_ = Tree(
-            left,
-            right,
-            feature,
-            threshold,
-            means[:, None],
-            prob,
-            feature_names=self._feature_names(),
-            n_features=X.shape[1],
-            task="regression",
-            binary_features=binary_columns(X),
-            weight_label="mass",  # node weights are probabilities of regions, not counts
-        )
-        return self
+        self.tree_ = self._tree(X, nodes, means[:, None], task="regression")
 
-    def predict(self, X):
-        """Mean black-box output of the leaf each row of X reaches."""
-        X = self._validated(X)
-        return self.tree_.predict(X)
+    def _agreement(self, truth, pred):
+        return {"mse": float(mean_squared_error(truth, pred))}
 
-    def fidelity(self, X):
-        """Mean squared error between ``tree_`` and the black box on X.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            The black box is queried once on it (not counted in ``n_queries_``).
-
-        Returns
-        -------
-        dict
-            ``{"mse": ...}``.
-        """
-        X = self._validated(X)
-        truth = self._query(X, count=False)
-        return {"mse": float(mean_squared_error(truth, self.tree_.predict(X)))}

@@ -38,16 +38,16 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import (
-    _check_sample_weight,
     check_is_fitted,
     check_random_state,
     validate_data,
 )
 from threadpoolctl import ThreadpoolController
 
-from ._binary import BinaryTreeClassifierMixin, as_binary_matrix
-from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
-from ._validation import check_classification_labels, zero_one_frame
+from ._base import store_init_params
+from ._binary import BinaryTreeClassifierMixin, as_binary_matrix, distinct_rows
+from .tree import TREE_LEAF, TREE_UNDEFINED, Tree, best_pruning, subtree
+from ._validation import encode_class_labels, sample_weights, zero_one_frame
 from .metrics import expected_cost
 
 __all__ = [
@@ -113,10 +113,7 @@ def _merge_identical_rows(Xb, y_idx, weight, n_classes):
     result does not depend on the row order) and, per object, the weighted totals of
     the original labels. Rows of zero weight must be removed beforehand.
     """
-    packed = np.ascontiguousarray(np.packbits(Xb, axis=1))
-    keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    inverse = inverse.ravel()
+    first, inverse = distinct_rows(Xb)
     n_obj = first.shape[0]
     totals = np.bincount(
         inverse * n_classes + y_idx, weights=weight, minlength=n_obj * n_classes
@@ -380,51 +377,6 @@ def _grow(Xb, y_idx, weight, n_classes, costs, criterion, lam, theta, impurity_l
 # --------------------------------------------------------------------------- #
 # minimal cost-complexity pruning
 # --------------------------------------------------------------------------- #
-def _postorder(children_left, children_right):
-    order, stack = [], [0]
-    while stack:
-        node = stack.pop()
-        order.append(node)
-        if children_left[node] != TREE_LEAF:
-            stack.append(children_left[node])
-            stack.append(children_right[node])
-    return order[::-1]
-
-
-def _subtree(tree, make_leaf):
-    """Copy of ``tree`` where every node with ``make_leaf`` True becomes a leaf.
-
-    Nodes below such a node are dropped and the rest renumbered in pre-order.
-    """
-    cl, cr = tree.children_left, tree.children_right
-    new_id = {}
-    order = []
-    stack = [0]
-    while stack:
-        node = stack.pop()
-        new_id[node] = len(order)
-        order.append(node)
-        if cl[node] != TREE_LEAF and not make_leaf[node]:
-            stack.append(cr[node])
-            stack.append(cl[node])
-    order = np.asarray(order, dtype=np.int64)
-    leaf = (cl[order] == TREE_LEAF) | make_leaf[order]
-    left = np.where(leaf, TREE_LEAF, [new_id.get(int(c), -1) for c in cl[order]])
-    right = np.where(leaf, TREE_LEAF, [new_id.get(int(c), -1) for c in cr[order]])
-    return Tree(
-        left,
-        right,
-        np.where(leaf, TREE_UNDEFINED, tree.feature[order]),
-        np.where(leaf, float(TREE_UNDEFINED), tree.threshold[order]),
-        tree.value[order],
-        tree.weighted_n_node_samples[order],
-        classes=tree.classes,
-        feature_names=tree.feature_names,
-        n_features=tree.n_features,
-        binary_features=tree.binary_features,
-    )
-
-
 def _scale_weights(tree, exponent):
     """``tree`` with ``value`` and ``weighted_n_node_samples`` multiplied by ``2**exponent``.
 
@@ -488,23 +440,12 @@ def cost_complexity_prune(tree, alpha, criterion="entropy"):
         if total > 0
         else (np.zeros(tree.node_count))
     )
-    cl, cr = tree.children_left, tree.children_right
-    best = np.zeros(tree.node_count)  # R + alpha * leaves of the best subtree at t
-    make_leaf = np.zeros(tree.node_count, dtype=bool)
-    for node in _postorder(cl, cr):
-        as_leaf = r_node[node] + alpha
-        if cl[node] == TREE_LEAF:
-            best[node] = as_leaf
-            continue
-        below = best[cl[node]] + best[cr[node]]
-        # prune when not strictly better (ties: the smaller tree), with a relative
-        # tolerance for the rounding of R.
-        if as_leaf <= below + 1e-12 * max(1.0, abs(below)):
-            make_leaf[node] = True
-            best[node] = as_leaf
-        else:
-            best[node] = below
-    return _subtree(tree, make_leaf)
+    # prune when not strictly better (ties: the smaller tree), with a relative
+    # tolerance for the rounding of R.
+    _, make_leaf = best_pruning(
+        tree.children_left, tree.children_right, r_node + alpha, rtol=1e-12
+    )
+    return subtree(tree, make_leaf)
 
 
 # --------------------------------------------------------------------------- #
@@ -636,15 +577,7 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         prune_cv=5,
         random_state=None,
     ):
-        self.criterion = criterion
-        self.lam = lam
-        self.test_costs = test_costs
-        self.min_probability = min_probability
-        self.impurity_labels = impurity_labels
-        self.post_prune = post_prune
-        self.prune_alphas = prune_alphas
-        self.prune_cv = prune_cv
-        self.random_state = random_state
+        store_init_params(self, locals())
 
     # ------------------------------------------------------------------ #
     def _get_criterion(self):
@@ -742,12 +675,9 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         """
         X = zero_one_frame(self, X)
         X, y = validate_data(self, X, y, dtype=None, ensure_all_finite=True)
-        check_classification_labels(y)
-        self.classes_, y_idx = np.unique(y, return_inverse=True)
-        y_idx = y_idx.ravel().astype(np.int64)
-        weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        if not weight.sum() > 0:
-            raise ValueError("sample_weight sums to zero; give some samples a positive weight.")
+        self.classes_, y_idx = encode_class_labels(y, needs=None)
+        y_idx = y_idx.astype(np.int64)
+        weight = sample_weights(sample_weight, X)
         Xb = as_binary_matrix(X, _BINARY_HINT, getattr(self, "feature_names_in_", None))
         costs = _validate_test_costs(self.test_costs, self.n_features_in_)
         alphas = self._prune_alphas() if self.post_prune else None
@@ -813,14 +743,7 @@ class EC45Classifier(CostAwareTreeClassifier):
         prune_cv=5,
         random_state=None,
     ):
-        self.lam = lam
-        self.test_costs = test_costs
-        self.min_probability = min_probability
-        self.impurity_labels = impurity_labels
-        self.post_prune = post_prune
-        self.prune_alphas = prune_alphas
-        self.prune_cv = prune_cv
-        self.random_state = random_state
+        store_init_params(self, locals())
 
 
 class ECARTClassifier(EC45Classifier):

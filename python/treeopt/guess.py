@@ -25,23 +25,27 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.dummy import DummyClassifier
 from sklearn.ensemble import GradientBoostingClassifier
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import (
-    _check_feature_names_in,
-    _check_sample_weight,
     check_is_fitted,
     validate_data,
 )
 
-from ._tree import Tree, binary_columns
-from ._validation import check_classification_labels, validate_numeric_data
-from .binarize import _dataframe_output, _format_thresholds
-from .optimal import GOSDTClassifier, _refuse_booleans, _scaled_to_max
+from .tree import Tree, best_pruning, binary_columns
+from ._validation import encode_class_labels, scaled_sample_weights, validate_numeric_data
+from .binarize._core import (
+    BinarizerBase,
+    threshold_column_names,
+    threshold_columns,
+    tree_on_raw_features,
+)
+from ._base import refuse_booleans, store_init_params
+from .optimal import GOSDTClassifier
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
@@ -179,7 +183,7 @@ def _split_importance(model, n_columns):
     return importance
 
 
-class ThresholdGuessBinarizer(TransformerMixin, BaseEstimator):
+class ThresholdGuessBinarizer(BinarizerBase):
     """Binarise numeric features with the thresholds a boosted ensemble uses (§4.1).
 
     Column elimination of McTavish et al. (2022, §4.1):
@@ -277,11 +281,7 @@ class ThresholdGuessBinarizer(TransformerMixin, BaseEstimator):
     def __init__(
         self, n_estimators=40, max_depth=1, learning_rate=0.1, tolerance=0.0, random_state=0
     ):
-        self.n_estimators = n_estimators
-        self.max_depth = max_depth
-        self.learning_rate = learning_rate
-        self.tolerance = tolerance
-        self.random_state = random_state
+        store_init_params(self, locals())
 
     def _ensemble(self, seed):
         return GradientBoostingClassifier(
@@ -309,19 +309,10 @@ class ThresholdGuessBinarizer(TransformerMixin, BaseEstimator):
         self : ThresholdGuessBinarizer
         """
         X, y = _validate_numeric(self, X, y)
-        check_classification_labels(y)
-        if np.unique(y).shape[0] < 2:
-            raise ValueError(
-                f"y has only 1 class ({np.unique(y)[0]!r}); the reference ensemble needs "
-                "at least 2 classes."
-            )
-        weight = None
-        if sample_weight is not None:
-            weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
-                                          ensure_non_negative=True)
-            # Scaled to a largest weight of 1: the ensemble and GOSDT see the same
-            # weights whatever their common scale (1e-300 or 1e300 broke the ensemble).
-            weight = _scaled_to_max(weight, "sample_weight")
+        encode_class_labels(y, needs="the reference ensemble")
+        # Scaled to a largest weight of 1: the ensemble and GOSDT see the same weights
+        # whatever their common scale (1e-300 or 1e300 broke the ensemble).
+        weight = scaled_sample_weights(sample_weight, X)
         rs = self.random_state
         seed = rs if isinstance(rs, Integral) else int(
             check_random_state(rs).randint(np.iinfo(np.int32).max)
@@ -370,24 +361,12 @@ class ThresholdGuessBinarizer(TransformerMixin, BaseEstimator):
         self.n_features_out_ = len(self.output_columns_)
         return self
 
-    def transform(self, X):
-        """0/1 indicator columns ``X[:, j] <= t`` for the kept ``(j, t)``.
+    def _transform_input(self, X):
+        return _validate_numeric(self, X, reset=False)
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features_in_)
-
-        Returns
-        -------
-        ndarray of uint8, shape (n_samples, n_features_out_)
-        """
-        check_is_fitted(self)
-        X_in = X
-        X = _validate_numeric(self, X, reset=False)
-        out = np.empty((X.shape[0], self.n_features_out_), dtype=np.uint8)
-        for k, (j, t) in enumerate(self.output_columns_):
-            out[:, k] = X[:, j] <= t
-        return _dataframe_output(self, X_in, out)  # DataFrame in, named DataFrame out
+    def _encode(self, X):
+        """0/1 indicator columns ``X[:, j] <= t`` for the kept ``(j, t)``."""
+        return threshold_columns(X, self.output_columns_)
 
     def reference_predict(self, X):
         """Predictions of ``reference_model_`` for raw rows ``X`` (the ``y_ref`` of §4.3).
@@ -402,33 +381,14 @@ class ThresholdGuessBinarizer(TransformerMixin, BaseEstimator):
         """
         return self.reference_model_.predict(np.asarray(self.transform(X)))
 
-    def get_feature_names_out(self, input_features=None):
-        """Names ``"<feature> <= <threshold>"`` of the output columns.
-
-        Thresholds are printed exactly, as in :class:`~treeopt.NumericBinarizer`
-        (the shortest text that reads back as the threshold, so the name is true).
-
-        Parameters
-        ----------
-        input_features : array-like of str, optional
-            Input names; defaults to ``feature_names_in_`` or ``x0, x1, ...``.
-
-        Returns
-        -------
-        ndarray of str (object dtype)
-        """
-        check_is_fitted(self)
-        input_features = _check_feature_names_in(self, input_features)
-        text = {}
-        for j, thr in enumerate(self.thresholds_):
-            for t, s in zip(thr.tolist(), _format_thresholds(thr)):
-                text[(j, t)] = f"{input_features[j]} <= {s}"
-        return np.asarray([text[c] for c in self.output_columns_], dtype=object)
+    def _output_names(self, input_features):
+        """``"<feature> <= <threshold>"``, thresholds printed exactly as by
+        :class:`~treeopt.NumericBinarizer`."""
+        return threshold_column_names(self.output_columns_, input_features)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
-        tags.transformer_tags.preserves_dtype = []
         return tags
 
 
@@ -463,11 +423,8 @@ def _replica_bound(Xb, y, correct, weight, regularization, max_depth):
     for node in range(t.node_count):
         rows = path.indices[path.indptr[node]:path.indptr[node + 1]]
         np.add.at(totals[node], codes[rows], w_c[rows])
-    best = np.zeros(t.node_count)
-    for node in range(t.node_count - 1, -1, -1):  # children have larger ids
-        leaf_cost = (totals[node].sum() - totals[node].max()) / total + regularization
-        left, right = t.children_left[node], t.children_right[node]
-        best[node] = leaf_cost if left < 0 else min(leaf_cost, best[left] + best[right])
+    leaf_cost = (totals.sum(axis=1) - totals.max(axis=1)) / total + regularization
+    best, _ = best_pruning(t.children_left, t.children_right, leaf_cost)
     return incorrect + float(best[0])
 
 
@@ -607,17 +564,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         random_state=0,
         verbose=False,
     ):
-        self.regularization = regularization
-        self.max_depth = max_depth
-        self.n_estimators = n_estimators
-        self.estimator_depth = estimator_depth
-        self.learning_rate = learning_rate
-        self.tolerance = tolerance
-        self.lower_bound_guess = lower_bound_guess
-        self.time_limit = time_limit
-        self.memory_limit = memory_limit
-        self.random_state = random_state
-        self.verbose = verbose
+        store_init_params(self, locals())
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, sample_weight=None):
@@ -636,24 +583,13 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        _refuse_booleans(self)
+        refuse_booleans(self)
         if np.isnan(self.regularization):
             raise ValueError("regularization is NaN; pass a number >= 0 such as 0.001.")
         X, y = _validate_numeric(self, X, y)
-        check_classification_labels(y)
-        self.classes_ = np.unique(y)
-        if self.classes_.shape[0] < 2:
-            raise ValueError(
-                f"y has only 1 class ({self.classes_[0]!r}); a classifier needs at least "
-                "2 classes."
-            )
-        weight = None
-        if sample_weight is not None:
-            weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
-                                          ensure_non_negative=True)
-            # Scaled to a largest weight of 1: the ensemble and GOSDT see the same
-            # weights whatever their common scale (1e-300 or 1e300 broke the ensemble).
-            weight = _scaled_to_max(weight, "sample_weight")
+        self.classes_ = encode_class_labels(y)[0]
+        weight = scaled_sample_weights(sample_weight, X)
+        if weight is not None:
             if np.unique(y[weight > 0]).shape[0] < 2:
                 raise ValueError(
                     "only 1 class has positive sample weight; a classifier needs at least "
@@ -731,7 +667,11 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
     def _store_search(self, gosdt, names, X):
         """The fitted state from a (possibly interrupted) GOSDT search on raw ``X``."""
         self.gosdt_ = gosdt
-        self.tree_ = self._raw_tree(gosdt.tree_, names, X.shape[1], binary_columns(X))
+        # GOSDT's column k is x[j] <= t for (j, t) = binarizer_.output_columns_[k].
+        self.tree_ = tree_on_raw_features(
+            gosdt.tree_, self.binarizer_.output_columns_, self.classes_, feature_names=names,
+            n_features=X.shape[1], binary_features=binary_columns(X),
+        )
         self.objective_ = float(gosdt.objective_)
         self.lower_bound_ = float(gosdt.lower_bound_)
         self.guessed_lower_bound_ = getattr(gosdt, "guessed_lower_bound_", None)
@@ -751,25 +691,6 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         self.lower_bound_ = self.objective_
         self.guessed_lower_bound_ = None
         self.status_ = "optimal"
-
-    def _raw_tree(self, tree, names, n_features, binary_features=None):
-        """Re-express a tree over the 0/1 columns as ``x[j] <= t`` tests on raw features.
-
-        Column ``k`` is ``x[j] <= t``; GOSDT's left branch is "column is 0", i.e.
-        ``x[j] > t``, so the children of every split are swapped.
-        """
-        internal = tree.children_left >= 0
-        cols = self.binarizer_.output_columns_
-        feature = np.full(tree.node_count, -2, dtype=np.int64)
-        threshold = np.full(tree.node_count, -2.0)
-        for node in np.flatnonzero(internal):
-            j, t = cols[int(tree.feature[node])]
-            feature[node], threshold[node] = j, t
-        left = np.where(internal, tree.children_right, -1)
-        right = np.where(internal, tree.children_left, -1)
-        return Tree(left, right, feature, threshold, tree.value, tree.weighted_n_node_samples,
-                    classes=self.classes_, feature_names=names, n_features=n_features,
-                    binary_features=binary_features)
 
     def predict(self, X):
         """Predicted class of each raw row of ``X``."""

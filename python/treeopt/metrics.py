@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import _check_sample_weight
 
-from ._tree import TREE_LEAF, TREE_OBLIQUE, Tree
+from .tree import TREE_LEAF, TREE_OBLIQUE, Tree
 
 __all__ = ["expected_cost", "path_costs", "tree_size"]
 

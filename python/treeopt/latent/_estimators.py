@@ -1,42 +1,5 @@
-"""Latent decision trees learned by argmin differentiation (Zantedeschi et al., ICML 2021).
+"""The latent-tree estimators: training loop, prediction and export (see :mod:`treeopt.latent`)."""
 
-:class:`LatentTreeClassifier` and :class:`LatentTreeRegressor` learn, jointly and by
-mini-batch gradient descent, the linear split functions of a complete binary tree of
-depth ``D``, which of its nodes to keep (pruning), and a linear predictor on top of the
-relaxed traversals. For a row ``x`` (features z-scored with the training statistics):
-
-* every branching node ``t`` has a split ``s_t(x) = w_t . x + b_t``; the row goes left
-  when ``s_t(x) <= 0``;
-* the score of node ``t`` is the smallest margin along its path:
-  ``q_root = 1/2`` and ``q_child = min(q_parent, -s_parent(x))`` for a left child,
-  ``min(q_parent, s_parent(x))`` for a right child (eq. (1) of the paper);
-* the tree-structured isotonic problem (3) turns the scores of a mini-batch into node
-  values ``a`` (how much each node is kept; 0 = pruned) and traversals
-  ``z = clip(q + 1/2, 0, a)``, solved exactly in Rust (:mod:`treeopt.isotonic`);
-* a linear predictor on ``[x; z_leaves]`` (or on ``z_leaves`` only) gives the logits
-  (binary cross-entropy, softmax cross-entropy) or the regression output (squared error).
-
-All gradients are hand-derived and computed in numpy: through the predictor, through
-``z`` and ``a`` with the closed-form Jacobian of section 3.2 (Rust backward pass),
-through the min-paths by Danskin's theorem (the gradient goes to the minimising term),
-to the split weights. Optimisation is Adam with a learning rate divided by ``lr_factor``
-after ``lr_patience`` epochs without validation improvement, and early stopping on a
-held-out ``validation_fraction`` of the training data (paper appendix A.4), restoring the
-best epoch. Split biases start at minus the mean split value of the training rows that
-reach each node, so rows spread evenly over the leaves (appendix A.4).
-
-``pruning`` is the paper's ``lambda`` for a mini-batch of ``batch_size`` rows; for a
-batch of ``m`` rows the solver gets ``lambda * m / batch_size``, so the pruning strength
-per row does not depend on the batch. After training, the node values are fixed to their
-average over the training set (``node_values_``); prediction uses them, so predictions do
-not depend on which rows are predicted together.
-
-The fitted tree is exported as a :class:`treeopt.Tree` (``tree_``) with oblique tests in
-the original feature units and the pruned nodes (``node_values_ == 0``) removed:
-``tree_.to_text()``, ``tree_.to_dot()`` and ``tree_.predict`` route each row along its
-hard path and predict the training majority (or mean) of its leaf. The estimator's own
-``predict`` is the learned model (predictor on ``[x; z]``), usually more accurate.
-"""
 
 from __future__ import annotations
 
@@ -47,117 +10,32 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_co
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from ._tree import TREE_LEAF, TREE_OBLIQUE, TREE_UNDEFINED, Tree
-from ._validation import center_and_scale, check_classification_labels, validate_numeric_data
-from .isotonic import TreePAV
+from .._base import store_init_params
+from ..tree import TREE_LEAF, TREE_OBLIQUE, TREE_UNDEFINED, Tree
+from .._validation import (
+    center_and_scale,
+    encode_class_labels,
+    sample_weights,
+    validate_numeric_data,
+)
+from ..isotonic import TreePAV
+
+from ._model import (
+    _CELLS,
+    MAX_DEPTH,
+    Q_ROOT,
+    _Adam,
+    _chunks,
+    _level,
+    _log_softmax,
+    node_scores,
+    node_scores_backward,
+)
 
 __all__ = ["LatentTreeClassifier", "LatentTreeRegressor"]
-
-#: Score of the root: every row reaches it with full margin (``q + 1/2 = 1``).
-Q_ROOT = 0.5
-#: Largest tree depth the estimators accept.
-MAX_DEPTH = 12
-# Rows per chunk at prediction time and for the bias initialisation, so that
-# rows * nodes stays near 2**22 cells whatever the depth.
-_CELLS = 1 << 22
-
-
-# --------------------------------------------------------------------------- #
-# the model, as plain functions of arrays
-# --------------------------------------------------------------------------- #
-def _level(d):
-    """Node index range of tree level ``d`` (root = level 0)."""
-    return (1 << d) - 1, (1 << (d + 1)) - 1
-
-
-def node_scores(S, depth):
-    """Min-path node scores ``q`` from split values ``S`` (eq. (1) of the paper).
-
-    Parameters
-    ----------
-    S : ndarray of shape (n, 2**depth - 1)
-        Split value of every branching node (row goes left when ``<= 0``).
-    depth : int
-
-    Returns
-    -------
-    q : ndarray of shape (n, 2**(depth+1) - 1)
-        ``q_root = 1/2``; ``q_child = min(q_parent, -+ s_parent)`` (left: ``-s``).
-    own : ndarray of bool, same shape
-        True where ``q_t`` is the node's own split term rather than its parent's score
-        (ties go to the parent); the Danskin gradient follows it.
-    """
-    n = S.shape[0]
-    n_nodes = (1 << (depth + 1)) - 1
-    q = np.empty((n, n_nodes))
-    own = np.zeros((n, n_nodes), dtype=bool)
-    q[:, 0] = Q_ROOT
-    for d in range(depth):
-        plo, phi = _level(d)
-        clo, chi = _level(d + 1)
-        s = S[:, plo:phi]
-        parent = np.repeat(q[:, plo:phi], 2, axis=1)
-        cand = np.empty((n, chi - clo))
-        cand[:, 0::2] = -s
-        cand[:, 1::2] = s
-        take = cand < parent
-        q[:, clo:chi] = np.where(take, cand, parent)
-        own[:, clo:chi] = take
-    return q, own
-
-
-def node_scores_backward(grad_q, own, depth):
-    """Gradient with respect to ``S`` of a loss whose gradient in ``q`` is ``grad_q``."""
-    n = grad_q.shape[0]
-    grad_q = grad_q.copy()
-    grad_S = np.zeros((n, (1 << depth) - 1))
-    for d in range(depth - 1, -1, -1):
-        plo, phi = _level(d)
-        clo, chi = _level(d + 1)
-        g = grad_q[:, clo:chi]
-        o = own[:, clo:chi]
-        g_own = np.where(o, g, 0.0)
-        g_parent = g - g_own
-        grad_S[:, plo:phi] += g_own[:, 1::2] - g_own[:, 0::2]
-        grad_q[:, plo:phi] += g_parent[:, 0::2] + g_parent[:, 1::2]
-    return grad_S
-
-
-def _chunks(n, n_nodes):
-    step = max(1, _CELLS // max(n_nodes, 1))
-    return [slice(i, min(i + step, n)) for i in range(0, n, step)]
-
-
-def _log_softmax(Z):
-    Z = Z - Z.max(axis=1, keepdims=True)
-    return Z - np.log(np.exp(Z).sum(axis=1, keepdims=True))
-
-
-class _Adam:
-    """Adam on a list of arrays, updated in place."""
-
-    def __init__(self, params, lr, beta1=0.9, beta2=0.999, eps=1e-8):
-        self.params = params
-        self.lr = lr
-        self.beta1, self.beta2, self.eps = beta1, beta2, eps
-        self.m = [np.zeros_like(p) for p in params]
-        self.v = [np.zeros_like(p) for p in params]
-        self.t = 0
-
-    def step(self, grads):
-        self.t += 1
-        c1 = 1.0 - self.beta1**self.t
-        c2 = 1.0 - self.beta2**self.t
-        for p, g, m, v in zip(self.params, grads, self.m, self.v):
-            m *= self.beta1
-            m += (1.0 - self.beta1) * g
-            v *= self.beta2
-            v += (1.0 - self.beta2) * (g * g)
-            p -= self.lr * (m / c1) / (np.sqrt(v / c2) + self.eps)
-
 
 # --------------------------------------------------------------------------- #
 # shared estimator logic
@@ -200,20 +78,7 @@ class _BaseLatentTree(BaseEstimator):
         random_state=None,
         verbose=False,
     ):
-        self.depth = depth
-        self.pruning = pruning
-        self.predictor_input = predictor_input
-        self.learning_rate = learning_rate
-        self.batch_size = batch_size
-        self.max_epochs = max_epochs
-        self.lr_patience = lr_patience
-        self.lr_factor = lr_factor
-        self.early_stopping = early_stopping
-        self.validation_fraction = validation_fraction
-        self.n_iter_no_change = n_iter_no_change
-        self.tol = tol
-        self.random_state = random_state
-        self.verbose = verbose
+        store_init_params(self, locals())
 
     # ---- hooks of the subclasses ------------------------------------------
     # _n_outputs(), _loss_and_grad(out, target, w), _init_intercept(target, w),
@@ -469,14 +334,62 @@ class _BaseLatentTree(BaseEstimator):
         -------
         ndarray of int64, shape (n_samples,)
         """
-        check_is_fitted(self, "tree_")
-        X = validate_numeric_data(self, X, reset=False, dtype=np.float64)
+        X = self._input(X)  # first: it says when the estimator is not fitted
         return self.tree_.apply(X)
+
+    def _input(self, X):
+        check_is_fitted(self, "tree_")
+        return validate_numeric_data(self, X, reset=False, dtype=np.float64)
+
+    def predict(self, X):
+        """Predicted class (classifier) or target (regressor) of each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return self._prediction(self._decision(self._input(X)))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         return tags
+
+    #: Extra target checks of ``validate_data`` (the regressor's ``y_numeric``).
+    _y_check = {}
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Learn the tree and the predictor.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric features (no NaN).
+        y : array-like of shape (n_samples,)
+            Class labels (at least two classes) for :class:`LatentTreeClassifier`,
+            target values for :class:`LatentTreeRegressor`.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the loss terms.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_common()
+        X, y = validate_numeric_data(
+            self, X, y, dtype=np.float64, ensure_min_features=1, **self._y_check
+        )
+        y = self._check_target(y)  # the classifier's class indices, the regressor's floats
+        w = sample_weights(sample_weight, X)
+        self._fit(X, self._training_target(y, w), w)
+        self._export_tree(X, y, w, getattr(self, "feature_names_in_", None))
+        self.n_leaves_ = int(self.tree_.n_leaves)
+        return self
 
     def _validate_common(self):
         if not np.isfinite(self.pruning):
@@ -592,38 +505,12 @@ class LatentTreeClassifier(ClassifierMixin, _BaseLatentTree):
     """
     )
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
-        """Learn the tree and the predictor.
+    def _check_target(self, y):
+        self.classes_, encoded = encode_class_labels(y)
+        return encoded
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Numeric features (no NaN).
-        y : array-like of shape (n_samples,)
-            Class labels (at least two classes).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights of the loss terms.
-
-        Returns
-        -------
-        self
-        """
-        self._validate_common()
-        X, y = validate_numeric_data(self, X, y, dtype=np.float64, ensure_min_features=1)
-        check_classification_labels(y)
-        self.classes_, encoded = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError(
-                f"y has only one class ({self.classes_[0]!r}); a classifier needs at least 2 classes."
-            )
-        w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        if not w.sum() > 0:
-            raise ValueError("sample_weight sums to zero; give some samples a positive weight.")
-        self._fit(X, encoded, w)
-        self._export_tree(X, encoded, w, getattr(self, "feature_names_in_", None))
-        self.n_leaves_ = int(self.tree_.n_leaves)
-        return self
+    def _training_target(self, encoded, w):
+        return encoded
 
     # ---- hooks ---------------------------------------------------------------
     def _n_outputs(self):
@@ -676,10 +563,6 @@ class LatentTreeClassifier(ClassifierMixin, _BaseLatentTree):
         return totals, totals.sum(axis=1)
 
     # ---- prediction ------------------------------------------------------------
-    def _input(self, X):
-        check_is_fitted(self, "tree_")
-        return validate_numeric_data(self, X, reset=False, dtype=np.float64)
-
     def decision_function(self, X):
         """Logits of the predictor (one column for two classes).
 
@@ -711,18 +594,7 @@ class LatentTreeClassifier(ClassifierMixin, _BaseLatentTree):
             return np.column_stack([1.0 - p, p])
         return np.exp(_log_softmax(out))
 
-    def predict(self, X):
-        """Predicted class of each row.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        out = self._decision(self._input(X))
+    def _prediction(self, out):
         if out.shape[1] == 1:
             return self.classes_[(out[:, 0] > 0).astype(np.int64)]
         return self.classes_[np.argmax(out, axis=1)]
@@ -760,38 +632,17 @@ class LatentTreeRegressor(RegressorMixin, _BaseLatentTree):
     """
     )
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
-        """Learn the tree and the predictor.
+    _y_check = {"y_numeric": True}
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Numeric features (no NaN).
-        y : array-like of shape (n_samples,)
-            Target values.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights of the loss terms.
+    def _check_target(self, y):
+        return np.asarray(y, dtype=np.float64)
 
-        Returns
-        -------
-        self
-        """
-        self._validate_common()
-        X, y = validate_numeric_data(
-            self, X, y, dtype=np.float64, y_numeric=True, ensure_min_features=1
-        )
-        w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        if not w.sum() > 0:
-            raise ValueError("sample_weight sums to zero; give some samples a positive weight.")
-        y = np.asarray(y, dtype=np.float64)
+    def _training_target(self, y, w):
+        """``y`` standardised with its weighted mean and deviation (kept for predict)."""
         self.y_mean_ = float(np.average(y, weights=w))
         scale = float(np.sqrt(np.average((y - self.y_mean_) ** 2, weights=w)))
         self.y_scale_ = scale if scale > 1e-12 * max(1.0, abs(self.y_mean_)) else 1.0
-        self._fit(X, (y - self.y_mean_) / self.y_scale_, w)
-        self._export_tree(X, y, w, getattr(self, "feature_names_in_", None))
-        self.n_leaves_ = int(self.tree_.n_leaves)
-        return self
+        return (y - self.y_mean_) / self.y_scale_
 
     # ---- hooks ---------------------------------------------------------------
     def _n_outputs(self):
@@ -839,17 +690,5 @@ class LatentTreeRegressor(RegressorMixin, _BaseLatentTree):
         return mean[:, None], wsum
 
     # ---- prediction ------------------------------------------------------------
-    def predict(self, X):
-        """Predicted target of each row.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self, "tree_")
-        X = validate_numeric_data(self, X, reset=False, dtype=np.float64)
-        return self._decision(X)[:, 0] * self.y_scale_ + self.y_mean_
+    def _prediction(self, out):
+        return out[:, 0] * self.y_scale_ + self.y_mean_

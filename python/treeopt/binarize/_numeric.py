@@ -14,26 +14,13 @@ import warnings
 from numbers import Integral
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
-from ._validation import validate_numeric_data
+from .._base import store_init_params
+from .._validation import validate_numeric_data
+from ._core import BinarizerBase, format_thresholds, midpoints, refuse_inexact_integers
 
 __all__ = ["NumericBinarizer"]
-
-
-def _midpoints(distinct):
-    """Midpoints between consecutive sorted distinct values, strictly below the upper one.
-
-    ``a / 2 + b / 2`` equals ``(a + b) / 2`` exactly but cannot overflow; when
-    ``a`` and ``b`` are adjacent floats the midpoint rounds to ``b`` and is then
-    replaced by ``a`` (as scikit-learn's tree splitter does), so that
-    ``a <= t < b`` always holds.
-    """
-    a, b = distinct[:-1], distinct[1:]
-    mids = a / 2.0 + b / 2.0
-    return np.where(mids >= b, a, mids)
 
 
 def _short_midpoints(distinct):
@@ -43,7 +30,7 @@ def _short_midpoints(distinct):
     separates the two values just as well and its exact name is short
     (``x <= 15.87``). A rounded value that would leave ``[a, b)`` is not used.
     """
-    mids = _midpoints(distinct)
+    mids = midpoints(distinct)
     if mids.size == 0:
         return mids
     short = np.array([float(format(m, ".15g")) for m in mids.tolist()])
@@ -66,77 +53,7 @@ def _select_by_quantiles(column, mids, k):
     return mids[np.unique(chosen)]
 
 
-def _format_threshold(t):
-    """The shortest ``g`` text that reads back as exactly the float ``t``.
-
-    A name ``x <= 0.291667`` for the threshold 0.2916666... would be false for
-    ``x = 0.2916668``; the exact text keeps the name true for every value.
-    """
-    t = float(t)
-    for digits in range(1, 18):
-        text = format(t, f".{digits}g")
-        if float(text) == t:
-            return text
-    return repr(t)  # pragma: no cover - 17 significant digits always round-trip
-
-
-def _format_thresholds(thresholds):
-    """Exact text of every threshold (distinct thresholds give distinct texts)."""
-    return [_format_threshold(t) for t in thresholds]
-
-
-def _refuse_inexact_integers(X, where):
-    """Refuse integer input beyond +-2**53, which float64 thresholds cannot separate.
-
-    The binarizers compare in float64; an int64 value such as 2**63 - 1 would be
-    rounded, and neighbouring integers would fall on the same side of every
-    threshold.
-    """
-    if hasattr(X, "dtypes") and hasattr(X, "columns"):  # DataFrame: per column
-        cols = [(name, X[name].to_numpy()) for name, dt in zip(X.columns, X.dtypes)
-                if getattr(dt, "kind", None) in "iu"]
-        cols = [(f"{name!r}", c) for name, c in cols]
-    else:
-        arr = X if isinstance(X, np.ndarray) else None
-        if arr is None or arr.dtype.kind not in "iu" or arr.ndim != 2:
-            return
-        cols = [(str(j), arr[:, j]) for j in range(arr.shape[1])]
-    for name, col in cols:
-        if col.size and (col.max() > 2**53 or col.min() < -(2**53)):
-            bad = col.max() if col.max() > 2**53 else col.min()
-            raise ValueError(
-                f"column {name} holds integers beyond 2**53 in {where} (e.g. {int(bad)}), "
-                "which float64 thresholds cannot separate exactly; shift or rescale the "
-                "column so that its values stay within +-2**53"
-            )
-
-
-def _dataframe_output(estimator, X, out):
-    """``out`` as a DataFrame named by ``get_feature_names_out`` when ``X`` is one.
-
-    The shared output rule of the treeopt binarizers: a DataFrame in gives a
-    DataFrame out (with the input's index), so that a model fitted downstream
-    sees the column names (``"mean radius <= 13.5"``) and prints its rules with
-    them. It applies only while no output was chosen: after
-    ``set_output(transform=...)`` on the transformer (``"default"`` included) or
-    a global ``sklearn.set_config(transform_output=...)``, scikit-learn's choice
-    is used.
-    """
-    if "transform" in getattr(estimator, "_sklearn_output_config", {}):
-        return out
-    from sklearn import get_config
-
-    if get_config().get("transform_output", "default") != "default":
-        return out
-    is_pandas = type(X).__module__.startswith("pandas")
-    if not (is_pandas and hasattr(X, "columns") and hasattr(X, "iloc")):
-        return out
-    import pandas as pd
-
-    return pd.DataFrame(out, columns=estimator.get_feature_names_out(), index=X.index)
-
-
-class NumericBinarizer(TransformerMixin, BaseEstimator):
+class NumericBinarizer(BinarizerBase):
     """Binarise numeric features into ``feature <= threshold`` indicator columns.
 
     For every input column the sorted distinct values are computed. A column
@@ -204,7 +121,7 @@ class NumericBinarizer(TransformerMixin, BaseEstimator):
     }
 
     def __init__(self, max_thresholds=None):
-        self.max_thresholds = max_thresholds
+        store_init_params(self, locals())
 
     def fit(self, X, y=None):
         """Compute the thresholds of every column.
@@ -221,7 +138,7 @@ class NumericBinarizer(TransformerMixin, BaseEstimator):
         self : NumericBinarizer
         """
         self._validate_params()
-        _refuse_inexact_integers(X, "fit")
+        refuse_inexact_integers(X, "fit")
         X = validate_numeric_data(self, X, dtype=np.float64, ensure_all_finite=True)
         thresholds, passthrough, output_columns = [], [], []
         for j in range(X.shape[1]):
@@ -245,30 +162,13 @@ class NumericBinarizer(TransformerMixin, BaseEstimator):
         self.n_features_out_ = len(output_columns)
         return self
 
-    def transform(self, X):
-        """Binarise ``X`` with the fitted thresholds.
+    def _transform_input(self, X):
+        refuse_inexact_integers(X, "transform")
+        return validate_numeric_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features_in_)
-
-        Returns
-        -------
-        ndarray of uint8, shape (n_samples, n_features_out_)
-            ``1`` where ``X[:, j] <= t`` for output column ``(j, t)``; passthrough
-            columns are copied. A DataFrame (columns named by
-            :meth:`get_feature_names_out`, the input's index) when ``X`` is a
-            DataFrame and no output was chosen with ``set_output``.
-
-        Raises
-        ------
-        ValueError
-            If ``X`` has the wrong number of columns or contains NaN/inf.
-        """
-        check_is_fitted(self)
-        X_in = X
-        _refuse_inexact_integers(X, "transform")
-        X = validate_numeric_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+    def _encode(self, X):
+        """``1`` where ``X[:, j] <= t`` for output column ``(j, t)``; passthrough columns
+        are copied."""
         out = np.empty((X.shape[0], self.n_features_out_), dtype=np.uint8)
         pos = 0
         for j, (thr, passthrough) in enumerate(zip(self.thresholds_, self.passthrough_)):
@@ -280,43 +180,23 @@ class NumericBinarizer(TransformerMixin, BaseEstimator):
                         "yes/no column) but holds other values now; they are read as "
                         f"'x > 0.5' (1 above 0.5, else 0). Fit on data where column {j} "
                         "shows its other values to get thresholds for it",
-                        UserWarning, stacklevel=2,
+                        UserWarning, stacklevel=3,
                     )
                 out[:, pos] = column > 0.5
                 pos += 1
             elif thr.shape[0]:
                 out[:, pos : pos + thr.shape[0]] = column[:, None] <= thr[None, :]
                 pos += thr.shape[0]
-        return _dataframe_output(self, X_in, out)
+        return out
 
-    def get_feature_names_out(self, input_features=None):
-        """Names of the output columns.
-
-        Parameters
-        ----------
-        input_features : array-like of str, optional
-            Input names; defaults to ``feature_names_in_`` or ``x0, x1, ...``.
-
-        Returns
-        -------
-        ndarray of str (object dtype)
-            ``"<name> <= <t>"`` with ``t`` printed exactly (the shortest ``g``
-            text that reads back as the stored threshold, e.g. ``22.5`` or
-            ``0.2916666666666667``), so the name is true for every value;
-            passthrough columns keep the input name.
-        """
-        check_is_fitted(self)
-        input_features = _check_feature_names_in(self, input_features)
+    def _output_names(self, input_features):
+        """``"<name> <= <t>"`` with ``t`` printed exactly (the shortest ``g`` text that
+        reads back as the stored threshold, e.g. ``22.5`` or ``0.2916666666666667``), so
+        the name is true for every value; passthrough columns keep the input name."""
         names = []
         for j, (thr, passthrough) in enumerate(zip(self.thresholds_, self.passthrough_)):
             if passthrough:
                 names.append(str(input_features[j]))
             else:
-                names.extend(f"{input_features[j]} <= {t}" for t in _format_thresholds(thr))
-        return np.asarray(names, dtype=object)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        # The output is always uint8, whatever the input dtype.
-        tags.transformer_tags.preserves_dtype = []
-        return tags
+                names.extend(f"{input_features[j]} <= {t}" for t in format_thresholds(thr))
+        return names

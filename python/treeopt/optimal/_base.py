@@ -1,0 +1,248 @@
+"""The base of the solvers over 0/1 features with a certificate: GOSDT, DL8.5 and OSDT.
+
+:class:`CertifiedTreeClassifier` validates the input with scikit-learn's own helpers,
+packs the 0/1 matrix once, runs one Rust search without the GIL (the subclass's
+``_solve``) and exposes its result as a :class:`treeopt.Tree` with a certificate
+(``objective_``, ``lower_bound_``, ``status_``, ``search_stats_``).
+"""
+
+import time
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.validation import _num_samples, column_or_1d, validate_data
+
+from .._base import SEARCH_CONSTRAINTS, refuse_booleans, saturated
+from .._binary import BinaryTreeClassifierMixin, as_binary_matrix
+from .._validation import encode_class_labels, sample_weights, scaled_to_max
+from ..tree import Tree
+
+__all__ = ["CertifiedTreeClassifier"]
+
+_BINARIZER_HINT = (
+    "treeopt's optimal tree solvers need 0/1 features; binarize numeric columns first, "
+    "e.g. with treeopt.NumericBinarizer (in a Pipeline)"
+)
+
+
+def _fit_weights(est, X, y, sample_weight):
+    """Sample weights combined with class weights, validated and scaled to a largest
+    weight of 1 (see ``scaled_to_max``), as float64 (or None), and the unit: the
+    caller's weights are the scaled ones times the unit (which may overflow to inf)."""
+    if sample_weight is None and est.class_weight is None:
+        return None, 1.0
+    weight = sample_weights(sample_weight, X)
+    unit = float(weight.max()) if weight.size else 1.0
+    weight = scaled_to_max(weight, "sample_weight")
+    if est.class_weight is not None:
+        per_class = compute_sample_weight(est.class_weight, y)
+        if not np.all(np.isfinite(per_class)) or np.any(per_class < 0):
+            raise ValueError(
+                f"class_weight={est.class_weight!r} gives weights that are negative or not "
+                "finite; pass finite non-negative weights per class."
+            )
+        unit *= float(per_class.max()) if per_class.size else 1.0
+        weight = weight * scaled_to_max(per_class, "class_weight")
+        unit *= float(weight.max())
+        weight = scaled_to_max(weight, "sample_weight * class_weight")
+    return np.ascontiguousarray(weight, dtype=np.float64), unit
+
+
+def _reference_errors(y, y_ref, classes, weight):
+    """Per row, the weight a reference model misclassifies (lower-bound guessing)."""
+    y_ref = column_or_1d(np.asarray(y_ref), warn=True)
+    if _num_samples(y_ref) != _num_samples(y):
+        raise ValueError(
+            f"y_ref has {_num_samples(y_ref)} predictions for {_num_samples(y)} rows; pass "
+            "the reference model's predictions on the training rows (e.g. ref.predict(X))."
+        )
+    unknown = ~np.isin(y_ref, classes)
+    if unknown.any():
+        raise ValueError(
+            f"y_ref contains {y_ref[unknown][0]!r}, which is not a class of y "
+            f"({list(classes)}); pass the reference's predicted labels, not scores."
+        )
+    wrong = (y_ref != y).astype(np.float64)
+    return np.ascontiguousarray(wrong if weight is None else wrong * weight)
+
+
+def _tree_from_result(res, classes, feature_names, n_features):
+    """The shared Tree model from the arrays a Rust solver returned."""
+    feature = res["feature"]
+    value = res["value"]
+    return Tree(
+        res["children_left"],
+        res["children_right"],
+        feature,
+        np.where(feature >= 0, 0.5, -2.0),
+        value,
+        value.sum(axis=1),
+        classes=classes,
+        feature_names=None if feature_names is None else list(feature_names),
+        n_features=n_features,
+        binary_features=True,  # the solvers only take 0/1 columns
+    )
+
+
+class CertifiedTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEstimator):
+    """Shared fit plumbing of the solvers over 0/1 features whose trees come with a
+    certificate (GOSDT, DL8.5, OSDT).
+
+    A subclass sets its ``_parameter_constraints`` as ``{**SEARCH_CONSTRAINTS, ...}``
+    and defines ``_solve(Xb, y_encoded, weight, reference)``, which runs its Rust
+    search and returns the result; everything else (validation, weights, the time
+    limit, the certificate attributes, the warnings) is here.
+    """
+
+    _parameter_constraints = dict(SEARCH_CONSTRAINTS)
+
+    _binary_hint = _BINARIZER_HINT
+
+    def _validate_fit_input(self, X, y, sample_weight):
+        X, y = validate_data(
+            self, X, y, dtype=None, ensure_all_finite=True, ensure_min_features=0
+        )
+        # Targets first: a one-row fit is reported as a one-class problem even when a
+        # binarizer upstream produced no column from it.
+        self.classes_, y_encoded = encode_class_labels(y)
+        y_encoded = np.ascontiguousarray(y_encoded, dtype=np.uint32)
+        if X.shape[1] == 0:
+            raise ValueError(
+                f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
+                "required: pass at least one 0/1 feature."
+            )
+        weight, self._weight_unit = _fit_weights(self, X, y, sample_weight)
+        names = getattr(self, "feature_names_in_", None)
+        return as_binary_matrix(X, _BINARIZER_HINT, names), y, y_encoded, weight
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None, y_ref=None):
+        """Finds the optimal tree for the 0/1 matrix X and labels y.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            0/1 (or boolean) features.
+        y : array-like of shape (n_samples,)
+            Class labels (at least two classes).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; the objective uses weighted misclassification.
+        y_ref : array-like of shape (n_samples,), default=None
+            Predictions of a reference model (e.g. a boosted ensemble) on the training
+            rows: turns on lower-bound guessing (McTavish et al. 2022, §4.3). Each
+            subproblem is then assumed solved once it matches the reference's accuracy
+            on its rows, which prunes most of the search; Theorem 4.3 bounds the loss:
+            the objective is at most the reference's errors plus the optimal tree's
+            errors on the rows the reference gets right, plus its leaf penalty.
+            ``lower_bound_`` stays the proven bound.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        KeyboardInterrupt
+            On Ctrl-C during the search, after storing the best tree found so far as the
+            fitted model (``status_ == "interrupted"``, ``lower_bound_`` still proven), so
+            that a loop of fits or a grid search stops while a single fit can still be
+            used::
+
+                try:
+                    clf.fit(X, y)
+                except KeyboardInterrupt:
+                    pass  # clf.tree_, clf.objective_, clf.lower_bound_: the best so far
+        """
+        refuse_booleans(self)
+        if np.isnan(self.regularization):
+            raise ValueError("regularization is NaN; pass a number >= 0 such as 0.01.")
+        self._fit_started = time.perf_counter()
+        Xb, y, y_encoded, weight = self._validate_fit_input(X, y, sample_weight)
+        reference = None if y_ref is None else _reference_errors(y, y_ref, self.classes_, weight)
+        res = self._solve(Xb, y_encoded, weight, reference)
+        self._set_result(res)
+        interrupt = res.get("interrupt")
+        if interrupt is not None:
+            # Ctrl-C (or another signal handler's exception) during the search: the best
+            # tree so far is stored above (status_ "interrupted"), and the exception goes
+            # on to the caller, so that a loop of fits or a grid search stops too.
+            raise interrupt
+        return self
+
+    def _time_left(self):
+        """Seconds of ``time_limit`` left for the search: the limit bounds the whole
+        ``fit`` (input checks and warm start included), as the user times it."""
+        if self.time_limit is None:
+            return None
+        spent = time.perf_counter() - getattr(self, "_fit_started", time.perf_counter())
+        return max(float(self.time_limit) - spent, 1e-3)
+
+    def _search_limits(self):
+        """The keyword arguments every Rust search takes: the seconds left, the slow-fit
+        warning, the memory limit (bytes, capped for Rust) and verbosity."""
+        return {
+            "time_limit": self._time_left(),
+            "slow_fit_warning": self._slow_fit_warning(),
+            "memory_limit": saturated(self.memory_limit),
+            "verbose": bool(self.verbose),
+        }
+
+    #: Seconds of search after which a fit with no time_limit warns that it is slow.
+    _slow_fit_seconds = 10.0
+
+    def _slow_fit_warning(self):
+        """``(seconds, message)``: what to change, shown once through ``warnings`` when a
+        fit with no ``time_limit`` is still searching after ``_slow_fit_seconds``
+        (``None`` with a limit)."""
+        if self.time_limit is not None:
+            return None
+        name = type(self).__name__
+        return self._slow_fit_seconds, (
+            f"{name}.fit has searched for {self._slow_fit_seconds:g} s with no time_limit and may run much "
+            "longer. To get a tree sooner: set time_limit (seconds; the best tree so far "
+            "is returned with status_ 'time_limit' and a proven lower_bound_), lower "
+            "max_depth, raise regularization, or give fewer 0/1 columns (e.g. "
+            "NumericBinarizer(max_thresholds=4), or treeopt.OptimalTreeClassifier on the "
+            "raw columns). Ctrl-C stops the fit and keeps the best tree so far."
+        )
+
+    def _set_result(self, res):
+        # The solver saw weights scaled to a largest weight of 1: node values go back to
+        # the caller's units (weighted class totals) when those are representable.
+        unit = getattr(self, "_weight_unit", 1.0)
+        if unit != 1.0:
+            with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+                value = res["value"] * unit
+            positive = res["value"] > 0
+            if np.all(np.isfinite(value)) and np.all(value[positive] >= np.finfo(float).tiny):
+                res = {**res, "value": value}
+        self.tree_ = _tree_from_result(
+            res, self.classes_, getattr(self, "feature_names_in_", None), self.n_features_in_
+        )
+        self.objective_ = float(res["objective"])
+        self.lower_bound_ = float(res["lower_bound"])
+        guess = res.get("guessed_lower_bound")
+        self.guessed_lower_bound_ = None if guess is None else float(guess)
+        self.status_ = str(res["status"])
+        self.n_leaves_ = int(self.tree_.n_leaves)
+        self.search_stats_ = {
+            k: res[k] for k in ("subproblems", "expansions", "seconds", "memory_bytes")
+        }
+        if self.status_ == "memory_limit" and self.memory_limit is None:
+            warnings.warn(
+                f"{type(self).__name__} ran out of memory before proving its tree optimal: "
+                f"the tree returned has objective {self.objective_:.6g} against a proven "
+                f"lower bound of {self.lower_bound_:.6g}. To finish, set max_depth, raise "
+                "regularization or give fewer 0/1 columns; set memory_limit (bytes) to "
+                "stop sooner.",
+                UserWarning,
+                stacklevel=3,
+            )
+        if self.verbose:
+            print(
+                f"[treeopt] {self.status_}: objective {self.objective_:.6f}, lower bound "
+                f"{self.lower_bound_:.6f}, {self.n_leaves_} leaves, "
+                f"{res['subproblems']} subproblems, {res['seconds']:.3f}s"
+            )

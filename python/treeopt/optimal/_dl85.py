@@ -1,0 +1,116 @@
+"""DL8.5: the optimal tree under a depth limit, by the cached branch and bound in Rust."""
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils._param_validation import Interval
+
+from .. import _core
+from .._base import SEARCH_CONSTRAINTS, saturated, store_init_params
+from ._base import CertifiedTreeClassifier
+
+__all__ = ["DL85Classifier"]
+
+
+class DL85Classifier(CertifiedTreeClassifier):
+    """Optimal decision tree under a depth limit (DL8.5) over 0/1 features.
+
+    Minimises the weighted misclassification of trees of depth at most ``max_depth``
+    whose leaves each hold at least ``min_samples_leaf`` training rows (DL8.5's
+    ``min_sup``), optionally plus ``regularization`` per leaf (then it solves GOSDT's
+    objective under the depth limit). Cached branch and bound in Rust (Aglin, Nijssen
+    and Schaus 2020) with the cache keyed by the captured rows and MurTree's exact
+    depth-two kernel; the result carries the same certificate as
+    :class:`GOSDTClassifier`.
+
+    Parameters
+    ----------
+    max_depth : int, default=3
+        Maximum depth (a single leaf has depth 0).
+    min_samples_leaf : int or float, default=1
+        Minimum number of training rows (of positive weight) in every leaf; a float in
+        (0, 1) is a fraction of the rows, rounded up.
+    regularization : float, default=0.0
+        Penalty per leaf as a fraction of the training weight (0: pure accuracy).
+    time_limit : float or None, default=None
+        Seconds of ``fit`` after which the best tree so far is returned (``status_ ==
+        "time_limit"``). Without a limit, a search still running after 10 s warns once
+        with what to change.
+    memory_limit : int or None, default=None
+        Bytes the subproblem cache may use (``status_ == "memory_limit"`` when reached).
+    class_weight : dict, "balanced" or None, default=None
+        Weights multiplying the sample weights of each class.
+    verbose : bool, default=False
+        Print the search progress.
+
+    Attributes
+    ----------
+    tree_, classes_, objective_, lower_bound_, guessed_lower_bound_, status_, n_leaves_, search_stats_
+        As for :class:`GOSDTClassifier`; ``objective_`` is the weighted error rate
+        (plus the leaf penalty when ``regularization > 0``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from treeopt import DL85Classifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.integers(0, 2, size=(200, 6))
+    >>> y = (X[:, 0] & X[:, 1]) | X[:, 2]
+    >>> clf = DL85Classifier(max_depth=3).fit(X, y)
+    >>> clf.status_, clf.tree_.depth, clf.score(X, y)
+    ('optimal', 3, 1.0)
+    """
+
+    _parameter_constraints = {
+        **SEARCH_CONSTRAINTS,
+        "max_depth": [Interval(Integral, 0, None, closed="left")],
+        "min_samples_leaf": [
+            Interval(Integral, 1, None, closed="left"),
+            Interval(Real, 0, 1, closed="neither"),
+        ],
+    }
+
+    def __init__(
+        self,
+        max_depth=3,
+        min_samples_leaf=1,
+        regularization=0.0,
+        time_limit=None,
+        memory_limit=None,
+        class_weight=None,
+        verbose=False,
+    ):
+        store_init_params(self, locals())
+
+    def _min_leaf(self, n_rows):
+        """``min_samples_leaf`` in rows (a fraction rounded up), with a warning when no
+        split can give both children that many of the ``n_rows`` rows."""
+        if isinstance(self.min_samples_leaf, Integral):
+            min_leaf = int(self.min_samples_leaf)
+        else:
+            min_leaf = max(1, int(np.ceil(self.min_samples_leaf * n_rows)))
+        if 2 * min_leaf > n_rows and self.max_depth > 0:
+            warnings.warn(
+                f"min_samples_leaf={self.min_samples_leaf} needs at least {2 * min_leaf} "
+                f"rows for a split and there are {n_rows}: the tree is a single leaf.",
+                UserWarning,
+                stacklevel=5,
+            )
+        return min_leaf
+
+    def _solve(self, Xb, y_encoded, weight, reference):
+        # Rows of zero weight take no part in the fit, nor in the support counts.
+        n_rows = Xb.shape[0] if weight is None else int(np.count_nonzero(weight))
+        min_leaf = self._min_leaf(n_rows)
+        return _core.dl85_fit(
+            Xb,
+            y_encoded,
+            len(self.classes_),
+            weight,
+            saturated(self.max_depth),
+            saturated(min_leaf),
+            float(self.regularization),
+            **self._search_limits(),
+            reference_errors=reference,
+        )
