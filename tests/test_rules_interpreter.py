@@ -454,9 +454,15 @@ def _fit_family(family, rng, X, y, score):
     from sklearn.tree import DecisionTreeClassifier as DTC
 
     seed = int(rng.integers(2**31))
-    if family in ("GOSDT", "DL85", "OSDT", "EC45", "ECART", "CostAware"):
+    if family in ("GOSDT", "DL85", "OSDT", "EC45", "ECART", "CostAware", "GOSDTCost", "DL85Cost"):
         Xb = _binarized(X)
+        # a random cost matrix: leaves may predict a class that is not their largest
+        cost = np.array([[0.0, rng.choice([0.2, 1.0, 5.0])], [rng.choice([0.2, 1.0, 5.0]), 0.0]])
         est = {
+            "GOSDTCost": lambda: treeopt.GOSDTClassifier(
+                regularization=0.02, misclassification_cost=cost
+            ),
+            "DL85Cost": lambda: treeopt.DL85Classifier(max_depth=3, misclassification_cost=cost),
             "GOSDT": lambda: treeopt.GOSDTClassifier(regularization=0.02),
             "DL85": lambda: treeopt.DL85Classifier(max_depth=3),
             "OSDT": lambda: treeopt.OSDTClassifier(regularization=0.03),
@@ -501,7 +507,7 @@ def _fit_family(family, rng, X, y, score):
 
 
 FAMILIES = [
-    "GOSDT", "DL85", "OSDT", "EC45", "ECART", "CostAware", "Optimal", "ExtractedClassifier",
+    "GOSDT", "DL85", "GOSDTCost", "DL85Cost", "OSDT", "EC45", "ECART", "CostAware", "Optimal", "ExtractedClassifier",
     "ExtractedRegressor", "LatentClassifier", "LatentRegressor", "CARTClassifier",
     "CARTRegressor",
 ]
