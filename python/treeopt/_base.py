@@ -8,7 +8,7 @@
   scikit-learn merges its base classes' (``{**BASE, "max_depth": [...]}``);
 * :func:`refuse_booleans` and :func:`saturated`: numeric parameters on their way to Rust;
 * :func:`cost_matrix`: the ``misclassification_cost`` of GOSDT and DL8.5, checked
-  against the classes seen in ``fit``.
+  against the classes seen in ``fit``, and :func:`row_major`: that matrix for Rust.
 
 The certificate attributes (``objective_``, ``lower_bound_``, ``status_``) and the fit of
 the Rust solvers live in :mod:`treeopt.optimal` (its ``_base``).
@@ -26,6 +26,7 @@ __all__ = [
     "SEARCH_CONSTRAINTS",
     "cost_matrix",
     "refuse_booleans",
+    "row_major",
     "saturated",
     "store_init_params",
 ]
@@ -113,3 +114,9 @@ def cost_matrix(cost, classes):
             "class must cost 0 (zero diagonal)."
         )
     return matrix
+
+
+def row_major(cost):
+    """A checked cost matrix as Rust takes it: its rows one after the other, float64
+    (None stays None)."""
+    return None if cost is None else np.ascontiguousarray(cost, dtype=np.float64).ravel()

@@ -7,9 +7,8 @@ import numpy as np
 from sklearn.utils._param_validation import Interval
 
 from .. import _core
-from .._base import SEARCH_CONSTRAINTS, saturated, store_init_params
+from .._base import SEARCH_CONSTRAINTS, row_major, saturated, store_init_params
 from ._base import CertifiedTreeClassifier
-from ._gosdt import _flat
 
 __all__ = ["DL85Classifier"]
 
@@ -122,5 +121,5 @@ class DL85Classifier(CertifiedTreeClassifier):
             float(self.regularization),
             **self._search_limits(),
             reference_errors=reference,
-            misclassification_cost=_flat(self._cost_matrix()),
+            misclassification_cost=row_major(self._cost_matrix()),
         )

@@ -2,11 +2,10 @@
 
 from numbers import Integral
 
-import numpy as np
 from sklearn.utils._param_validation import Interval
 
 from .. import _core
-from .._base import SEARCH_CONSTRAINTS, saturated, store_init_params
+from .._base import SEARCH_CONSTRAINTS, row_major, saturated, store_init_params
 from ._base import CertifiedTreeClassifier
 
 __all__ = ["GOSDTClassifier"]
@@ -126,10 +125,6 @@ class GOSDTClassifier(CertifiedTreeClassifier):
             max_depth=saturated(self.max_depth),
             **self._search_limits(),
             reference_errors=reference,
-            misclassification_cost=_flat(self._cost_matrix()),
+            misclassification_cost=row_major(self._cost_matrix()),
         )
 
-
-def _flat(cost):
-    """A cost matrix as Rust takes it: row-major float64 (or None)."""
-    return None if cost is None else np.ascontiguousarray(cost, dtype=np.float64).ravel()
