@@ -351,3 +351,16 @@ def test_trees_pickled_before_labels_still_load():
     old = Tree.__new__(Tree)
     old.__dict__.update(state)
     assert old.labels is None and old.predict([[0], [1]]).tolist() == [0, 1]
+
+
+def test_plot_shows_the_labels():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tree = _stump(classes=["no", "yes"], labels=[1, 1, 1], binary_features=True)
+    ax = tree.plot()
+    texts = [t.get_text() for t in ax.texts]
+    leaves = [t for t in texts if t.startswith(("no\n", "yes\n"))]
+    assert sorted(leaves) == ["yes\nn = 4", "yes\nn = 6"]  # argmax would say "no" at n = 6
+    plt.close(ax.figure)
