@@ -41,12 +41,12 @@ class DL85Classifier(CertifiedTreeClassifier):
         Bytes the subproblem cache may use (``status_ == "memory_limit"`` when reached).
     class_weight : dict, "balanced" or None, default=None
         Weights multiplying the sample weights of each class.
+    verbose : bool, default=False
+        Print the search progress.
     misclassification_cost : array-like of shape (n_classes, n_classes) or None, default=None
         Cost of predicting ``classes_[j]`` for a row of class ``classes_[i]`` at
         ``[i, j]`` (finite, non-negative, zero diagonal); each leaf predicts its class
         of least expected cost. As for :class:`GOSDTClassifier`.
-    verbose : bool, default=False
-        Print the search progress.
 
     Attributes
     ----------

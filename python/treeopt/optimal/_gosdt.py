@@ -36,6 +36,8 @@ class GOSDTClassifier(CertifiedTreeClassifier):
         (``status_ == "memory_limit"``).
     class_weight : dict, "balanced" or None, default=None
         Weights multiplying the sample weights of each class.
+    verbose : bool, default=False
+        Print the search progress (elapsed, lower bound, objective, gap, subproblems).
     misclassification_cost : array-like of shape (n_classes, n_classes) or None, default=None
         Cost-sensitive misclassification: ``misclassification_cost[i, j]`` is the cost
         of predicting ``classes_[j]`` for a row of class ``classes_[i]`` (rows the true
@@ -45,9 +47,7 @@ class GOSDTClassifier(CertifiedTreeClassifier):
         expected cost over its rows, which need not be its most frequent class:
         ``predict`` follows that choice (``tree_.labels``), ``predict_proba`` still
         gives the leaf's class proportions. None counts every error as 1 (the matrix
-        ``1 - I``, which gives the same tree).
-    verbose : bool, default=False
-        Print the search progress (elapsed, lower bound, objective, gap, subproblems).
+        ``1 - I`` gives the same objective).
 
     Attributes
     ----------
