@@ -154,6 +154,8 @@ def interpret_json(d, rows):
             node = nodes[node["left"] if left else node["right"]]
         if d.get("task") == "regression":
             out.append(node["value"][0])
+        elif node.get("label") is not None:  # the class the node predicts, by index
+            out.append(d["classes"][node["label"]])
         else:
             v = node["value"]
             out.append(d["classes"][v.index(max(v))])
@@ -331,6 +333,7 @@ def synthetic_trees(draw):
     n_nodes = len(children_left)
     leaves = [i for i in range(n_nodes) if children_left[i] == LEAF]
     regression = draw(st.booleans())
+    labels = None
     if regression:
         value = rng.normal(size=(n_nodes, 1)) * 10.0 ** float(rng.integers(-5, 6))
         classes = None
@@ -346,6 +349,11 @@ def synthetic_trees(draw):
             if classes == "int"
             else np.array([f"c{k}" for k in range(len(leaves))])
         )
+        if draw(st.booleans()):
+            # labels chosen by an objective other than the largest class (a cost
+            # matrix): leaf k predicts class perm[k], still one class per leaf
+            labels = rng.integers(0, len(leaves), n_nodes)
+            labels[leaves] = rng.permutation(len(leaves))
     named = draw(st.booleans())
     spaced = draw(st.booleans())
     names = (
@@ -362,6 +370,7 @@ def synthetic_trees(draw):
         np.abs(value).sum(axis=1), classes=classes, feature_names=names, n_features=n_features,
         weights=w if (np.array(feature) == OBLIQUE).any() else None,
         task="regression" if regression else "classification", binary_features=binary,
+        labels=labels,
     )
     # rows: the data plus every threshold and its float neighbours
     extra = []
@@ -445,9 +454,15 @@ def _fit_family(family, rng, X, y, score):
     from sklearn.tree import DecisionTreeClassifier as DTC
 
     seed = int(rng.integers(2**31))
-    if family in ("GOSDT", "DL85", "OSDT", "EC45", "ECART", "CostAware"):
+    if family in ("GOSDT", "DL85", "OSDT", "EC45", "ECART", "CostAware", "GOSDTCost", "DL85Cost"):
         Xb = _binarized(X)
+        # a random cost matrix: leaves may predict a class that is not their largest
+        cost = np.array([[0.0, rng.choice([0.2, 1.0, 5.0])], [rng.choice([0.2, 1.0, 5.0]), 0.0]])
         est = {
+            "GOSDTCost": lambda: treeopt.GOSDTClassifier(
+                regularization=0.02, misclassification_cost=cost
+            ),
+            "DL85Cost": lambda: treeopt.DL85Classifier(max_depth=3, misclassification_cost=cost),
             "GOSDT": lambda: treeopt.GOSDTClassifier(regularization=0.02),
             "DL85": lambda: treeopt.DL85Classifier(max_depth=3),
             "OSDT": lambda: treeopt.OSDTClassifier(regularization=0.03),
@@ -492,7 +507,7 @@ def _fit_family(family, rng, X, y, score):
 
 
 FAMILIES = [
-    "GOSDT", "DL85", "OSDT", "EC45", "ECART", "CostAware", "Optimal", "ExtractedClassifier",
+    "GOSDT", "DL85", "GOSDTCost", "DL85Cost", "OSDT", "EC45", "ECART", "CostAware", "Optimal", "ExtractedClassifier",
     "ExtractedRegressor", "LatentClassifier", "LatentRegressor", "CARTClassifier",
     "CARTRegressor",
 ]

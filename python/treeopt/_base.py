@@ -6,7 +6,9 @@
   (``regularization``, ``time_limit``, ``memory_limit``, ``class_weight``,
   ``verbose``), merged into each estimator's ``_parameter_constraints`` as
   scikit-learn merges its base classes' (``{**BASE, "max_depth": [...]}``);
-* :func:`refuse_booleans` and :func:`saturated`: numeric parameters on their way to Rust.
+* :func:`refuse_booleans` and :func:`saturated`: numeric parameters on their way to Rust;
+* :func:`cost_matrix`: the ``misclassification_cost`` of GOSDT and DL8.5, checked
+  against the classes seen in ``fit``, and :func:`row_major`: that matrix for Rust.
 
 The certificate attributes (``objective_``, ``lower_bound_``, ``status_``) and the fit of
 the Rust solvers live in :mod:`treeopt.optimal` (its ``_base``).
@@ -22,7 +24,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 __all__ = [
     "INT_SATURATION",
     "SEARCH_CONSTRAINTS",
+    "cost_matrix",
     "refuse_booleans",
+    "row_major",
     "saturated",
     "store_init_params",
 ]
@@ -71,3 +75,48 @@ def refuse_booleans(est):
                 f"boolean {value!r}; pass a number (e.g. {name}=1)"
                 + (" or None." if None in constraints else ".")
             )
+
+
+def cost_matrix(cost, classes):
+    """``misclassification_cost`` checked against the fitted ``classes``: a float64
+    ``(n_classes, n_classes)`` matrix, rows the true class and columns the predicted
+    class in the order of ``classes``, finite, non-negative, with a zero diagonal.
+
+    Raises ``ValueError`` naming the parameter and the first offending entry.
+    """
+    n = len(classes)
+    try:
+        matrix = np.array(cost, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"misclassification_cost must be a numeric (n_classes, n_classes) array, got "
+            f"{cost!r:.80}"
+        ) from None
+    if matrix.shape != (n, n):
+        raise ValueError(
+            f"misclassification_cost has shape {matrix.shape} but y has {n} classes "
+            f"{[c.item() if isinstance(c, np.generic) else c for c in classes]}: pass a "
+            f"({n}, {n}) matrix, rows the true class and columns the predicted class, in "
+            "the order of classes_."
+        )
+    bad = ~np.isfinite(matrix) | (matrix < 0)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(
+            f"misclassification_cost[{i}, {j}] is {matrix[i, j]}; costs must be finite "
+            "and >= 0."
+        )
+    diagonal = np.flatnonzero(np.diag(matrix) != 0)
+    if diagonal.size:
+        k = diagonal[0]
+        raise ValueError(
+            f"misclassification_cost[{k}, {k}] is {matrix[k, k]}; predicting the true "
+            "class must cost 0 (zero diagonal)."
+        )
+    return matrix
+
+
+def row_major(cost):
+    """A checked cost matrix as Rust takes it: its rows one after the other, float64
+    (None stays None)."""
+    return None if cost is None else np.ascontiguousarray(cost, dtype=np.float64).ravel()

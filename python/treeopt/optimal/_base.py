@@ -14,7 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import _num_samples, column_or_1d, validate_data
 
-from .._base import SEARCH_CONSTRAINTS, refuse_booleans, saturated
+from .._base import SEARCH_CONSTRAINTS, cost_matrix, refuse_booleans, saturated
 from .._binary import BinaryTreeClassifierMixin, as_binary_matrix
 from .._validation import encode_class_labels, sample_weights, scaled_to_max
 from ..tree import Tree
@@ -50,8 +50,9 @@ def _fit_weights(est, X, y, sample_weight):
     return np.ascontiguousarray(weight, dtype=np.float64), unit
 
 
-def _reference_errors(y, y_ref, classes, weight):
-    """Per row, the weight a reference model misclassifies (lower-bound guessing)."""
+def _reference_errors(y, y_ref, classes, weight, cost=None):
+    """Per row, the weight a reference model misclassifies (lower-bound guessing); under
+    a cost matrix, the row's weight times the cost of the reference's prediction."""
     y_ref = column_or_1d(np.asarray(y_ref), warn=True)
     if _num_samples(y_ref) != _num_samples(y):
         raise ValueError(
@@ -64,7 +65,10 @@ def _reference_errors(y, y_ref, classes, weight):
             f"y_ref contains {y_ref[unknown][0]!r}, which is not a class of y "
             f"({list(classes)}); pass the reference's predicted labels, not scores."
         )
-    wrong = (y_ref != y).astype(np.float64)
+    if cost is None:
+        wrong = (y_ref != y).astype(np.float64)
+    else:
+        wrong = cost[np.searchsorted(classes, y), np.searchsorted(classes, y_ref)]
     return np.ascontiguousarray(wrong if weight is None else wrong * weight)
 
 
@@ -79,6 +83,7 @@ def _tree_from_result(res, classes, feature_names, n_features):
         np.where(feature >= 0, 0.5, -2.0),
         value,
         value.sum(axis=1),
+        labels=res["labels"],
         classes=classes,
         feature_names=None if feature_names is None else list(feature_names),
         n_features=n_features,
@@ -160,7 +165,11 @@ class CertifiedTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
             raise ValueError("regularization is NaN; pass a number >= 0 such as 0.01.")
         self._fit_started = time.perf_counter()
         Xb, y, y_encoded, weight = self._validate_fit_input(X, y, sample_weight)
-        reference = None if y_ref is None else _reference_errors(y, y_ref, self.classes_, weight)
+        reference = (
+            None
+            if y_ref is None
+            else _reference_errors(y, y_ref, self.classes_, weight, self._cost_matrix())
+        )
         res = self._solve(Xb, y_encoded, weight, reference)
         self._set_result(res)
         interrupt = res.get("interrupt")
@@ -170,6 +179,12 @@ class CertifiedTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
             # on to the caller, so that a loop of fits or a grid search stops too.
             raise interrupt
         return self
+
+    def _cost_matrix(self):
+        """The validated ``misclassification_cost`` (a float64 square matrix over
+        ``classes_``), or None for plain misclassification (and for solvers without it)."""
+        cost = getattr(self, "misclassification_cost", None)
+        return None if cost is None else cost_matrix(cost, self.classes_)
 
     def _time_left(self):
         """Seconds of ``time_limit`` left for the search: the limit bounds the whole

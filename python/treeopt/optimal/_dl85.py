@@ -7,7 +7,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval
 
 from .. import _core
-from .._base import SEARCH_CONSTRAINTS, saturated, store_init_params
+from .._base import SEARCH_CONSTRAINTS, row_major, saturated, store_init_params
 from ._base import CertifiedTreeClassifier
 
 __all__ = ["DL85Classifier"]
@@ -43,12 +43,18 @@ class DL85Classifier(CertifiedTreeClassifier):
         Weights multiplying the sample weights of each class.
     verbose : bool, default=False
         Print the search progress.
+    misclassification_cost : array-like of shape (n_classes, n_classes) or None, default=None
+        Cost of predicting ``classes_[j]`` for a row of class ``classes_[i]`` at
+        ``[i, j]`` (finite, non-negative, zero diagonal); each leaf predicts its class
+        of least expected cost. As for :class:`GOSDTClassifier`.
 
     Attributes
     ----------
     tree_, classes_, objective_, lower_bound_, guessed_lower_bound_, status_, n_leaves_, search_stats_
         As for :class:`GOSDTClassifier`; ``objective_`` is the weighted error rate
-        (plus the leaf penalty when ``regularization > 0``).
+        (plus the leaf penalty when ``regularization > 0``), with
+        ``misclassification_cost=C`` the weighted cost rate
+        ``sum(w[i] * C[y[i], yhat[i]]) / sum(w)`` (plus the penalty).
 
     Examples
     --------
@@ -69,6 +75,7 @@ class DL85Classifier(CertifiedTreeClassifier):
             Interval(Integral, 1, None, closed="left"),
             Interval(Real, 0, 1, closed="neither"),
         ],
+        "misclassification_cost": ["array-like", None],
     }
 
     def __init__(
@@ -80,6 +87,7 @@ class DL85Classifier(CertifiedTreeClassifier):
         memory_limit=None,
         class_weight=None,
         verbose=False,
+        misclassification_cost=None,
     ):
         store_init_params(self, locals())
 
@@ -113,4 +121,5 @@ class DL85Classifier(CertifiedTreeClassifier):
             float(self.regularization),
             **self._search_limits(),
             reference_errors=reference,
+            misclassification_cost=row_major(self._cost_matrix()),
         )

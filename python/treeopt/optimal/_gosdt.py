@@ -5,7 +5,7 @@ from numbers import Integral
 from sklearn.utils._param_validation import Interval
 
 from .. import _core
-from .._base import SEARCH_CONSTRAINTS, saturated, store_init_params
+from .._base import SEARCH_CONSTRAINTS, row_major, saturated, store_init_params
 from ._base import CertifiedTreeClassifier
 
 __all__ = ["GOSDTClassifier"]
@@ -14,7 +14,8 @@ __all__ = ["GOSDTClassifier"]
 class GOSDTClassifier(CertifiedTreeClassifier):
     """Provably optimal sparse decision tree (GOSDT) over 0/1 features.
 
-    Minimises ``weighted misclassification / total weight + regularization * leaves``,
+    Minimises ``weighted misclassification / total weight + regularization * leaves``
+    (or its cost-sensitive form with ``misclassification_cost``),
     optionally under ``max_depth``, by a dependency-graph branch-and-bound search in
     Rust. The result comes with a certificate: ``lower_bound_`` is a proven lower bound
     on the optimal objective and ``status_ == "optimal"`` means it meets ``objective_``.
@@ -37,6 +38,16 @@ class GOSDTClassifier(CertifiedTreeClassifier):
         Weights multiplying the sample weights of each class.
     verbose : bool, default=False
         Print the search progress (elapsed, lower bound, objective, gap, subproblems).
+    misclassification_cost : array-like of shape (n_classes, n_classes) or None, default=None
+        Cost-sensitive misclassification: ``misclassification_cost[i, j]`` is the cost
+        of predicting ``classes_[j]`` for a row of class ``classes_[i]`` (rows the true
+        class, columns the predicted class, in the order of ``classes_``, i.e. the
+        sorted labels of ``y``). Finite, non-negative, with a zero diagonal; checked in
+        ``fit`` against the classes of ``y``. Each leaf then predicts the class of least
+        expected cost over its rows, which need not be its most frequent class:
+        ``predict`` follows that choice (``tree_.labels``), ``predict_proba`` still
+        gives the leaf's class proportions. None counts every error as 1 (the matrix
+        ``1 - I`` gives the same objective).
 
     Attributes
     ----------
@@ -52,6 +63,13 @@ class GOSDTClassifier(CertifiedTreeClassifier):
         on the training ``y``), that is
         ``1 - clf.score(X, y, sample_weight=w) + regularization * n_leaves_``. Only the
         ratios of the weights matter (they are scaled to a largest weight of 1).
+        With ``misclassification_cost=C``:
+        ``sum(w[i] * C[y[i], yhat[i]]) / sum(w) + regularization * n_leaves_`` over all
+        rows, ``yhat = clf.predict(X)`` and ``y[i]``, ``yhat[i]`` read as indices in
+        ``classes_`` (the weights ``w`` as above: ``class_weight`` multiplies the costs
+        of a class's rows); ``C = 1 - I`` gives the plain objective. With ``y_ref``
+        (lower-bound guessing) the reference's loss is then its cost too: row ``i``
+        counts ``w[i] * C[y[i], y_ref[i]]``.
     lower_bound_ : float
         Proven lower bound on the optimal objective.
     status_ : str
@@ -81,6 +99,7 @@ class GOSDTClassifier(CertifiedTreeClassifier):
     _parameter_constraints = {
         **SEARCH_CONSTRAINTS,
         "max_depth": [Interval(Integral, 0, None, closed="left"), None],
+        "misclassification_cost": ["array-like", None],
     }
 
     def __init__(
@@ -91,6 +110,7 @@ class GOSDTClassifier(CertifiedTreeClassifier):
         memory_limit=None,
         class_weight=None,
         verbose=False,
+        misclassification_cost=None,
     ):
         store_init_params(self, locals())
 
@@ -105,4 +125,6 @@ class GOSDTClassifier(CertifiedTreeClassifier):
             max_depth=saturated(self.max_depth),
             **self._search_limits(),
             reference_errors=reference,
+            misclassification_cost=row_major(self._cost_matrix()),
         )
+

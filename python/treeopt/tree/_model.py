@@ -293,6 +293,26 @@ def _dict_float(v, what):
         raise ValueError(f"tree dict {what} is too large for a float: {v!r:.80}") from None
 
 
+def _dict_labels(ids, nodes, classes):
+    """The ``"label"`` entries of a tree dict's nodes (class indices, on every node of
+    a classification tree or on none) as an array in id order, or None."""
+    has = [node.get("label") is not None for node in nodes]
+    if not any(has):
+        return None
+    if classes is None:
+        raise ValueError("a regression tree dict has no node 'label' entries")
+    if not all(has):
+        raise ValueError("tree dict node 'label' entries must be given on every node or on none")
+    labels = np.zeros(len(nodes), dtype=np.int64)
+    for i, node in zip(ids, nodes):
+        labels[i] = _dict_int(node["label"], f"'label' of node {i}")
+        if not 0 <= labels[i] < len(classes):
+            raise ValueError(
+                f"'label' of node {i} is {labels[i]}; it must index classes, in [0, {len(classes)})"
+            )
+    return labels
+
+
 def _dict_classes(classes):
     """Class labels of a tree dict: all strings, all bools or all numbers (ints in int64)."""
     if not isinstance(classes, (list, tuple)) or len(classes) == 0:
@@ -317,6 +337,25 @@ def _dict_classes(classes):
 # --------------------------------------------------------------------------- #
 # the model
 # --------------------------------------------------------------------------- #
+def _node_labels(labels, value, task):
+    """``labels`` validated as class indices of a classification tree (int64), or None
+    when absent or equal to the argmax of ``value`` at every node."""
+    if labels is None:
+        return None
+    if task == "regression":
+        raise ValueError("a regression tree predicts node means; pass labels=None")
+    n_nodes, n_classes = value.shape
+    labels = _as_index_array("labels", labels, n_nodes)
+    if labels.size and (labels.min() < 0 or labels.max() >= n_classes):
+        bad = int(np.flatnonzero((labels < 0) | (labels >= n_classes))[0])
+        raise ValueError(
+            f"labels[{bad}] is {labels[bad]}; labels are class indices in [0, {n_classes})"
+        )
+    if np.array_equal(labels, np.argmax(value, axis=1)):
+        return None
+    return labels
+
+
 class Tree:
     """A fitted binary decision tree stored as node arrays.
 
@@ -366,6 +405,16 @@ class Tree:
         mean target of the training rows reaching each node (any finite
         number), ``classes`` must be None and :meth:`predict` returns the leaf
         mean.
+    labels : array-like of int, shape (n_nodes,), optional
+        Index (into ``classes``) of the class each node predicts, for a tree
+        fitted to an objective whose best label is not always the heaviest
+        class (e.g. ``misclassification_cost`` of
+        :class:`~treeopt.GOSDTClassifier`: a leaf predicts the class of least
+        expected cost). :meth:`predict`, :attr:`prediction` and every printed
+        form follow it; :meth:`predict_proba` still gives the class proportions
+        of ``value``. ``None`` (the default): each node predicts
+        ``argmax(value[i])``. Labels equal to that argmax everywhere are stored
+        as ``None``.
 
     Raises
     ------
@@ -399,6 +448,7 @@ class Tree:
     task = "classification"
     binary_features = None
     weight_label = "n"
+    labels = None
 
     def __init__(
         self,
@@ -416,6 +466,7 @@ class Tree:
         task="classification",
         binary_features=None,
         weight_label="n",
+        labels=None,
     ):
         if task not in ("classification", "regression"):
             raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
@@ -600,6 +651,7 @@ class Tree:
                 n_unique = n_classes
             if n_unique != n_classes:
                 raise ValueError(f"classes must be unique, got {classes.tolist()}")
+        labels = _node_labels(labels, value, task)
 
         self.children_left = children_left
         self.children_right = children_right
@@ -614,6 +666,7 @@ class Tree:
         self.task = task
         self.binary_features = binary_features
         self.weight_label = weight_label
+        self.labels = labels
         self._node_depth = node_depth
 
     # ------------------------------------------------------------------ #
@@ -653,12 +706,19 @@ class Tree:
     def prediction(self):
         """ndarray, shape (n_nodes,) : Class label predicted at every node.
 
-        ``classes[argmax(value[i])]``; ties go to the first class. For a
+        ``classes[labels[i]]`` when the tree has ``labels``, else
+        ``classes[argmax(value[i])]`` (ties go to the first class). For a
         regression tree, the node mean ``value[i, 0]``.
         """
         if self.task == "regression":
             return self.value[:, 0].copy()
-        return self.classes[np.argmax(self.value, axis=1)]
+        return self.classes[self._class_index()]
+
+    def _class_index(self):
+        """Index into ``classes`` of the class every node predicts."""
+        if self.labels is not None:
+            return self.labels
+        return np.argmax(self.value, axis=1)
 
     # ------------------------------------------------------------------ #
     # prediction
@@ -760,7 +820,10 @@ class Tree:
     def predict(self, X):
         """Predicted class label of every row (``classes[argmax(value[leaf])]``).
 
-        For a regression tree, the mean ``value[leaf, 0]`` of the leaf.
+        A tree with ``labels`` predicts ``classes[labels[leaf]]`` (for a tree fitted
+        with a cost matrix: the leaf's class of least expected cost, which need not be
+        its most frequent class). For a regression tree, the mean ``value[leaf, 0]``
+        of the leaf.
 
         Parameters
         ----------
@@ -774,12 +837,15 @@ class Tree:
         leaves = self.apply(X)
         if self.task == "regression":
             return self.value[leaves, 0].copy()
-        return self.classes[np.argmax(self.value, axis=1)[leaves]]
+        return self.classes[self._class_index()[leaves]]
 
     def predict_proba(self, X):
         """Class proportions of the leaf reached by every row.
 
-        A leaf with zero total weight predicts the uniform distribution.
+        A leaf with zero total weight predicts the uniform distribution. These are
+        the proportions of ``value`` even in a tree with ``labels``: its
+        :meth:`predict` follows the labels (e.g. the cost-minimising class), not
+        necessarily the argmax of these proportions.
 
         Parameters
         ----------
@@ -880,7 +946,7 @@ class Tree:
         if self.task == "regression":
             n = _format_number(self.weighted_n_node_samples[node], decimals)
             return _format_number(self.value[node, 0], decimals), n, None, None
-        k = int(np.argmax(self.value[node]))
+        k = int(self._class_index()[node])
         counts = ", ".join(
             f"{c}: {_format_number(v, decimals)}" for c, v in zip(cnames, self.value[node])
         )
@@ -1014,7 +1080,7 @@ class Tree:
                         f'fillcolor="{_LEAF_COLOURS[0]}"];'
                     )
                     continue
-                k = int(np.argmax(self.value[node]))
+                k = int(self._class_index()[node])
                 colour = _LEAF_COLOURS[k % len(_LEAF_COLOURS)]
                 out.append(
                     f'    {node} [label="{esc(cnames[k])}\\n{wl} = {n}\\n[{esc(counts)}]", '
@@ -1114,7 +1180,7 @@ class Tree:
                 text = f"{_format_number(self.value[node, 0], 4)}\n{self.weight_label} = {n}"
                 face = _LEAF_COLOURS[0]
             elif self.children_left[node] == TREE_LEAF:
-                k = int(np.argmax(self.value[node]))
+                k = int(self._class_index()[node])
                 text = f"{cnames[k]}\n{self.weight_label} = {n}"
                 face = _LEAF_COLOURS[k % len(_LEAF_COLOURS)]
             else:
@@ -1159,7 +1225,10 @@ class Tree:
             ``"classes": None`` and one-entry ``value`` lists (the node mean);
             a tree that knows which columns are 0/1 has ``"binary_features":
             [bool, ...]`` (one per feature; absent means unknown); a tree whose
-            node weights are not counts has ``"weight_label"`` (e.g. ``"mass"``).
+            node weights are not counts has ``"weight_label"`` (e.g. ``"mass"``);
+            a tree with ``labels`` has ``"label": int`` at every node, the index
+            in ``classes`` of the class the node predicts (absent: the class of
+            the largest ``value`` entry, the first on ties).
         """
         nodes = []
         for i in range(self.node_count):
@@ -1176,6 +1245,8 @@ class Tree:
             }
             if oblique:
                 node["weights"] = [float(w) for w in self.weights[i]]
+            if self.labels is not None:
+                node["label"] = int(self.labels[i])
             nodes.append(node)
         out = {
             "schema": _SCHEMA,
@@ -1272,6 +1343,7 @@ class Tree:
         value = np.zeros((n, n_values))
         weight = np.zeros(n)
         weights = {}
+        labels = _dict_labels(ids, nodes, classes)
         for i, node in zip(ids, nodes):
             where = f"of node {i}"
             if node.get("left") is not None or node.get("right") is not None:
@@ -1319,6 +1391,7 @@ class Tree:
             task=task,
             binary_features=binary,
             weight_label=d.get("weight_label", "n"),
+            labels=labels,
         )
 
     @classmethod
@@ -1433,7 +1506,8 @@ class Tree:
         )
 
     def __eq__(self, other):
-        """Structural equality: same arrays, classes, feature names and n_features."""
+        """Structural equality: same arrays (labels included), classes, feature names and
+        n_features."""
         if not isinstance(other, Tree):
             return NotImplemented
         if self.node_count != other.node_count or self.n_features != other.n_features:
@@ -1441,6 +1515,9 @@ class Tree:
         if self.task != other.task or (self.weights is None) != (other.weights is None):
             return False
         if self.weight_label != other.weight_label:
+            return False
+        a, b = self.labels, other.labels
+        if (a is None) != (b is None) or (a is not None and not np.array_equal(a, b)):
             return False
         a, b = self.binary_features, other.binary_features
         if (a is None) != (b is None) or (a is not None and not np.array_equal(a, b)):

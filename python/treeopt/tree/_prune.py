@@ -90,4 +90,5 @@ def subtree(tree, make_leaf):
         feature_names=tree.feature_names,
         n_features=tree.n_features,
         binary_features=tree.binary_features,
+        labels=None if tree.labels is None else tree.labels[order],
     )
