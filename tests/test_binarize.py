@@ -32,14 +32,6 @@ def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
 
-def test_public_api_exported_from_package():
-    import treeopt
-
-    if getattr(treeopt, "__file__", None) is None:  # namespace package: no __init__.py yet
-        pytest.skip("python/treeopt/__init__.py does not exist yet")
-    assert treeopt.NumericBinarizer is NumericBinarizer
-
-
 # --------------------------------------------------------------------------- #
 # thresholds
 # --------------------------------------------------------------------------- #

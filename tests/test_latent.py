@@ -23,7 +23,6 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import treeopt
 from treeopt import LatentTreeClassifier, LatentTreeRegressor, Tree
 from treeopt._tree import TREE_OBLIQUE
 from treeopt.isotonic import TreePAV
@@ -257,12 +256,6 @@ def _expected_failed(estimator):
 )
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
-
-
-def test_public_names():
-    assert treeopt.LatentTreeClassifier is LatentTreeClassifier
-    assert treeopt.LatentTreeRegressor is LatentTreeRegressor
-    assert {"LatentTreeClassifier", "LatentTreeRegressor"} <= set(treeopt.__all__)
 
 
 def test_larger_pruning_prunes_more_nodes():

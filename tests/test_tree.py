@@ -552,14 +552,6 @@ def test_repr():
     assert "node_count=5" in r and "depth=2" in r and "'no'" in r
 
 
-def test_public_api_exported_from_package():
-    import treeopt
-
-    if getattr(treeopt, "__file__", None) is None:  # namespace package: no __init__.py yet
-        pytest.skip("python/treeopt/__init__.py does not exist yet")
-    assert treeopt.Tree is Tree
-
-
 # --------------------------------------------------------------------------- #
 # scikit-learn conversion
 # --------------------------------------------------------------------------- #
