@@ -19,17 +19,18 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.tree import DecisionTreeClassifier
-from sklearn.utils.estimator_checks import parametrize_with_checks
 from treeopt._tree import Tree
 from treeopt.binarize import NumericBinarizer
+
+from sklearn_conformance import sklearn_checks_test
 
 
 # --------------------------------------------------------------------------- #
 # scikit-learn conformance
 # --------------------------------------------------------------------------- #
-@parametrize_with_checks([NumericBinarizer(), NumericBinarizer(max_thresholds=3)])
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
+test_sklearn_estimator_checks = sklearn_checks_test(
+    [NumericBinarizer(), NumericBinarizer(max_thresholds=3)]
+)
 
 
 # --------------------------------------------------------------------------- #

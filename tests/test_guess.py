@@ -33,7 +33,6 @@ from sklearn.base import clone
 from sklearn.ensemble import GradientBoostingClassifier
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from treeopt import GOSDTClassifier, NumericBinarizer, OptimalTreeClassifier, ThresholdGuessBinarizer
 from treeopt.binarize._core import format_thresholds
@@ -41,6 +40,7 @@ from treeopt.guess import DEFAULT_MAX_DEPTH, _split_importance, depth_for_ensemb
 
 from oracle import brute_force, tree_n_leaves, tree_predict
 from random_problems import SEEDS, SETTINGS, random_function_of_features
+from sklearn_conformance import sklearn_checks_test
 
 TOL = 1e-9
 LAMBDAS = st.one_of(
@@ -218,11 +218,12 @@ def _raw_problem(seed, n=120):
     return X, y
 
 
-@parametrize_with_checks([ThresholdGuessBinarizer(n_estimators=10),
-                          OptimalTreeClassifier(n_estimators=10, regularization=0.01,
-                                                time_limit=20)])
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
+test_sklearn_estimator_checks = sklearn_checks_test(
+    [
+        ThresholdGuessBinarizer(n_estimators=10),
+        OptimalTreeClassifier(n_estimators=10, regularization=0.01, time_limit=20),
+    ]
+)
 
 
 def test_candidates_are_the_initial_ensembles_splits():
