@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from .._base import store_init_params
+from .._docstrings import takes_rows
 from ..tree import TREE_LEAF, TREE_OBLIQUE, TREE_UNDEFINED, Tree
 from .._validation import (
     center_and_scale,
@@ -40,26 +41,6 @@ __all__ = ["LatentTreeClassifier", "LatentTreeRegressor"]
 # --------------------------------------------------------------------------- #
 # shared estimator logic
 # --------------------------------------------------------------------------- #
-def _of_rows(summary, returns):
-    """Docstring of a method of the fitted estimator that takes the rows ``X``: the
-    ``summary`` line, the ``X`` parameter and what it ``returns`` (numpydoc layout)."""
-
-    def document(method):
-        method.__doc__ = f"""{summary}
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        {returns}
-        """
-        return method
-
-    return document
-
-
 class _BaseLatentTree(BaseEstimator):
     """Training loop, prediction and tree export shared by the two estimators."""
 
@@ -343,7 +324,7 @@ class _BaseLatentTree(BaseEstimator):
                 totals[i] = totals[left[i]] + totals[right[i]]
         return totals
 
-    @_of_rows(
+    @takes_rows(
         "Index of the leaf of ``tree_`` each row of X reaches (hard routing).",
         "ndarray of int64, shape (n_samples,)",
     )
@@ -355,7 +336,7 @@ class _BaseLatentTree(BaseEstimator):
         check_is_fitted(self, "tree_")
         return validate_numeric_data(self, X, reset=False, dtype=np.float64)
 
-    @_of_rows(
+    @takes_rows(
         "Predicted class (classifier) or target (regressor) of each row.",
         "ndarray of shape (n_samples,)",
     )
@@ -571,7 +552,7 @@ class LatentTreeClassifier(ClassifierMixin, _BaseLatentTree):
         return totals, totals.sum(axis=1)
 
     # ---- prediction ------------------------------------------------------------
-    @_of_rows(
+    @takes_rows(
         "Logits of the predictor (one column for two classes).",
         "ndarray of shape (n_samples,) or (n_samples, n_classes)",
     )
@@ -579,7 +560,7 @@ class LatentTreeClassifier(ClassifierMixin, _BaseLatentTree):
         out = self._decision(self._input(X))
         return out[:, 0] if out.shape[1] == 1 else out
 
-    @_of_rows("Class probabilities of the predictor.", "ndarray of shape (n_samples, n_classes)")
+    @takes_rows("Class probabilities of the predictor.", "ndarray of shape (n_samples, n_classes)")
     def predict_proba(self, X):
         out = self._decision(self._input(X))
         if out.shape[1] == 1:
