@@ -31,10 +31,7 @@ from sklearn.ensemble import GradientBoostingClassifier
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import (
-    check_is_fitted,
-    validate_data,
-)
+from sklearn.utils.validation import check_is_fitted
 
 from .tree import Tree, best_pruning, binary_columns
 from ._validation import encode_class_labels, scaled_sample_weights, validate_numeric_data
