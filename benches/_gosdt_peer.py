@@ -127,6 +127,17 @@ def gosdt_estimator(regularization: float, max_depth: Optional[int] = None,
     )
 
 
+def _timed_fit(est, X, y, y_ref) -> float:
+    """Seconds ``est.fit`` takes; ``y_ref`` (if given) turns on lower-bound guessing.
+    Both gosdt and treeopt take it as ``fit(X, y, y_ref=...)``."""
+    start = time.perf_counter()
+    if y_ref is None:
+        est.fit(X, y)
+    else:
+        est.fit(X, y, y_ref=np.asarray(y_ref))
+    return time.perf_counter() - start
+
+
 def run_gosdt(X, y, regularization: float, max_depth: Optional[int] = None,
               time_limit: Optional[float] = None, on_before_fit=None, *,
               y_ref=None, X_test=None) -> Dict[str, Any]:
@@ -146,12 +157,7 @@ def run_gosdt(X, y, regularization: float, max_depth: Optional[int] = None,
     if on_before_fit is not None:
         on_before_fit()
     with contextlib.redirect_stdout(captured):
-        start = time.perf_counter()
-        if y_ref is None:
-            clf.fit(X, y)
-        else:
-            clf.fit(X, y, y_ref=np.asarray(y_ref))
-        seconds = time.perf_counter() - start
+        seconds = _timed_fit(clf, X, y, y_ref)
     result = clf.result_
     tree = gosdt_tree(result.model)
     status = getattr(result.status, "name", str(result.status))
@@ -211,12 +217,7 @@ def run_treeopt(X, y, regularization: float, max_depth: Optional[int] = None,
                           time_limit=time_limit, memory_limit=memory_limit)
     if on_before_fit is not None:
         on_before_fit()
-    start = time.perf_counter()
-    if y_ref is None:
-        est.fit(X, y)
-    else:
-        est.fit(X, y, y_ref=np.asarray(y_ref))
-    seconds = time.perf_counter() - start
+    seconds = _timed_fit(est, X, y, y_ref)
     extra: Dict[str, Any] = {
         "train_accuracy": float(np.mean(est.tree_.predict(X) == y)),
         "guessed_lower_bound": getattr(est, "guessed_lower_bound_", None),

@@ -207,26 +207,12 @@ def run_rep(name, X, y, rep, cost_kind):
         start = time.perf_counter()
         lam, trace = tune_lam(criterion, costs, theta, X_tr, y_tr, X_va, y_va, classes)
         tuning = time.perf_counter() - start
-        model, sec = timed_fit(
-            CostAwareTreeClassifier(
-                criterion=criterion, lam=lam, test_costs=costs, min_probability=theta
-            ),
-            X_tr,
-            y_tr,
-        )
+        tuned = dict(criterion=criterion, lam=lam, test_costs=costs, min_probability=theta)
+        model, sec = timed_fit(CostAwareTreeClassifier(**tuned), X_tr, y_tr)
         res[label] = evaluate(model, X_tr, X_te, y_te, costs, classes, sec)
         res[label].update(lam=lam, lam_trace=trace, tuning_seconds=tuning)
         pruned, sec = timed_fit(
-            CostAwareTreeClassifier(
-                criterion=criterion,
-                lam=lam,
-                test_costs=costs,
-                min_probability=theta,
-                post_prune=True,
-                random_state=rep,
-            ),
-            X_tr,
-            y_tr,
+            CostAwareTreeClassifier(**tuned, post_prune=True, random_state=rep), X_tr, y_tr
         )
         res["p" + label] = evaluate(pruned, X_tr, X_te, y_te, costs, classes, sec)
         res["p" + label].update(lam=lam, alpha=pruned.ccp_alpha_)

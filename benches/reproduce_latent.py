@@ -94,26 +94,42 @@ def split(X, y, seed):
 # --------------------------------------------------------------------------- #
 # methods: each returns (test error, fit seconds of the chosen model, note)
 # --------------------------------------------------------------------------- #
+def _choose(candidates, fit, loss):
+    """Fits each ``(params, estimator)`` of ``candidates`` with ``fit(estimator)``, timed,
+    and returns the ``(estimator, params, fit seconds)`` of the smallest ``loss(estimator)``
+    (the first one on ties)."""
+    best = None
+    for params, est in candidates:
+        t0 = time.perf_counter()
+        fit(est)
+        seconds = time.perf_counter() - t0
+        value = loss(est)
+        if best is None or value < best[0]:
+            best = (value, est, params, seconds)
+    return best[1:]
+
+
 def run_latent(Z, Y, seed, trials, batch_size):
     from treeopt import LatentTreeClassifier
 
     rng = np.random.default_rng(1000 + seed)
     Z_fit = np.vstack([Z[0], Z[1]])
     y_fit = np.concatenate([Y[0], Y[1]])
-    best = None
-    for _ in range(trials):
-        params = dict(
-            depth=int(rng.integers(2, 7)),
-            pruning=float(10 ** rng.uniform(-3, 3)),
-            learning_rate=float(rng.choice([1e-3, 1e-2])),
-        )
-        est = LatentTreeClassifier(**params, batch_size=batch_size, validation_fraction=0.25, random_state=seed)
-        t0 = time.perf_counter()
-        est.fit(Z_fit, y_fit)
-        seconds = time.perf_counter() - t0
-        if best is None or est.best_validation_loss_ < best[0]:
-            best = (est.best_validation_loss_, est, params, seconds)
-    _, est, params, seconds = best
+
+    def candidates():
+        for _ in range(trials):
+            params = dict(
+                depth=int(rng.integers(2, 7)),
+                pruning=float(10 ** rng.uniform(-3, 3)),
+                learning_rate=float(rng.choice([1e-3, 1e-2])),
+            )
+            yield params, LatentTreeClassifier(
+                **params, batch_size=batch_size, validation_fraction=0.25, random_state=seed
+            )
+
+    est, params, seconds = _choose(
+        candidates(), lambda e: e.fit(Z_fit, y_fit), lambda e: e.best_validation_loss_
+    )
     # reproducibility: the same random_state gives the same model
     again = LatentTreeClassifier(**params, batch_size=batch_size, validation_fraction=0.25, random_state=seed)
     same = np.array_equal(again.fit(Z_fit, y_fit).predict_proba(Z[2]), est.predict_proba(Z[2]))
@@ -131,23 +147,21 @@ def run_cart(Z, Y, seed, trials):
     from sklearn.tree import DecisionTreeClassifier
 
     rng = np.random.default_rng(2000 + seed)
-    best = None
-    for _ in range(trials):
-        params = dict(
-            max_depth=int(rng.integers(2, 21)),
-            max_features=float(rng.uniform(0.5, 1.0)),
-            min_impurity_decrease=float(10 ** rng.uniform(-6, -1)),
-            ccp_alpha=float(10 ** rng.uniform(-16, -1)),
-            splitter=str(rng.choice(["best", "random"])),
-        )
-        est = DecisionTreeClassifier(**params, random_state=seed)
-        t0 = time.perf_counter()
-        est.fit(Z[0], Y[0])
-        seconds = time.perf_counter() - t0
-        val = 1 - est.score(Z[1], Y[1])
-        if best is None or val < best[0]:
-            best = (val, est, params, seconds)
-    _, est, params, seconds = best
+
+    def candidates():
+        for _ in range(trials):
+            params = dict(
+                max_depth=int(rng.integers(2, 21)),
+                max_features=float(rng.uniform(0.5, 1.0)),
+                min_impurity_decrease=float(10 ** rng.uniform(-6, -1)),
+                ccp_alpha=float(10 ** rng.uniform(-16, -1)),
+                splitter=str(rng.choice(["best", "random"])),
+            )
+            yield params, DecisionTreeClassifier(**params, random_state=seed)
+
+    est, params, seconds = _choose(
+        candidates(), lambda e: e.fit(Z[0], Y[0]), lambda e: 1 - e.score(Z[1], Y[1])
+    )
     note = f"max_depth={params['max_depth']} leaves={est.get_n_leaves()} splitter={params['splitter']}"
     return 1 - est.score(Z[2], Y[2]), seconds, note, True
 
@@ -157,18 +171,17 @@ def run_gosdt(Xraw, Y, seed, time_limit):
 
     binarizer = NumericBinarizer(max_thresholds=2).fit(Xraw[0])
     B = [binarizer.transform(a) for a in Xraw]
-    best = None
     statuses = []
-    for lam in (0.005, 0.01, 0.02):
-        est = GOSDTClassifier(regularization=lam, time_limit=time_limit)
-        t0 = time.perf_counter()
-        est.fit(B[0], Y[0])
-        seconds = time.perf_counter() - t0
+
+    def validation_error(est):
         statuses.append(est.status_)
-        val = 1 - est.score(B[1], Y[1])
-        if best is None or val < best[0]:
-            best = (val, est, lam, seconds)
-    _, est, lam, seconds = best
+        return 1 - est.score(B[1], Y[1])
+
+    est, lam, seconds = _choose(
+        ((lam, GOSDTClassifier(regularization=lam, time_limit=time_limit)) for lam in (0.005, 0.01, 0.02)),
+        lambda e: e.fit(B[0], Y[0]),
+        validation_error,
+    )
     note = f"lambda={lam} leaves={est.n_leaves_} status={est.status_} ({B[0].shape[1]} binary features; statuses {statuses})"
     return 1 - est.score(B[2], Y[2]), seconds, note, True
 

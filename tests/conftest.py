@@ -24,8 +24,8 @@ from typing import List, Optional, Tuple
 import numpy as np
 import pytest
 
-# The helper modules next to the tests (oracle, random_problems, binary_estimator_checks)
-# import by name whatever pytest's import mode.
+# The helper modules next to the tests (oracle, random_problems, binary_estimator_checks,
+# sklearn_conformance) import by name whatever pytest's import mode.
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 

@@ -21,6 +21,7 @@ __all__ = [
     "problems",
     "problems_with_duplicates",
     "random_depth",
+    "random_function_of_features",
     "random_labels",
     "random_size",
     "random_weights",
@@ -65,14 +66,21 @@ def random_labels(rng, X, n_classes, mode):
     n, m = X.shape
     if mode == "random":
         return rng.integers(0, n_classes, size=n)
-    used = rng.choice(m, size=int(rng.integers(1, min(3, m) + 1)), replace=False)
+    y = random_function_of_features(rng, X, n_classes, max_used=3)
+    flip = rng.random(n) < 0.2
+    return np.where(flip, (y + rng.integers(1, n_classes, size=n)) % n_classes, y)
+
+
+def random_function_of_features(rng, X, n_classes, max_used):
+    """Labels that are a random function (a lookup table) of 1 to ``max_used``
+    random columns of the 0/1 matrix X, before any noise."""
+    n, m = X.shape
+    used = rng.choice(m, size=int(rng.integers(1, min(max_used, m) + 1)), replace=False)
     table = rng.integers(0, n_classes, size=2 ** len(used))
     codes = np.zeros(n, dtype=np.int64)
     for f in used:
         codes = 2 * codes + X[:, f]
-    y = table[codes]
-    flip = rng.random(n) < 0.2
-    return np.where(flip, (y + rng.integers(1, n_classes, size=n)) % n_classes, y)
+    return table[codes]
 
 
 def ensure_classes(rng, y, n_classes):

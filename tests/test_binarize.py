@@ -19,25 +19,18 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.tree import DecisionTreeClassifier
-from sklearn.utils.estimator_checks import parametrize_with_checks
 from treeopt._tree import Tree
 from treeopt.binarize import NumericBinarizer
+
+from sklearn_conformance import sklearn_checks_test
 
 
 # --------------------------------------------------------------------------- #
 # scikit-learn conformance
 # --------------------------------------------------------------------------- #
-@parametrize_with_checks([NumericBinarizer(), NumericBinarizer(max_thresholds=3)])
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
-
-
-def test_public_api_exported_from_package():
-    import treeopt
-
-    if getattr(treeopt, "__file__", None) is None:  # namespace package: no __init__.py yet
-        pytest.skip("python/treeopt/__init__.py does not exist yet")
-    assert treeopt.NumericBinarizer is NumericBinarizer
+test_sklearn_estimator_checks = sklearn_checks_test(
+    [NumericBinarizer(), NumericBinarizer(max_thresholds=3)]
+)
 
 
 # --------------------------------------------------------------------------- #

@@ -18,7 +18,6 @@ from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from treeopt import ExtractedTreeClassifier, ExtractedTreeRegressor, Tree
 from treeopt.extract import (
@@ -29,6 +28,8 @@ from treeopt.extract import (
     _sort_rows,
     _truncnorm_ppf,
 )
+
+from sklearn_conformance import sklearn_checks_test
 
 # --------------------------------------------------------------------------- #
 # black boxes (module level, so they pickle)
@@ -414,7 +415,7 @@ def _expected_failed(estimator):
     return EXPECTED_FAILED_REGRESSOR
 
 
-@parametrize_with_checks(
+test_sklearn_estimator_checks = sklearn_checks_test(
     [
         ExtractedTreeClassifier(
             first_positive, max_leaves=4, n_samples=50, n_components=2, random_state=0
@@ -423,11 +424,8 @@ def _expected_failed(estimator):
             twice_first, max_leaves=4, n_samples=50, n_components=2, random_state=0
         ),
     ],
-    expected_failed_checks=_expected_failed,
-    xfail_strict=True,
+    _expected_failed,
 )
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
 
 
 # --------------------------------------------------------------------------- #

@@ -27,28 +27,22 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.ensemble import GradientBoostingClassifier
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import treeopt
 from treeopt import GOSDTClassifier, NumericBinarizer, OptimalTreeClassifier, ThresholdGuessBinarizer
 from treeopt.binarize._core import format_thresholds
 from treeopt.guess import DEFAULT_MAX_DEPTH, _split_importance, depth_for_ensemble, guess_max_depth
 
 from oracle import brute_force, tree_n_leaves, tree_predict
+from random_problems import SEEDS, SETTINGS, random_function_of_features
+from sklearn_conformance import sklearn_checks_test
 
 TOL = 1e-9
-SETTINGS = dict(
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 LAMBDAS = st.one_of(
     st.sampled_from([0.0, 0.005, 0.01, 0.02, 0.05, 0.1]),
     st.floats(min_value=0.0, max_value=0.1, allow_nan=False, allow_infinity=False),
@@ -67,12 +61,7 @@ def _instance(seed, weighted):
     m = int(rng.integers(1, 6))
     X = (rng.random((n, m)) < rng.uniform(0.2, 0.8)).astype(np.uint8)
     n_classes = int(rng.choice([2, 2, 3]))
-    used = rng.choice(m, size=int(rng.integers(1, min(2, m) + 1)), replace=False)
-    table = rng.integers(0, n_classes, size=2 ** len(used))
-    codes = np.zeros(n, dtype=np.int64)
-    for f in used:
-        codes = 2 * codes + X[:, f]
-    y = table[codes]
+    y = random_function_of_features(rng, X, n_classes, max_used=2)
     flip = rng.random(n) < 0.25
     y = np.where(flip, rng.integers(0, n_classes, size=n), y)
     if len(np.unique(y)) < 2:
@@ -229,17 +218,12 @@ def _raw_problem(seed, n=120):
     return X, y
 
 
-@parametrize_with_checks([ThresholdGuessBinarizer(n_estimators=10),
-                          OptimalTreeClassifier(n_estimators=10, regularization=0.01,
-                                                time_limit=20)])
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
-
-
-def test_public_names_exported():
-    assert treeopt.ThresholdGuessBinarizer is ThresholdGuessBinarizer
-    assert treeopt.OptimalTreeClassifier is OptimalTreeClassifier
-    assert {"ThresholdGuessBinarizer", "OptimalTreeClassifier"} <= set(treeopt.__all__)
+test_sklearn_estimator_checks = sklearn_checks_test(
+    [
+        ThresholdGuessBinarizer(n_estimators=10),
+        OptimalTreeClassifier(n_estimators=10, regularization=0.01, time_limit=20),
+    ]
+)
 
 
 def test_candidates_are_the_initial_ensembles_splits():

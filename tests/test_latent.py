@@ -21,13 +21,13 @@ from sklearn.datasets import load_breast_cancer, load_iris
 from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import treeopt
 from treeopt import LatentTreeClassifier, LatentTreeRegressor, Tree
 from treeopt._tree import TREE_OBLIQUE
 from treeopt.isotonic import TreePAV
 from treeopt.latent import Q_ROOT, node_scores, node_scores_backward
+
+from sklearn_conformance import sklearn_checks_test
 
 LEAF, UNDEF, OBL = -1, -2, TREE_OBLIQUE
 
@@ -250,19 +250,9 @@ def _expected_failed(estimator):
     return {"check_sample_weight_equivalence_on_dense_data": _REPEATED_ROWS}
 
 
-@parametrize_with_checks(
-    [LatentTreeClassifier(), LatentTreeRegressor()],
-    expected_failed_checks=_expected_failed,
-    xfail_strict=True,
+test_sklearn_estimator_checks = sklearn_checks_test(
+    [LatentTreeClassifier(), LatentTreeRegressor()], _expected_failed
 )
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
-
-
-def test_public_names():
-    assert treeopt.LatentTreeClassifier is LatentTreeClassifier
-    assert treeopt.LatentTreeRegressor is LatentTreeRegressor
-    assert {"LatentTreeClassifier", "LatentTreeRegressor"} <= set(treeopt.__all__)
 
 
 def test_larger_pruning_prunes_more_nodes():

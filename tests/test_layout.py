@@ -29,6 +29,36 @@ def test_every_public_name_imports_from_the_package():
         assert getattr(treeopt, name) is not None, name
 
 
+# Where each public class lives: ``treeopt.X`` is the very object of its concept module.
+PUBLIC_HOMES = {
+    "Tree": "treeopt.tree",
+    "BinnedOneHotEncoder": "treeopt.binarize",
+    "NumericBinarizer": "treeopt.binarize",
+    "GOSDTClassifier": "treeopt.optimal",
+    "DL85Classifier": "treeopt.optimal",
+    "OSDTClassifier": "treeopt.optimal",
+    "CostAwareTreeClassifier": "treeopt.greedy",
+    "EC45Classifier": "treeopt.greedy",
+    "ECARTClassifier": "treeopt.greedy",
+    "ExtractedTreeClassifier": "treeopt.extract",
+    "ExtractedTreeRegressor": "treeopt.extract",
+    "OptimalTreeClassifier": "treeopt.guess",
+    "ThresholdGuessBinarizer": "treeopt.guess",
+    "LatentTreeClassifier": "treeopt.latent",
+    "LatentTreeRegressor": "treeopt.latent",
+}
+
+
+def test_public_names_are_exactly_the_listed_classes_and_version():
+    assert set(treeopt.__all__) == set(PUBLIC_HOMES) | {"__version__"}
+
+
+@pytest.mark.parametrize("name,module", sorted(PUBLIC_HOMES.items()))
+def test_public_name_is_its_concept_modules_class(name, module):
+    assert name in treeopt.__all__
+    assert getattr(treeopt, name) is getattr(importlib.import_module(module), name)
+
+
 def _data():
     rng = np.random.default_rng(0)
     X = rng.integers(0, 2, size=(60, 4))

@@ -338,15 +338,21 @@ def explicit_brute_force(X, y, w, lam, max_depth, min_samples_leaf=0):
                for s in all_trees(tuple(range(m)), max_depth))
 
 
-@pytest.mark.parametrize("seed", range(40))
-def test_matches_explicit_tree_enumeration(seed):
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(1, 16))
+def _small_instance(rng, seed, min_rows):
+    """``min_rows`` to 15 rows, 1 to 3 columns, 2 or 3 classes; odd seeds weighted."""
+    n = int(rng.integers(min_rows, 16))
     m = int(rng.integers(1, 4))
     k = int(rng.integers(2, 4))
     X = rng.integers(0, 2, size=(n, m))
     y = rng.integers(0, k, size=n)
     w = rng.uniform(0.1, 3.0, size=n) if seed % 2 else np.ones(n)
+    return X, y, w
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_matches_explicit_tree_enumeration(seed):
+    rng = np.random.default_rng(seed)
+    X, y, w = _small_instance(rng, seed, min_rows=1)
     lam = [0.0, 0.01, 0.05, 0.1, float(rng.uniform(0, 0.2))][seed % 5]
     max_depth = [None, 0, 1, 2, 3][(seed // 5) % 5]
     obj, tree = check(X, y, w, lam, max_depth)
@@ -367,12 +373,7 @@ def test_unlimited_depth_equals_depth_m():
 @pytest.mark.parametrize("seed", range(40))
 def test_min_samples_leaf_matches_explicit_tree_enumeration(seed):
     rng = np.random.default_rng(1000 + seed)
-    n = int(rng.integers(2, 16))
-    m = int(rng.integers(1, 4))
-    k = int(rng.integers(2, 4))
-    X = rng.integers(0, 2, size=(n, m))
-    y = rng.integers(0, k, size=n)
-    w = rng.uniform(0.1, 3.0, size=n) if seed % 2 else np.ones(n)
+    X, y, w = _small_instance(rng, seed, min_rows=2)
     lam = [0.0, 0.0, 0.01, 0.05][seed % 4]
     max_depth = [None, 1, 2, 3][(seed // 4) % 4]
     min_leaf = [1, 2, 3, 4, 5][(seed // 16 + seed) % 5]

@@ -41,32 +41,29 @@ def binary_tree():
     )
 
 
-def numeric_tree():
-    """Depth-1 tree ``x[1] <= 2.5`` on numeric data, integer classes 3 and 7."""
+def one_split(feature, threshold, value, **kwargs):
+    """Root ``x[feature] <= threshold`` and its two leaves; ``value`` has the rows of
+    the root, left and right leaf, and the node weights are their sums."""
+    value = np.asarray(value, dtype=np.float64)
     return Tree(
         [1, LEAF, LEAF],
         [2, LEAF, LEAF],
-        [1, UNDEF, UNDEF],
-        [2.5, UNDEF, UNDEF],
-        [[4, 6], [4, 1], [0, 5]],
-        [10, 5, 5],
-        classes=np.array([3, 7]),
-        n_features=2,
+        [feature, UNDEF, UNDEF],
+        [threshold, UNDEF, UNDEF],
+        value,
+        value.sum(axis=1),
+        **kwargs,
     )
+
+
+def numeric_tree():
+    """Depth-1 tree ``x[1] <= 2.5`` on numeric data, integer classes 3 and 7."""
+    return one_split(1, 2.5, [[4, 6], [4, 1], [0, 5]], classes=np.array([3, 7]), n_features=2)
 
 
 def stump(name):
     """Single 0/1 split on a feature called ``name``."""
-    return Tree(
-        [1, LEAF, LEAF],
-        [2, LEAF, LEAF],
-        [0, UNDEF, UNDEF],
-        [0.5, UNDEF, UNDEF],
-        [[2, 2], [2, 0], [0, 2]],
-        [4, 2, 2],
-        feature_names=[name],
-        binary_features=True,
-    )
+    return one_split(0, 0.5, [[2, 2], [2, 0], [0, 2]], feature_names=[name], binary_features=True)
 
 
 def reference_apply(tree, X):
@@ -550,14 +547,6 @@ def test_repr():
     r = repr(binary_tree())
     assert r.startswith("Tree(")
     assert "node_count=5" in r and "depth=2" in r and "'no'" in r
-
-
-def test_public_api_exported_from_package():
-    import treeopt
-
-    if getattr(treeopt, "__file__", None) is None:  # namespace package: no __init__.py yet
-        pytest.skip("python/treeopt/__init__.py does not exist yet")
-    assert treeopt.Tree is Tree
 
 
 # --------------------------------------------------------------------------- #

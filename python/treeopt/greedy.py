@@ -316,7 +316,8 @@ def _grow(Xb, y_idx, weight, n_classes, costs, criterion, lam, theta, impurity_l
     impurity term D uses the class distribution of the rows
     (``impurity_labels="rows"``) or the majority classes (``"majority"``). ``value``
     of the returned arrays keeps the weighted totals of the original labels. Returns
-    the node arrays of :class:`treeopt.Tree`.
+    the six node arrays of :class:`treeopt.Tree`, in the order of its arguments
+    (``weighted_n_node_samples`` being the row sums of ``value``).
     """
     positive = weight > 0
     X_obj, totals = _merge_identical_rows(
@@ -371,6 +372,7 @@ def _grow(Xb, y_idx, weight, n_classes, costs, criterion, lam, theta, impurity_l
         feature,
         np.where(feature >= 0, 0.5, float(TREE_UNDEFINED)),
         value,
+        value.sum(axis=1),
     )
 
 
@@ -598,7 +600,7 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         return np.unique(alphas)
 
     def _make_tree(self, Xb, y_idx, weight, costs):
-        left, right, feature, threshold, value = _grow(
+        arrays = _grow(
             Xb,
             y_idx,
             weight,
@@ -611,12 +613,7 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         )
         names = getattr(self, "feature_names_in_", None)
         return Tree(
-            left,
-            right,
-            feature,
-            threshold,
-            value,
-            value.sum(axis=1),
+            *arrays,
             classes=self.classes_,
             feature_names=None if names is None else [str(f) for f in names],
             n_features=self.n_features_in_,

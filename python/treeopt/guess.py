@@ -31,10 +31,7 @@ from sklearn.ensemble import GradientBoostingClassifier
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import (
-    check_is_fitted,
-    validate_data,
-)
+from sklearn.utils.validation import check_is_fitted
 
 from .tree import Tree, best_pruning, binary_columns
 from ._validation import encode_class_labels, scaled_sample_weights, validate_numeric_data
@@ -45,6 +42,7 @@ from .binarize._core import (
     tree_on_raw_features,
 )
 from ._base import refuse_booleans, store_init_params
+from ._docstrings import FITTED_ROWS, takes_rows
 from .optimal import GOSDTClassifier
 
 __all__ = [
@@ -368,17 +366,12 @@ class ThresholdGuessBinarizer(BinarizerBase):
         """0/1 indicator columns ``X[:, j] <= t`` for the kept ``(j, t)``."""
         return threshold_columns(X, self.output_columns_)
 
+    @takes_rows(
+        "Predictions of ``reference_model_`` for raw rows ``X`` (the ``y_ref`` of §4.3).",
+        "ndarray of shape (n_samples,)",
+        x=FITTED_ROWS,
+    )
     def reference_predict(self, X):
-        """Predictions of ``reference_model_`` for raw rows ``X`` (the ``y_ref`` of §4.3).
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features_in_)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
         return self.reference_model_.predict(np.asarray(self.transform(X)))
 
     def _output_names(self, input_features):

@@ -13,6 +13,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
+from .._docstrings import FITTED_ROWS, takes_rows
 from ..tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 __all__ = [
@@ -161,20 +162,15 @@ class BinarizerBase(TransformerMixin, BaseEstimator):
     and names the output columns in ``_output_names(input_features)``.
     """
 
+    @takes_rows(
+        "Encode ``X`` into the fitted 0/1 columns.",
+        """ndarray of uint8, shape (n_samples, n_features_out_)
+    A DataFrame (columns named by :meth:`get_feature_names_out`, the input's
+    index) when ``X`` is a DataFrame and no output was chosen with
+    ``set_output``.""",
+        x=FITTED_ROWS,
+    )
     def transform(self, X):
-        """Encode ``X`` into the fitted 0/1 columns.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features_in_)
-
-        Returns
-        -------
-        ndarray of uint8, shape (n_samples, n_features_out_)
-            A DataFrame (columns named by :meth:`get_feature_names_out`, the input's
-            index) when ``X`` is a DataFrame and no output was chosen with
-            ``set_output``.
-        """
         check_is_fitted(self)
         return dataframe_output(self, X, self._encode(self._transform_input(X)))
 

@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from .._base import store_init_params
+from .._docstrings import takes_rows
 from ..tree import TREE_LEAF, TREE_OBLIQUE, TREE_UNDEFINED, Tree
 from .._validation import (
     center_and_scale,
@@ -323,17 +324,11 @@ class _BaseLatentTree(BaseEstimator):
                 totals[i] = totals[left[i]] + totals[right[i]]
         return totals
 
+    @takes_rows(
+        "Index of the leaf of ``tree_`` each row of X reaches (hard routing).",
+        "ndarray of int64, shape (n_samples,)",
+    )
     def apply(self, X):
-        """Index of the leaf of ``tree_`` each row of X reaches (hard routing).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of int64, shape (n_samples,)
-        """
         X = self._input(X)  # first: it says when the estimator is not fitted
         return self.tree_.apply(X)
 
@@ -341,17 +336,11 @@ class _BaseLatentTree(BaseEstimator):
         check_is_fitted(self, "tree_")
         return validate_numeric_data(self, X, reset=False, dtype=np.float64)
 
+    @takes_rows(
+        "Predicted class (classifier) or target (regressor) of each row.",
+        "ndarray of shape (n_samples,)",
+    )
     def predict(self, X):
-        """Predicted class (classifier) or target (regressor) of each row.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
         return self._prediction(self._decision(self._input(X)))
 
     def __sklearn_tags__(self):
@@ -563,31 +552,16 @@ class LatentTreeClassifier(ClassifierMixin, _BaseLatentTree):
         return totals, totals.sum(axis=1)
 
     # ---- prediction ------------------------------------------------------------
+    @takes_rows(
+        "Logits of the predictor (one column for two classes).",
+        "ndarray of shape (n_samples,) or (n_samples, n_classes)",
+    )
     def decision_function(self, X):
-        """Logits of the predictor (one column for two classes).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,) or (n_samples, n_classes)
-        """
         out = self._decision(self._input(X))
         return out[:, 0] if out.shape[1] == 1 else out
 
+    @takes_rows("Class probabilities of the predictor.", "ndarray of shape (n_samples, n_classes)")
     def predict_proba(self, X):
-        """Class probabilities of the predictor.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-        """
         out = self._decision(self._input(X))
         if out.shape[1] == 1:
             p = 0.5 * (1.0 + np.tanh(0.5 * out[:, 0]))
