@@ -74,11 +74,12 @@ def test_quick_fit_does_not_warn():
 
 
 def _fit_stops_at_its_time_limit(clf, X, y):
-    """Fits ``clf``, which must stop on its ``time_limit`` within 0.2 s of it."""
+    """Fits ``clf``, which must stop on its ``time_limit`` within 0.3 s of it (on a quiet
+    machine within 0.1 s; the slack is for a loaded CI runner freeing a large queue)."""
     t = time.perf_counter()
     clf.fit(X, y)
     elapsed = time.perf_counter() - t
-    assert elapsed < clf.time_limit + 0.2, f"fit took {elapsed:.2f}s with time_limit={clf.time_limit}"
+    assert elapsed < clf.time_limit + 0.3, f"fit took {elapsed:.2f}s with time_limit={clf.time_limit}"
     assert clf.status_ == "time_limit"
     return clf
 
