@@ -157,11 +157,17 @@ class OSDTClassifier(CertifiedTreeClassifier):
     --------
     >>> import numpy as np
     >>> from treeopt import OSDTClassifier
-    >>> X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 5)
-    >>> y = X[:, 0] ^ X[:, 1]
+    >>> X = np.array([[0, 0, 1], [0, 1, 0], [1, 0, 1], [1, 1, 0]] * 5)
+    >>> y = X[:, 0] & X[:, 1]  # the third column does not help
     >>> clf = OSDTClassifier(regularization=0.01).fit(X, y)
-    >>> clf.status_, clf.n_leaves_, clf.score(X, y)
-    ('optimal', 4, 1.0)
+    >>> print(clf.tree_.to_text())
+    if x[1]:
+        if x[0]:
+            predict 1  (n=5; 0: 0, 1: 5; p=1)
+        else:  # not x[0]
+            predict 0  (n=5; 0: 5, 1: 0; p=1)
+    else:  # not x[1]
+        predict 0  (n=10; 0: 10, 1: 0; p=1)
     >>> ablated = OSDTClassifier(bounds={"lookahead"}).fit(X, y)
     >>> ablated.objective_ == clf.objective_
     True
