@@ -35,12 +35,12 @@ from sklearn.base import clone
 from sklearn.ensemble import GradientBoostingClassifier
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import treeopt
 from treeopt import DL85Classifier, GOSDTClassifier, NumericBinarizer, Tree
 
 from binary_estimator_checks import expected_failed_checks, fit_within_time_limit
+from sklearn_conformance import sklearn_checks_test
 from oracle import brute_force
 from random_problems import (
     and_or_problem,
@@ -373,16 +373,13 @@ def test_same_training_errors_as_peers_on_random_instances(seed):
 # --------------------------------------------------------------------------- #
 
 
-@parametrize_with_checks(
+test_sklearn_estimator_checks = sklearn_checks_test(
     [
         DL85Classifier(),
         Pipeline([("bin", NumericBinarizer(max_thresholds=4)), ("tree", DL85Classifier())]),
     ],
-    expected_failed_checks=expected_failed_checks,
-    xfail_strict=True,
+    expected_failed_checks,
 )
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
 
 
 # --------------------------------------------------------------------------- #

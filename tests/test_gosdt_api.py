@@ -23,12 +23,12 @@ from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.pipeline import Pipeline
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import get_tags
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import treeopt
 from treeopt import GOSDTClassifier, NumericBinarizer, Tree
 
 from binary_estimator_checks import expected_failed_checks, fit_within_time_limit
+from sklearn_conformance import sklearn_checks_test
 from random_problems import and_or_problem
 
 STATUSES = {"optimal", "time_limit", "memory_limit", "interrupted"}
@@ -59,13 +59,9 @@ def _make_pipeline():
     )
 
 
-@parametrize_with_checks(
-    [_make_bare(), _make_pipeline()],
-    expected_failed_checks=expected_failed_checks,
-    xfail_strict=True,
+test_sklearn_estimator_checks = sklearn_checks_test(
+    [_make_bare(), _make_pipeline()], expected_failed_checks
 )
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
 
 
 # --------------------------------------------------------------------------- #

@@ -28,7 +28,6 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import get_tags
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import treeopt
 from treeopt import GOSDTClassifier, NumericBinarizer, OSDTClassifier, Tree
@@ -36,6 +35,7 @@ from treeopt.optimal import OSDT_BOUNDS, OSDT_POLICIES
 from treeopt.optimal._osdt import _cart_warm_start
 
 from binary_estimator_checks import expected_failed_checks
+from sklearn_conformance import sklearn_checks_test
 from oracle import brute_force
 from random_problems import (
     and_or_problem,
@@ -300,13 +300,9 @@ def _make_pipeline():
     )
 
 
-@parametrize_with_checks(
-    [_make_bare(), _make_pipeline()],
-    expected_failed_checks=expected_failed_checks,
-    xfail_strict=True,
+test_sklearn_estimator_checks = sklearn_checks_test(
+    [_make_bare(), _make_pipeline()], expected_failed_checks
 )
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
 
 
 def test_fitted_attributes_and_tags():
