@@ -60,6 +60,17 @@ def and_or_problem(n=300, p=8, seed=0, noise=0.05):
     return X, y
 
 
+def more_than_64_million_cells():
+    """1,000,001 x 64 bool (64,000,064 cells, 64 MB): x0 marks every third row and the
+    label every second one; the label vector is 1 MB."""
+    n, p = 1_000_001, 64
+    X = np.zeros((n, p), dtype=bool)
+    X[::3, 0] = True
+    y = np.zeros(n, dtype=np.uint8)
+    y[::2] = 1
+    return X, y
+
+
 def random_labels(rng, X, n_classes, mode):
     """Pure noise, or a random function of 1-3 features (parity-like, needing
     deep trees) with about a fifth of the labels changed."""

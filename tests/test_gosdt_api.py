@@ -29,7 +29,7 @@ from treeopt import GOSDTClassifier, NumericBinarizer, Tree
 
 from binary_estimator_checks import expected_failed_checks, fit_within_time_limit
 from sklearn_conformance import sklearn_checks_test
-from random_problems import and_or_problem
+from random_problems import and_or_problem, more_than_64_million_cells
 
 STATUSES = {"optimal", "time_limit", "memory_limit", "interrupted"}
 
@@ -576,12 +576,7 @@ def test_predict_with_wrong_number_of_features():
 
 
 def test_more_than_64_million_cells_is_refused_or_handled():
-    # 1_000_001 x 64 bool = 64_000_064 cells (64 MB); the label vector is 1 MB.
-    n, p = 1_000_001, 64
-    X = np.zeros((n, p), dtype=bool)
-    X[::3, 0] = True
-    y = np.zeros(n, dtype=np.uint8)
-    y[::2] = 1
+    X, y = more_than_64_million_cells()
     est = GOSDTClassifier(regularization=0.01, time_limit=5, memory_limit=500_000_000)
     start = time.perf_counter()
     try:

@@ -39,6 +39,7 @@ from sklearn_conformance import sklearn_checks_test
 from oracle import brute_force
 from random_problems import (
     and_or_problem,
+    more_than_64_million_cells,
     LAMBDAS,
     SEEDS,
     SETTINGS,
@@ -391,11 +392,7 @@ def test_bad_input_is_a_clear_error(X, y, w, patterns):
 
 
 def test_more_than_64_million_cells_is_handled():
-    n, p = 1_000_001, 64
-    X = np.zeros((n, p), dtype=bool)
-    X[::3, 0] = True
-    y = np.zeros(n, dtype=np.uint8)
-    y[::2] = 1
+    X, y = more_than_64_million_cells()
     start = time.perf_counter()
     est = OSDTClassifier(regularization=0.01, time_limit=5, memory_limit=500_000_000).fit(X, y)
     assert time.perf_counter() - start < 60
