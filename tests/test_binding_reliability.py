@@ -125,11 +125,11 @@ def test_core_huge_time_limit_directly():
     y = np.ascontiguousarray(XOR_Y, dtype=np.uint32)
     for t in (1e19, 1e300, sys.float_info.max):
         res = _core.gosdt_fit(X, y, 2, None, 0.01, time_limit=t)
-        assert res["status"] == "optimal"
+        assert res.status == "optimal"
         res = _core.dl85_fit(X, y, 2, None, 2, 1, 0.0, time_limit=t)
-        assert res["status"] == "optimal"
+        assert res.status == "optimal"
         res = _core.osdt_fit(X, y, 2, None, 0.01, time_limit=t)
-        assert res["status"] == "optimal"
+        assert res.status == "optimal"
     with pytest.raises(ValueError, match="time_limit"):
         _core.gosdt_fit(X, y, 2, None, 0.01, time_limit=float("nan"))
 

@@ -5,16 +5,11 @@
 
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
+use crate::errors::{guarded, run_released, value_error};
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use super::guarded;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use treeopt_isotonic::{PavError, TreePav};
-
-fn value_error(e: impl std::fmt::Display) -> PyErr {
-    PyValueError::new_err(e.to_string())
-}
 
 /// A solver error as a Python exception: `MemoryError` when the working memory could not
 /// be had, `ValueError` for bad input.
@@ -37,12 +32,6 @@ fn zeros<T: Clone + Default>(rows: usize, cols: usize, what: &str) -> Result<Vec
     v.try_reserve_exact(len).map_err(|_| fail())?;
     v.resize(len, T::default());
     Ok(v)
-}
-
-/// Runs `f` without the GIL; a panic becomes a RuntimeError instead of a crash.
-fn released<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
-    py.allow_threads(|| catch_unwind(AssertUnwindSafe(f)))
-        .map_err(|_| PyRuntimeError::new_err("internal error in the treeopt isotonic solver; please report it"))
 }
 
 fn matrix<'a>(x: &'a PyReadonlyArray2<'_, f64>, name: &str) -> PyResult<(&'a [f64], usize, usize)> {
@@ -93,7 +82,7 @@ impl PyTreePav {
             let mut a = zeros::<f64>(1, t, "a")?;
             let mut z = zeros::<f64>(n, t, "z")?;
             let inner = &mut self.inner;
-            released(py, || inner.forward(data, n, t, lam, &mut a, &mut z))?.map_err(pav_error)?;
+            run_released(py, || inner.forward(data, n, t, lam, &mut a, &mut z))?.map_err(pav_error)?;
             self.n_rows = n;
             self.n_nodes = t;
             Ok((a.into_pyarray(py), to_matrix(py, z, n, t)?))
@@ -120,7 +109,7 @@ impl PyTreePav {
             }
             let mut gq = zeros::<f64>(n, t, "grad_q")?;
             let inner = &mut self.inner;
-            released(py, || inner.backward(ga, gz, &mut gq))?.map_err(pav_error)?;
+            run_released(py, || inner.backward(ga, gz, &mut gq))?.map_err(pav_error)?;
             to_matrix(py, gq, n, t)
         })
     }
