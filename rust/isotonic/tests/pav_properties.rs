@@ -68,6 +68,27 @@ fn problem() -> impl Strategy<Value = Problem> {
         })
 }
 
+/// A xorshift64 stream from `seed`: its top 53 bits per draw, as a float.
+fn xorshift53(seed: u64) -> impl FnMut() -> f64 {
+    let mut state = seed | 1;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64
+    }
+}
+
+/// N(0, 1) draws from `seed` (Box-Muller over uniforms in (0, 1) from [`xorshift53`]).
+fn normals(seed: u64) -> impl FnMut() -> f64 {
+    let mut bits = xorshift53(seed);
+    let mut uniform = move || (bits() + 0.5) / (1u64 << 53) as f64;
+    move || {
+        let (u, v) = (uniform(), uniform());
+        (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+    }
+}
+
 /// Larger batches (the regime of the estimators, where the solver drops most values
 /// before sorting and sorts a column's lower part only when its node is pooled): depth
 /// 0-6, 100-600 rows, normal scores shifted so that some trees pool a lot, lam from 1e-3
@@ -82,21 +103,9 @@ fn large_problem() -> impl Strategy<Value = Problem> {
     )
         .prop_map(|(depth, n, lam, drift, seed)| {
             let t = nodes_for_depth(depth).unwrap();
-            let mut state = seed | 1;
-            let mut uniform = move || {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                ((state >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-            };
-            let q = (0..n * t)
-                .map(|k| {
-                    let (u, v) = (uniform(), uniform());
-                    let normal = (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos();
-                    // drift > 0: deeper nodes score higher than their parents (much pooling)
-                    normal + drift * ((k % t + 1) as f64).log2()
-                })
-                .collect();
+            let mut normal = normals(seed);
+            // drift > 0: deeper nodes score higher than their parents (much pooling)
+            let q = (0..n * t).map(|k| normal() + drift * ((k % t + 1) as f64).log2()).collect();
             Problem { q, n, t, lam }
         })
 }
@@ -119,17 +128,7 @@ fn deep_problem() -> impl Strategy<Value = Problem> {
     )
         .prop_map(|(depth, n, lam, kind, seed)| {
             let t = nodes_for_depth(depth).unwrap();
-            let mut state = seed | 1;
-            let mut uniform = move || {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                ((state >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-            };
-            let mut normal = move || {
-                let (u, v) = (uniform(), uniform());
-                (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
-            };
+            let mut normal = normals(seed);
             let level = |k: usize| ((k % t + 1) as f64).log2().floor();
             let q: Vec<f64> = match kind {
                 0 => {
@@ -305,11 +304,8 @@ proptest! {
         p in problem().prop_filter("continuous", |p| p.lam > 0.0),
         seed in any::<u64>(),
     ) {
-        let mut state = seed | 1;
-        let mut next = move || {
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-        };
+        let mut bits = xorshift53(seed);
+        let mut next = move || bits() / (1u64 << 53) as f64 * 2.0 - 1.0;
         // continuous scores only: jitter the grid
         let q: Vec<f64> = p.q.iter().map(|&x| x + 1e-3 * next()).collect();
         let p = Problem { q, ..p };
