@@ -123,15 +123,13 @@ def test_core_huge_time_limit_directly():
 
     X = np.ascontiguousarray(XOR_X, dtype=np.uint8)
     y = np.ascontiguousarray(XOR_Y, dtype=np.uint32)
+    searches = (_core.GosdtSearch(0.01), _core.Dl85Search(2, 1, 0.0), _core.OsdtSearch(0.01))
     for t in (1e19, 1e300, sys.float_info.max):
-        res = _core.gosdt_fit(X, y, 2, None, 0.01, time_limit=t)
-        assert res.status == "optimal"
-        res = _core.dl85_fit(X, y, 2, None, 2, 1, 0.0, time_limit=t)
-        assert res.status == "optimal"
-        res = _core.osdt_fit(X, y, 2, None, 0.01, time_limit=t)
-        assert res.status == "optimal"
+        for search in searches:
+            res = _core.fit_classifier(X, y, 2, None, search, time_limit=t)
+            assert res.status == "optimal"
     with pytest.raises(ValueError, match="time_limit"):
-        _core.gosdt_fit(X, y, 2, None, 0.01, time_limit=float("nan"))
+        _core.fit_classifier(X, y, 2, None, searches[0], time_limit=float("nan"))
 
 
 def test_cli_huge_time_limit():

@@ -14,6 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import _num_samples, column_or_1d, validate_data
 
+from .. import _core
 from .._base import SEARCH_CONSTRAINTS, refuse_booleans, saturated
 from .._binary import BinaryTreeClassifierMixin, as_binary_matrix
 from .._validation import encode_class_labels, sample_weights, scaled_to_max
@@ -96,8 +97,8 @@ class CertifiedTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
     certificate (GOSDT, DL8.5, OSDT).
 
     A subclass sets its ``_parameter_constraints`` as ``{**SEARCH_CONSTRAINTS, ...}``
-    and defines ``_solve(Xb, y_encoded, weight, reference)``, which runs its Rust
-    search and returns its ``_core.FitResult``; everything else (validation, weights, the time
+    and defines ``_solve(Xb, y_encoded, weight, reference)``, which builds its Rust
+    search's settings and runs them through ``_fit_core``, returning the ``_core.FitResult``; everything else (validation, weights, the time
     limit, the certificate attributes, the warnings) is here.
     """
 
@@ -183,6 +184,13 @@ class CertifiedTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
             return None
         spent = time.perf_counter() - getattr(self, "_fit_started", time.perf_counter())
         return max(float(self.time_limit) - spent, 1e-3)
+
+    def _fit_core(self, Xb, y_encoded, weight, search):
+        """Runs ``search`` (a ``_core.GosdtSearch``, ``Dl85Search`` or ``OsdtSearch``)
+        on the encoded data under this fit's limits: returns its ``_core.FitResult``."""
+        return _core.fit_classifier(
+            Xb, y_encoded, len(self.classes_), weight, search, **self._search_limits()
+        )
 
     def _search_limits(self):
         """The keyword arguments every Rust search takes: the seconds left, the slow-fit

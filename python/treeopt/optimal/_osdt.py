@@ -259,17 +259,13 @@ class OSDTClassifier(CertifiedTreeClassifier):
             )
         disabled = self._disabled_bounds()
         warm = self._warm_start_arrays(Xb, y_encoded, weight)
-        return _core.osdt_fit(
-            Xb,
-            y_encoded,
-            len(self.classes_),
-            weight,
+        search = _core.OsdtSearch(
             float(self.regularization),
             policy=self.policy,
             disabled_bounds=disabled,
             warm_start=warm,
-            **self._search_limits(),
         )
+        return self._fit_core(Xb, y_encoded, weight, search)
 
     def _set_result(self, res):
         super()._set_result(res)

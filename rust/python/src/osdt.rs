@@ -1,15 +1,14 @@
-//! Binding of the OSDT solver (`treeopt_search::osdt`): `osdt_fit` returns the same
-//! `FitResult` as `gosdt_fit` with OSDT's counters in its `osdt` field, through the
-//! shared fit path (GIL released, Ctrl-C polled). The warm-start tree arrives in the
-//! layout of `treeopt.Tree` and is read here: the search crate takes a `Tree`.
+//! Binding of the OSDT solver (`treeopt_search::osdt`): its settings `OsdtSearch` (run by
+//! `fit_classifier`, whose `FitResult` then carries OSDT's counters in its `osdt` field)
+//! and the names of its bounds and policies. The warm-start tree arrives in the layout
+//! of `treeopt.Tree` and is read here: the search crate takes a `Tree`.
 
-use crate::errors::{guarded, value_error};
-use crate::fit::{limits, FitInput};
-use crate::result::{FitResult, PyOsdtStats};
-use numpy::{PyReadonlyArray1, PyReadonlyArray2};
+use crate::errors::value_error;
+use numpy::PyReadonlyArray1;
 use pyo3::prelude::*;
 use treeopt_core::{Node, Tree};
-use treeopt_search::osdt::{solve, Bounds, OsdtConfig, Policy};
+use treeopt_search::osdt::{Bounds, OsdtConfig, Policy};
+use treeopt_search::Limits;
 
 /// Node arrays `(children_left, children_right, feature)` of a `treeopt.Tree`.
 type WarmStart<'py> = (PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, i64>);
@@ -42,47 +41,29 @@ fn warm_start_tree(warm_start: Option<WarmStart<'_>>) -> PyResult<Option<Tree>> 
     tree_from_arrays(&l, &r, &f).map(Some).map_err(value_error)
 }
 
-fn bounds(disabled: Option<Vec<String>>) -> PyResult<Bounds> {
-    disabled.unwrap_or_default().iter().try_fold(Bounds::ALL, |b, name| b.without(name).map_err(value_error))
-}
+/// OSDT (two classes): penalty per leaf `regularization`, the queue's `policy` (see
+/// `osdt_policy_names()`), `disabled_bounds` to switch off (see `osdt_bound_names()`)
+/// and `warm_start`, `(children_left, children_right, feature)` of an initial tree over
+/// the same features. The result's `osdt` field holds OSDT's counters.
+#[pyclass(name = "OsdtSearch", module = "treeopt._core", frozen)]
+pub(crate) struct OsdtSearch(pub(crate) OsdtConfig);
 
-/// OSDT on a 0/1 matrix with two classes: a `FitResult` whose `osdt` field holds
-/// `trees_evaluated`, `trees_queued`, `trees_to_optimum`, `time_to_optimum`,
-/// `leaf_sets`, `leaves`, `peak_queue`, `peak_bytes` and `warm_start_objective`.
-/// `disabled_bounds` names bounds to switch off (see `osdt_bound_names()`); `warm_start`
-/// is `(children_left, children_right, feature)` of an initial tree over the same features.
-#[pyfunction]
-#[pyo3(signature = (x, y, n_classes, sample_weight, regularization, policy="curiosity", disabled_bounds=None, warm_start=None, time_limit=None, memory_limit=None, verbose=false, slow_fit_warning=None))]
-#[allow(clippy::too_many_arguments)]
-fn osdt_fit<'py>(
-    py: Python<'py>,
-    x: PyReadonlyArray2<'py, u8>,
-    y: PyReadonlyArray1<'py, u32>,
-    n_classes: usize,
-    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
-    regularization: f64,
-    policy: &str,
-    disabled_bounds: Option<Vec<String>>,
-    warm_start: Option<WarmStart<'py>>,
-    time_limit: Option<f64>,
-    memory_limit: Option<usize>,
-    verbose: bool,
-    slow_fit_warning: Option<(f64, String)>,
-) -> PyResult<FitResult> {
-    guarded(|| {
-        let config = OsdtConfig {
-            regularization,
-            policy: Policy::from_name(policy).map_err(value_error)?,
-            bounds: bounds(disabled_bounds)?,
-            warm_start: warm_start_tree(warm_start)?,
-            limits: limits(time_limit, memory_limit)?,
-        };
-        let input = FitInput { x, y, n_classes, sample_weight, verbose, slow_fit_warning };
-        input.fit(py, |d, m| {
-            let res = solve(d, &config, m)?;
-            Ok((res.result, Some(PyOsdtStats::new(&res.stats, res.warm_start_objective))))
-        })
-    })
+#[pymethods]
+impl OsdtSearch {
+    #[new]
+    #[pyo3(signature = (regularization, policy="curiosity", disabled_bounds=None, warm_start=None))]
+    fn new(
+        regularization: f64,
+        policy: &str,
+        disabled_bounds: Option<Vec<String>>,
+        warm_start: Option<WarmStart<'_>>,
+    ) -> PyResult<Self> {
+        let bounds = disabled_bounds.unwrap_or_default().iter().try_fold(Bounds::ALL, |b, name| b.without(name));
+        let bounds = bounds.map_err(value_error)?;
+        let warm_start = warm_start_tree(warm_start)?;
+        let policy = Policy::from_name(policy).map_err(value_error)?;
+        Ok(OsdtSearch(OsdtConfig { regularization, policy, bounds, warm_start, limits: Limits::default() }))
+    }
 }
 
 /// The names of OSDT's bounds, in the order of the paper's presentation.
@@ -99,7 +80,7 @@ fn osdt_policy_names() -> Vec<&'static str> {
 
 /// Adds the OSDT functions to the module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(osdt_fit, m)?)?;
+    m.add_class::<OsdtSearch>()?;
     m.add_function(wrap_pyfunction!(osdt_bound_names, m)?)?;
     m.add_function(wrap_pyfunction!(osdt_policy_names, m)?)?;
     Ok(())
