@@ -444,6 +444,13 @@ proptest! {
     }
 }
 
+/// The next uniform in [0, 1) of a 64-bit linear congruential stream (Knuth's MMIX
+/// constants), advancing `state`.
+fn lcg(state: &mut u64) -> f64 {
+    *state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    (*state >> 11) as f64 / (1u64 << 53) as f64
+}
+
 #[test]
 fn no_allocation_after_warm_up() {
     let (n, depth) = (64, 5);
@@ -452,10 +459,7 @@ fn no_allocation_after_warm_up() {
     let mut q = vec![0.0; n * t];
     let mut refill = |q: &mut Vec<f64>| {
         for x in q.iter_mut() {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            *x = ((state >> 11) as f64 / (1u64 << 53) as f64) * 3.0 - 1.5;
+            *x = lcg(&mut state) * 3.0 - 1.5;
         }
     };
     let mut pav = TreePav::new();
@@ -486,11 +490,9 @@ fn no_allocation_after_warm_up_on_deep_trees() {
     let mut q = vec![0.0; n * t];
     let mut refill = |q: &mut Vec<f64>, chain: bool| {
         for i in 0..n {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let row = 0.2 + 0.4 * ((state >> 11) as f64 / (1u64 << 53) as f64);
+            let row = 0.2 + 0.4 * lcg(&mut state);
             for j in 0..t {
-                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                let noise = (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+                let noise = lcg(&mut state) - 0.5;
                 let level = ((j + 1) as f64).log2().floor();
                 q[i * t + j] = match (chain, j) {
                     (true, 0) => -1.0,
