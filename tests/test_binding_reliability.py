@@ -132,6 +132,33 @@ def test_core_huge_time_limit_directly():
         _core.fit_classifier(X, y, 2, None, searches[0], time_limit=float("nan"))
 
 
+def test_core_returns_a_typed_read_only_result():
+    """``fit_classifier`` answers with a ``FitResult`` whose fields are typed and cannot be
+    overwritten; only OSDT fills ``osdt``; a wrong search object is a TypeError."""
+    from treeopt import _core
+
+    X = np.ascontiguousarray(XOR_X, dtype=np.uint8)
+    y = np.ascontiguousarray(XOR_Y, dtype=np.uint32)
+    w = np.linspace(0.5, 1.0, len(y))
+    for search in (_core.GosdtSearch(0.01), _core.Dl85Search(2, 1, 0.01), _core.OsdtSearch(0.01)):
+        res = _core.fit_classifier(X, y, 2, w, search)
+        assert isinstance(res, _core.FitResult) and isinstance(res.stats, _core.SearchStats)
+        n = len(res.feature)
+        assert n == 7 and res.value.shape == (n, 2) and res.labels.shape == (n,)
+        leaves = res.children_left < 0
+        assert np.array_equal(res.feature < 0, leaves) and np.all(res.children_right[leaves] < 0)
+        assert np.array_equal(res.labels, res.value.argmax(axis=1))
+        assert res.status == "optimal" and res.objective == pytest.approx(0.04)
+        assert res.lower_bound == pytest.approx(res.objective) and res.interrupt is None
+        assert res.stats.seconds >= 0 and res.guessed_lower_bound is None
+        assert (res.osdt is not None) == isinstance(search, _core.OsdtSearch)
+        with pytest.raises(AttributeError):
+            res.objective = 0.0
+    assert res.osdt.trees_evaluated > 0 and res.osdt.warm_start_objective is None
+    with pytest.raises(TypeError):
+        _core.fit_classifier(X, y, 2, None, "gosdt")
+
+
 def test_cli_huge_time_limit():
     out = subprocess.run(
         [sys.executable, "-m", "treeopt", "demo", "--time-limit", "1e300", "--max-depth", "2"],
