@@ -159,6 +159,33 @@ def test_core_returns_a_typed_read_only_result():
         _core.fit_classifier(X, y, 2, None, "gosdt")
 
 
+@pytest.mark.parametrize("kind", ["gosdt", "dl85"])
+def test_core_passes_the_cost_matrix(kind):
+    """The binding hands ``misclassification_cost`` to the search: ``1 - I`` is plain
+    misclassification, a dearer error on class 1 moves a leaf's label, a bad matrix is
+    refused."""
+    from treeopt import _core
+
+    X = np.zeros((5, 1), dtype=np.uint8)
+    y = np.array([0, 0, 0, 1, 1], dtype=np.uint32)
+
+    def fit(cost):
+        cost = None if cost is None else np.ascontiguousarray(cost, dtype=np.float64).ravel()
+        if kind == "gosdt":
+            search = _core.GosdtSearch(0.0, misclassification_cost=cost)
+        else:
+            search = _core.Dl85Search(1, 1, 0.0, misclassification_cost=cost)
+        return _core.fit_classifier(X, y, 2, None, search)
+
+    plain, unit = fit(None), fit(1 - np.eye(2))
+    assert unit.objective == plain.objective == pytest.approx(0.4)
+    assert np.array_equal(unit.labels, plain.labels) and plain.labels[0] == 0
+    dear = fit([[0.0, 1.0], [5.0, 0.0]])  # missing a 1 costs 5: predict 1, pay 3 x 1
+    assert dear.labels[0] == 1 and dear.objective == pytest.approx(0.6)
+    with pytest.raises(ValueError, match="misclassification_cost"):
+        fit([[1.0, 1.0], [1.0, 0.0]])  # non-zero diagonal
+
+
 def test_cli_huge_time_limit():
     out = subprocess.run(
         [sys.executable, "-m", "treeopt", "demo", "--time-limit", "1e300", "--max-depth", "2"],
