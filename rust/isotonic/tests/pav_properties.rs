@@ -451,6 +451,31 @@ fn lcg(state: &mut u64) -> f64 {
     (*state >> 11) as f64 / (1u64 << 53) as f64
 }
 
+/// The buffers of forward and backward passes over `n` rows and `t` nodes, with fixed
+/// gradients, so that a test can run passes without allocating itself.
+struct Passes {
+    n: usize,
+    t: usize,
+    a: Vec<f64>,
+    z: Vec<f64>,
+    grad_q: Vec<f64>,
+    grad_a: Vec<f64>,
+    grad_z: Vec<f64>,
+}
+
+impl Passes {
+    fn new(n: usize, t: usize) -> Self {
+        let (a, z, grad_q) = (vec![0.0; t], vec![0.0; n * t], vec![0.0; n * t]);
+        Passes { n, t, a, z, grad_q, grad_a: vec![1.0; t], grad_z: vec![0.5; n * t] }
+    }
+
+    /// One forward and one backward pass of `pav` on scores `q`.
+    fn run(&mut self, pav: &mut TreePav, q: &[f64], lam: f64) {
+        pav.forward(q, self.n, self.t, lam, &mut self.a, &mut self.z).unwrap();
+        pav.backward(&self.grad_a, &self.grad_z, &mut self.grad_q).unwrap();
+    }
+}
+
 #[test]
 fn no_allocation_after_warm_up() {
     let (n, depth) = (64, 5);
@@ -462,19 +487,14 @@ fn no_allocation_after_warm_up() {
             *x = lcg(&mut state) * 3.0 - 1.5;
         }
     };
-    let mut pav = TreePav::new();
-    let (mut a, mut z, mut gq) = (vec![0.0; t], vec![0.0; n * t], vec![0.0; n * t]);
-    let (ga, gz) = (vec![1.0; t], vec![0.5; n * t]);
+    let (mut pav, mut passes) = (TreePav::new(), Passes::new(n, t));
     // warm-up on the largest problem the loop will see (all values kept: lam = 0)
     refill(&mut q);
-    pav.forward(&q, n, t, 0.0, &mut a, &mut z).unwrap();
-    pav.backward(&ga, &gz, &mut gq).unwrap();
+    passes.run(&mut pav, &q, 0.0);
     let before = allocations();
     for round in 0..20 {
         refill(&mut q);
-        let lam = [0.0, 0.01, 1.0, 100.0][round % 4];
-        pav.forward(&q, n, t, lam, &mut a, &mut z).unwrap();
-        pav.backward(&ga, &gz, &mut gq).unwrap();
+        passes.run(&mut pav, &q, [0.0, 0.01, 1.0, 100.0][round % 4]);
     }
     let after = allocations();
     assert_eq!(after - before, 0, "forward/backward allocated after warm-up");
@@ -503,21 +523,17 @@ fn no_allocation_after_warm_up_on_deep_trees() {
         }
     };
     for factor in [None, Some(0)] {
-        let mut pav = TreePav::new();
+        let (mut pav, mut passes) = (TreePav::new(), Passes::new(n, t));
         if let Some(f) = factor {
             pav.set_work_factor(f);
         }
-        let (mut a, mut z, mut gq) = (vec![0.0; t], vec![0.0; n * t], vec![0.0; n * t]);
-        let (ga, gz) = (vec![1.0; t], vec![0.5; n * t]);
         refill(&mut q, true);
-        pav.forward(&q, n, t, 0.0, &mut a, &mut z).unwrap();
-        pav.backward(&ga, &gz, &mut gq).unwrap();
+        passes.run(&mut pav, &q, 0.0);
         let before = allocations();
         for round in 0..12 {
             refill(&mut q, round % 2 == 0);
             let lam = [0.0, 0.01, 1.0, 100.0][round % 4];
-            pav.forward(&q, n, t, lam, &mut a, &mut z).unwrap();
-            pav.backward(&ga, &gz, &mut gq).unwrap();
+            passes.run(&mut pav, &q, lam);
             if lam > 0.0 {
                 assert!(pav.n_groups() < t / 2, "{factor:?} round {round}: too little pooling to test");
             }
