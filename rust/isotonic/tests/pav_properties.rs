@@ -451,11 +451,13 @@ fn lcg(state: &mut u64) -> f64 {
     (*state >> 11) as f64 / (1u64 << 53) as f64
 }
 
-/// The buffers of forward and backward passes over `n` rows and `t` nodes, with fixed
-/// gradients, so that a test can run passes without allocating itself.
+/// The scores and buffers of forward and backward passes over `n` rows of a tree of
+/// the given depth (`t` nodes), with fixed gradients, so that a test can run passes
+/// without allocating itself.
 struct Passes {
     n: usize,
     t: usize,
+    q: Vec<f64>,
     a: Vec<f64>,
     z: Vec<f64>,
     grad_q: Vec<f64>,
@@ -464,37 +466,31 @@ struct Passes {
 }
 
 impl Passes {
-    fn new(n: usize, t: usize) -> Self {
-        let (a, z, grad_q) = (vec![0.0; t], vec![0.0; n * t], vec![0.0; n * t]);
-        Passes { n, t, a, z, grad_q, grad_a: vec![1.0; t], grad_z: vec![0.5; n * t] }
+    fn new(n: usize, depth: usize) -> Self {
+        let t = nodes_for_depth(depth).unwrap();
+        let (q, a, z, grad_q) = (vec![0.0; n * t], vec![0.0; t], vec![0.0; n * t], vec![0.0; n * t]);
+        Passes { n, t, q, a, z, grad_q, grad_a: vec![1.0; t], grad_z: vec![0.5; n * t] }
     }
 
-    /// One forward and one backward pass of `pav` on scores `q`.
-    fn run(&mut self, pav: &mut TreePav, q: &[f64], lam: f64) {
-        pav.forward(q, self.n, self.t, lam, &mut self.a, &mut self.z).unwrap();
+    /// One forward and one backward pass of `pav` on the scores `q`.
+    fn run(&mut self, pav: &mut TreePav, lam: f64) {
+        pav.forward(&self.q, self.n, self.t, lam, &mut self.a, &mut self.z).unwrap();
         pav.backward(&self.grad_a, &self.grad_z, &mut self.grad_q).unwrap();
     }
 }
 
 #[test]
 fn no_allocation_after_warm_up() {
-    let (n, depth) = (64, 5);
-    let t = nodes_for_depth(depth).unwrap();
+    let (mut pav, mut passes) = (TreePav::new(), Passes::new(64, 5));
     let mut state = 12345u64;
-    let mut q = vec![0.0; n * t];
-    let mut refill = |q: &mut Vec<f64>| {
-        for x in q.iter_mut() {
-            *x = lcg(&mut state) * 3.0 - 1.5;
-        }
-    };
-    let (mut pav, mut passes) = (TreePav::new(), Passes::new(n, t));
+    let mut refill = |q: &mut [f64]| q.iter_mut().for_each(|x| *x = lcg(&mut state) * 3.0 - 1.5);
     // warm-up on the largest problem the loop will see (all values kept: lam = 0)
-    refill(&mut q);
-    passes.run(&mut pav, &q, 0.0);
+    refill(&mut passes.q);
+    passes.run(&mut pav, 0.0);
     let before = allocations();
     for round in 0..20 {
-        refill(&mut q);
-        passes.run(&mut pav, &q, [0.0, 0.01, 1.0, 100.0][round % 4]);
+        refill(&mut passes.q);
+        passes.run(&mut pav, [0.0, 0.01, 1.0, 100.0][round % 4]);
     }
     let after = allocations();
     assert_eq!(after - before, 0, "forward/backward allocated after warm-up");
@@ -507,8 +503,7 @@ fn no_allocation_after_warm_up_on_deep_trees() {
     let (n, depth) = (4, 9);
     let t = nodes_for_depth(depth).unwrap();
     let mut state = 777u64;
-    let mut q = vec![0.0; n * t];
-    let mut refill = |q: &mut Vec<f64>, chain: bool| {
+    let mut refill = |q: &mut [f64], chain: bool| {
         for i in 0..n {
             let row = 0.2 + 0.4 * lcg(&mut state);
             for j in 0..t {
@@ -523,17 +518,17 @@ fn no_allocation_after_warm_up_on_deep_trees() {
         }
     };
     for factor in [None, Some(0)] {
-        let (mut pav, mut passes) = (TreePav::new(), Passes::new(n, t));
+        let (mut pav, mut passes) = (TreePav::new(), Passes::new(n, depth));
         if let Some(f) = factor {
             pav.set_work_factor(f);
         }
-        refill(&mut q, true);
-        passes.run(&mut pav, &q, 0.0);
+        refill(&mut passes.q, true);
+        passes.run(&mut pav, 0.0);
         let before = allocations();
         for round in 0..12 {
-            refill(&mut q, round % 2 == 0);
+            refill(&mut passes.q, round % 2 == 0);
             let lam = [0.0, 0.01, 1.0, 100.0][round % 4];
-            passes.run(&mut pav, &q, lam);
+            passes.run(&mut pav, lam);
             if lam > 0.0 {
                 assert!(pav.n_groups() < t / 2, "{factor:?} round {round}: too little pooling to test");
             }
