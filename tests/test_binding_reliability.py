@@ -123,15 +123,67 @@ def test_core_huge_time_limit_directly():
 
     X = np.ascontiguousarray(XOR_X, dtype=np.uint8)
     y = np.ascontiguousarray(XOR_Y, dtype=np.uint32)
+    searches = (_core.GosdtSearch(0.01), _core.Dl85Search(2, 1, 0.0), _core.OsdtSearch(0.01))
     for t in (1e19, 1e300, sys.float_info.max):
-        res = _core.gosdt_fit(X, y, 2, None, 0.01, time_limit=t)
-        assert res["status"] == "optimal"
-        res = _core.dl85_fit(X, y, 2, None, 2, 1, 0.0, time_limit=t)
-        assert res["status"] == "optimal"
-        res = _core.osdt_fit(X, y, 2, None, 0.01, time_limit=t)
-        assert res["status"] == "optimal"
+        for search in searches:
+            res = _core.fit_classifier(X, y, 2, None, search, time_limit=t)
+            assert res.status == "optimal"
     with pytest.raises(ValueError, match="time_limit"):
-        _core.gosdt_fit(X, y, 2, None, 0.01, time_limit=float("nan"))
+        _core.fit_classifier(X, y, 2, None, searches[0], time_limit=float("nan"))
+
+
+def test_core_returns_a_typed_read_only_result():
+    """``fit_classifier`` answers with a ``FitResult`` whose fields are typed and cannot be
+    overwritten; only OSDT fills ``osdt``; a wrong search object is a TypeError."""
+    from treeopt import _core
+
+    X = np.ascontiguousarray(XOR_X, dtype=np.uint8)
+    y = np.ascontiguousarray(XOR_Y, dtype=np.uint32)
+    w = np.linspace(0.5, 1.0, len(y))
+    for search in (_core.GosdtSearch(0.01), _core.Dl85Search(2, 1, 0.01), _core.OsdtSearch(0.01)):
+        res = _core.fit_classifier(X, y, 2, w, search)
+        assert isinstance(res, _core.FitResult) and isinstance(res.stats, _core.SearchStats)
+        n = len(res.feature)
+        assert n == 7 and res.value.shape == (n, 2) and res.labels.shape == (n,)
+        leaves = res.children_left < 0
+        assert np.array_equal(res.feature < 0, leaves) and np.all(res.children_right[leaves] < 0)
+        assert np.array_equal(res.labels, res.value.argmax(axis=1))
+        assert res.status == "optimal" and res.objective == pytest.approx(0.04)
+        assert res.lower_bound == pytest.approx(res.objective) and res.interrupt is None
+        assert res.stats.seconds >= 0 and res.guessed_lower_bound is None
+        assert (res.osdt is not None) == isinstance(search, _core.OsdtSearch)
+        with pytest.raises(AttributeError):
+            res.objective = 0.0
+    assert res.osdt.trees_evaluated > 0 and res.osdt.warm_start_objective is None
+    with pytest.raises(TypeError):
+        _core.fit_classifier(X, y, 2, None, "gosdt")
+
+
+@pytest.mark.parametrize("kind", ["gosdt", "dl85"])
+def test_core_passes_the_cost_matrix(kind):
+    """The binding hands ``misclassification_cost`` to the search: ``1 - I`` is plain
+    misclassification, a dearer error on class 1 moves a leaf's label, a bad matrix is
+    refused."""
+    from treeopt import _core
+
+    X = np.zeros((5, 1), dtype=np.uint8)
+    y = np.array([0, 0, 0, 1, 1], dtype=np.uint32)
+
+    def fit(cost):
+        cost = None if cost is None else np.ascontiguousarray(cost, dtype=np.float64).ravel()
+        if kind == "gosdt":
+            search = _core.GosdtSearch(0.0, misclassification_cost=cost)
+        else:
+            search = _core.Dl85Search(1, 1, 0.0, misclassification_cost=cost)
+        return _core.fit_classifier(X, y, 2, None, search)
+
+    plain, unit = fit(None), fit(1 - np.eye(2))
+    assert unit.objective == plain.objective == pytest.approx(0.4)
+    assert np.array_equal(unit.labels, plain.labels) and plain.labels[0] == 0
+    dear = fit([[0.0, 1.0], [5.0, 0.0]])  # missing a 1 costs 5: predict 1, pay 3 x 1
+    assert dear.labels[0] == 1 and dear.objective == pytest.approx(0.6)
+    with pytest.raises(ValueError, match="misclassification_cost"):
+        fit([[1.0, 1.0], [1.0, 0.0]])  # non-zero diagonal
 
 
 def test_cli_huge_time_limit():

@@ -181,7 +181,8 @@ class TreePAV:
         """
         if self._shape is None:
             raise ValueError("info() needs a successful forward pass first")
-        return self._solver.info()
+        info = self._solver.info()
+        return {k: getattr(info, k) for k in ("group", "value", "denominator", "support")}
 
     def __reduce__(self):
         raise TypeError("TreePAV holds solver buffers and cannot be pickled; create a new one")

@@ -14,6 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import _num_samples, column_or_1d, validate_data
 
+from .. import _core
 from .._base import SEARCH_CONSTRAINTS, cost_matrix, refuse_booleans, saturated
 from .._binary import BinaryTreeClassifierMixin, as_binary_matrix
 from .._validation import encode_class_labels, sample_weights, scaled_to_max
@@ -72,18 +73,18 @@ def _reference_errors(y, y_ref, classes, weight, cost=None):
     return np.ascontiguousarray(wrong if weight is None else wrong * weight)
 
 
-def _tree_from_result(res, classes, feature_names, n_features):
-    """The shared Tree model from the arrays a Rust solver returned."""
-    feature = res["feature"]
-    value = res["value"]
+def _tree_from_result(res, value, classes, feature_names, n_features):
+    """The shared Tree model from the node arrays of a Rust solver's ``FitResult``, with
+    ``value`` the node values in the caller's units."""
+    feature = res.feature
     return Tree(
-        res["children_left"],
-        res["children_right"],
+        res.children_left,
+        res.children_right,
         feature,
         np.where(feature >= 0, 0.5, -2.0),
         value,
         value.sum(axis=1),
-        labels=res["labels"],
+        labels=res.labels,
         classes=classes,
         feature_names=None if feature_names is None else list(feature_names),
         n_features=n_features,
@@ -91,13 +92,18 @@ def _tree_from_result(res, classes, feature_names, n_features):
     )
 
 
+def _fields(obj, names):
+    """``{name: obj.name}`` for the named fields of a typed solver result."""
+    return {k: getattr(obj, k) for k in names}
+
+
 class CertifiedTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEstimator):
     """Shared fit plumbing of the solvers over 0/1 features whose trees come with a
     certificate (GOSDT, DL8.5, OSDT).
 
     A subclass sets its ``_parameter_constraints`` as ``{**SEARCH_CONSTRAINTS, ...}``
-    and defines ``_solve(Xb, y_encoded, weight, reference)``, which runs its Rust
-    search and returns the result; everything else (validation, weights, the time
+    and defines ``_solve(Xb, y_encoded, weight, reference)``, which builds its Rust
+    search's settings and runs them through ``_fit_core``, returning the ``_core.FitResult``; everything else (validation, weights, the time
     limit, the certificate attributes, the warnings) is here.
     """
 
@@ -172,7 +178,7 @@ class CertifiedTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         )
         res = self._solve(Xb, y_encoded, weight, reference)
         self._set_result(res)
-        interrupt = res.get("interrupt")
+        interrupt = res.interrupt
         if interrupt is not None:
             # Ctrl-C (or another signal handler's exception) during the search: the best
             # tree so far is stored above (status_ "interrupted"), and the exception goes
@@ -193,6 +199,13 @@ class CertifiedTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
             return None
         spent = time.perf_counter() - getattr(self, "_fit_started", time.perf_counter())
         return max(float(self.time_limit) - spent, 1e-3)
+
+    def _fit_core(self, Xb, y_encoded, weight, search):
+        """Runs ``search`` (a ``_core.GosdtSearch``, ``Dl85Search`` or ``OsdtSearch``)
+        on the encoded data under this fit's limits: returns its ``_core.FitResult``."""
+        return _core.fit_classifier(
+            Xb, y_encoded, len(self.classes_), weight, search, **self._search_limits()
+        )
 
     def _search_limits(self):
         """The keyword arguments every Rust search takes: the seconds left, the slow-fit
@@ -227,24 +240,23 @@ class CertifiedTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         # The solver saw weights scaled to a largest weight of 1: node values go back to
         # the caller's units (weighted class totals) when those are representable.
         unit = getattr(self, "_weight_unit", 1.0)
+        value = res.value
         if unit != 1.0:
             with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-                value = res["value"] * unit
-            positive = res["value"] > 0
-            if np.all(np.isfinite(value)) and np.all(value[positive] >= np.finfo(float).tiny):
-                res = {**res, "value": value}
+                scaled = res.value * unit
+            positive = res.value > 0
+            if np.all(np.isfinite(scaled)) and np.all(scaled[positive] >= np.finfo(float).tiny):
+                value = scaled
         self.tree_ = _tree_from_result(
-            res, self.classes_, getattr(self, "feature_names_in_", None), self.n_features_in_
+            res, value, self.classes_, getattr(self, "feature_names_in_", None), self.n_features_in_
         )
-        self.objective_ = float(res["objective"])
-        self.lower_bound_ = float(res["lower_bound"])
-        guess = res.get("guessed_lower_bound")
+        self.objective_ = float(res.objective)
+        self.lower_bound_ = float(res.lower_bound)
+        guess = res.guessed_lower_bound
         self.guessed_lower_bound_ = None if guess is None else float(guess)
-        self.status_ = str(res["status"])
+        self.status_ = str(res.status)
         self.n_leaves_ = int(self.tree_.n_leaves)
-        self.search_stats_ = {
-            k: res[k] for k in ("subproblems", "expansions", "seconds", "memory_bytes")
-        }
+        self.search_stats_ = _fields(res.stats, ("subproblems", "expansions", "seconds", "memory_bytes"))
         if self.status_ == "memory_limit" and self.memory_limit is None:
             warnings.warn(
                 f"{type(self).__name__} ran out of memory before proving its tree optimal: "
@@ -259,5 +271,5 @@ class CertifiedTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
             print(
                 f"[treeopt] {self.status_}: objective {self.objective_:.6f}, lower bound "
                 f"{self.lower_bound_:.6f}, {self.n_leaves_} leaves, "
-                f"{res['subproblems']} subproblems, {res['seconds']:.3f}s"
+                f"{res.stats.subproblems} subproblems, {res.stats.seconds:.3f}s"
             )

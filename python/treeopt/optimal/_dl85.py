@@ -111,15 +111,11 @@ class DL85Classifier(CertifiedTreeClassifier):
         # Rows of zero weight take no part in the fit, nor in the support counts.
         n_rows = Xb.shape[0] if weight is None else int(np.count_nonzero(weight))
         min_leaf = self._min_leaf(n_rows)
-        return _core.dl85_fit(
-            Xb,
-            y_encoded,
-            len(self.classes_),
-            weight,
+        search = _core.Dl85Search(
             saturated(self.max_depth),
             saturated(min_leaf),
             float(self.regularization),
-            **self._search_limits(),
             reference_errors=reference,
             misclassification_cost=row_major(self._cost_matrix()),
         )
+        return self._fit_core(Xb, y_encoded, weight, search)

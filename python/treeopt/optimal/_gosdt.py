@@ -115,16 +115,11 @@ class GOSDTClassifier(CertifiedTreeClassifier):
         store_init_params(self, locals())
 
     def _solve(self, Xb, y_encoded, weight, reference):
-        """Runs the Rust solver: returns its result dict."""
-        return _core.gosdt_fit(
-            Xb,
-            y_encoded,
-            len(self.classes_),
-            weight,
+        """Runs the Rust GOSDT search: returns its ``_core.FitResult``."""
+        search = _core.GosdtSearch(
             float(self.regularization),
             max_depth=saturated(self.max_depth),
-            **self._search_limits(),
             reference_errors=reference,
             misclassification_cost=row_major(self._cost_matrix()),
         )
-
+        return self._fit_core(Xb, y_encoded, weight, search)

@@ -7,7 +7,7 @@ from .. import _core
 from .._base import SEARCH_CONSTRAINTS, store_init_params
 from .._binary import distinct_rows
 from ..tree import Tree, best_pruning, subtree
-from ._base import CertifiedTreeClassifier
+from ._base import CertifiedTreeClassifier, _fields
 
 __all__ = ["OSDT_BOUNDS", "OSDT_POLICIES", "OSDTClassifier"]
 
@@ -258,36 +258,33 @@ class OSDTClassifier(CertifiedTreeClassifier):
         )
 
     def _solve(self, Xb, y_encoded, weight, reference):
-        """Runs the Rust solver: returns its result dict."""
+        """Runs the Rust solver: returns its ``_core.FitResult``."""
         if reference is not None:  # only reachable through the base class
             raise ValueError(
                 "OSDTClassifier has no lower-bound guessing (y_ref); use GOSDTClassifier."
             )
         disabled = self._disabled_bounds()
         warm = self._warm_start_arrays(Xb, y_encoded, weight)
-        return _core.osdt_fit(
-            Xb,
-            y_encoded,
-            len(self.classes_),
-            weight,
+        search = _core.OsdtSearch(
             float(self.regularization),
             policy=self.policy,
             disabled_bounds=disabled,
             warm_start=warm,
-            **self._search_limits(),
         )
+        return self._fit_core(Xb, y_encoded, weight, search)
 
     def _set_result(self, res):
         super()._set_result(res)
-        self.trees_evaluated_ = int(res["trees_evaluated"])
-        self.trees_to_optimum_ = int(res["trees_to_optimum"])
-        self.time_to_optimum_ = float(res["time_to_optimum"])
-        warm = res["warm_start_objective"]
+        osdt = res.osdt
+        self.trees_evaluated_ = int(osdt.trees_evaluated)
+        self.trees_to_optimum_ = int(osdt.trees_to_optimum)
+        self.time_to_optimum_ = float(osdt.time_to_optimum)
+        warm = osdt.warm_start_objective
         self.warm_start_objective_ = None if warm is None else float(warm)
         self.search_stats_.update(
-            {
-                k: res[k]
-                for k in (
+            _fields(
+                osdt,
+                (
                     "trees_evaluated",
                     "trees_queued",
                     "trees_to_optimum",
@@ -295,8 +292,8 @@ class OSDTClassifier(CertifiedTreeClassifier):
                     "leaves",
                     "peak_queue",
                     "peak_bytes",
-                )
-            }
+                ),
+            )
         )
 
     def __sklearn_tags__(self):

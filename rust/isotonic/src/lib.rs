@@ -410,6 +410,24 @@ fn first_non_finite(x: &[f64]) -> Option<usize> {
     x.iter().position(|v| !v.is_finite())
 }
 
+/// `Err(Length)` unless the buffer `what` holds `expected` values.
+fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), PavError> {
+    if got == expected {
+        Ok(())
+    } else {
+        Err(PavError::Length { what, expected, got })
+    }
+}
+
+/// `Err(NonFinite)` at the first NaN or infinity of the row-major matrix `what` with
+/// `n_cols` columns (a vector is its single row).
+fn check_finite(what: &'static str, values: &[f64], n_cols: usize) -> Result<(), PavError> {
+    match first_non_finite(values) {
+        Some(bad) => Err(PavError::NonFinite { what, row: bad / n_cols, node: bad % n_cols }),
+        None => Ok(()),
+    }
+}
+
 /// Gives `v` length `len`, keeping its contents when it already has that length (for
 /// buffers whose every read slot is written first).
 fn ensure_len<T: Clone>(v: &mut Vec<T>, len: usize, fill: T) {
@@ -569,37 +587,13 @@ impl TreePav {
         if m.saturating_add(n_nodes) >= (u32::MAX - 1) as usize {
             return Err(PavError::TooLarge { n_values: m });
         }
-        if q.len() != m {
-            return Err(PavError::Length {
-                what: "q",
-                expected: m,
-                got: q.len(),
-            });
-        }
-        if a_out.len() != n_nodes {
-            return Err(PavError::Length {
-                what: "a",
-                expected: n_nodes,
-                got: a_out.len(),
-            });
-        }
-        if z_out.len() != m {
-            return Err(PavError::Length {
-                what: "z",
-                expected: m,
-                got: z_out.len(),
-            });
-        }
+        check_len("q", m, q.len())?;
+        check_len("a", n_nodes, a_out.len())?;
+        check_len("z", m, z_out.len())?;
         if !(lam.is_finite() && lam >= 0.0) {
             return Err(PavError::BadLambda { lam });
         }
-        if let Some(bad) = first_non_finite(q) {
-            return Err(PavError::NonFinite {
-                what: "q",
-                row: bad / n_nodes,
-                node: bad % n_nodes,
-            });
-        }
+        check_finite("q", q, n_nodes)?;
 
         // Every buffer of the solve is allocated here, fallibly, so that a shape too large
         // for the machine is an error and never an abort in the middle of the solve.
@@ -652,41 +646,11 @@ impl TreePav {
         }
         let (n, t_count) = (self.n_rows, self.n_nodes);
         let m = n * t_count;
-        if grad_a.len() != t_count {
-            return Err(PavError::Length {
-                what: "grad_a",
-                expected: t_count,
-                got: grad_a.len(),
-            });
-        }
-        if grad_z.len() != m {
-            return Err(PavError::Length {
-                what: "grad_z",
-                expected: m,
-                got: grad_z.len(),
-            });
-        }
-        if grad_q.len() != m {
-            return Err(PavError::Length {
-                what: "grad_q",
-                expected: m,
-                got: grad_q.len(),
-            });
-        }
-        if let Some(bad) = grad_a.iter().position(|x| !x.is_finite()) {
-            return Err(PavError::NonFinite {
-                what: "grad_a",
-                row: 0,
-                node: bad,
-            });
-        }
-        if let Some(bad) = first_non_finite(grad_z) {
-            return Err(PavError::NonFinite {
-                what: "grad_z",
-                row: bad / t_count,
-                node: bad % t_count,
-            });
-        }
+        check_len("grad_a", t_count, grad_a.len())?;
+        check_len("grad_z", m, grad_z.len())?;
+        check_len("grad_q", m, grad_q.len())?;
+        check_finite("grad_a", grad_a, t_count)?;
+        check_finite("grad_z", grad_z, t_count)?;
 
         // z-branch: gradient to q where z = q + 1/2, to a where z = a.
         self.grad_a_eff.clear();

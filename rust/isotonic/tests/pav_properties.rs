@@ -68,6 +68,27 @@ fn problem() -> impl Strategy<Value = Problem> {
         })
 }
 
+/// A xorshift64 stream from `seed`: its top 53 bits per draw, as a float.
+fn xorshift53(seed: u64) -> impl FnMut() -> f64 {
+    let mut state = seed | 1;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64
+    }
+}
+
+/// N(0, 1) draws from `seed` (Box-Muller over uniforms in (0, 1) from [`xorshift53`]).
+fn normals(seed: u64) -> impl FnMut() -> f64 {
+    let mut bits = xorshift53(seed);
+    let mut uniform = move || (bits() + 0.5) / (1u64 << 53) as f64;
+    move || {
+        let (u, v) = (uniform(), uniform());
+        (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+    }
+}
+
 /// Larger batches (the regime of the estimators, where the solver drops most values
 /// before sorting and sorts a column's lower part only when its node is pooled): depth
 /// 0-6, 100-600 rows, normal scores shifted so that some trees pool a lot, lam from 1e-3
@@ -82,21 +103,9 @@ fn large_problem() -> impl Strategy<Value = Problem> {
     )
         .prop_map(|(depth, n, lam, drift, seed)| {
             let t = nodes_for_depth(depth).unwrap();
-            let mut state = seed | 1;
-            let mut uniform = move || {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                ((state >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-            };
-            let q = (0..n * t)
-                .map(|k| {
-                    let (u, v) = (uniform(), uniform());
-                    let normal = (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos();
-                    // drift > 0: deeper nodes score higher than their parents (much pooling)
-                    normal + drift * ((k % t + 1) as f64).log2()
-                })
-                .collect();
+            let mut normal = normals(seed);
+            // drift > 0: deeper nodes score higher than their parents (much pooling)
+            let q = (0..n * t).map(|k| normal() + drift * ((k % t + 1) as f64).log2()).collect();
             Problem { q, n, t, lam }
         })
 }
@@ -119,17 +128,7 @@ fn deep_problem() -> impl Strategy<Value = Problem> {
     )
         .prop_map(|(depth, n, lam, kind, seed)| {
             let t = nodes_for_depth(depth).unwrap();
-            let mut state = seed | 1;
-            let mut uniform = move || {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                ((state >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-            };
-            let mut normal = move || {
-                let (u, v) = (uniform(), uniform());
-                (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
-            };
+            let mut normal = normals(seed);
             let level = |k: usize| ((k % t + 1) as f64).log2().floor();
             let q: Vec<f64> = match kind {
                 0 => {
@@ -305,11 +304,8 @@ proptest! {
         p in problem().prop_filter("continuous", |p| p.lam > 0.0),
         seed in any::<u64>(),
     ) {
-        let mut state = seed | 1;
-        let mut next = move || {
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-        };
+        let mut bits = xorshift53(seed);
+        let mut next = move || bits() / (1u64 << 53) as f64 * 2.0 - 1.0;
         // continuous scores only: jitter the grid
         let q: Vec<f64> = p.q.iter().map(|&x| x + 1e-3 * next()).collect();
         let p = Problem { q, ..p };
@@ -448,33 +444,53 @@ proptest! {
     }
 }
 
+/// The next uniform in [0, 1) of a 64-bit linear congruential stream (Knuth's MMIX
+/// constants), advancing `state`.
+fn lcg(state: &mut u64) -> f64 {
+    *state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    (*state >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// The scores and buffers of forward and backward passes over `n` rows of a tree of
+/// the given depth (`t` nodes), with fixed gradients, so that a test can run passes
+/// without allocating itself.
+struct Passes {
+    n: usize,
+    t: usize,
+    q: Vec<f64>,
+    a: Vec<f64>,
+    z: Vec<f64>,
+    grad_q: Vec<f64>,
+    grad_a: Vec<f64>,
+    grad_z: Vec<f64>,
+}
+
+impl Passes {
+    fn new(n: usize, depth: usize) -> Self {
+        let t = nodes_for_depth(depth).unwrap();
+        let (q, a, z, grad_q) = (vec![0.0; n * t], vec![0.0; t], vec![0.0; n * t], vec![0.0; n * t]);
+        Passes { n, t, q, a, z, grad_q, grad_a: vec![1.0; t], grad_z: vec![0.5; n * t] }
+    }
+
+    /// One forward and one backward pass of `pav` on the scores `q`.
+    fn run(&mut self, pav: &mut TreePav, lam: f64) {
+        pav.forward(&self.q, self.n, self.t, lam, &mut self.a, &mut self.z).unwrap();
+        pav.backward(&self.grad_a, &self.grad_z, &mut self.grad_q).unwrap();
+    }
+}
+
 #[test]
 fn no_allocation_after_warm_up() {
-    let (n, depth) = (64, 5);
-    let t = nodes_for_depth(depth).unwrap();
+    let (mut pav, mut passes) = (TreePav::new(), Passes::new(64, 5));
     let mut state = 12345u64;
-    let mut q = vec![0.0; n * t];
-    let mut refill = |q: &mut Vec<f64>| {
-        for x in q.iter_mut() {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            *x = ((state >> 11) as f64 / (1u64 << 53) as f64) * 3.0 - 1.5;
-        }
-    };
-    let mut pav = TreePav::new();
-    let (mut a, mut z, mut gq) = (vec![0.0; t], vec![0.0; n * t], vec![0.0; n * t]);
-    let (ga, gz) = (vec![1.0; t], vec![0.5; n * t]);
+    let mut refill = |q: &mut [f64]| q.iter_mut().for_each(|x| *x = lcg(&mut state) * 3.0 - 1.5);
     // warm-up on the largest problem the loop will see (all values kept: lam = 0)
-    refill(&mut q);
-    pav.forward(&q, n, t, 0.0, &mut a, &mut z).unwrap();
-    pav.backward(&ga, &gz, &mut gq).unwrap();
+    refill(&mut passes.q);
+    passes.run(&mut pav, 0.0);
     let before = allocations();
     for round in 0..20 {
-        refill(&mut q);
-        let lam = [0.0, 0.01, 1.0, 100.0][round % 4];
-        pav.forward(&q, n, t, lam, &mut a, &mut z).unwrap();
-        pav.backward(&ga, &gz, &mut gq).unwrap();
+        refill(&mut passes.q);
+        passes.run(&mut pav, [0.0, 0.01, 1.0, 100.0][round % 4]);
     }
     let after = allocations();
     assert_eq!(after - before, 0, "forward/backward allocated after warm-up");
@@ -487,14 +503,11 @@ fn no_allocation_after_warm_up_on_deep_trees() {
     let (n, depth) = (4, 9);
     let t = nodes_for_depth(depth).unwrap();
     let mut state = 777u64;
-    let mut q = vec![0.0; n * t];
-    let mut refill = |q: &mut Vec<f64>, chain: bool| {
+    let mut refill = |q: &mut [f64], chain: bool| {
         for i in 0..n {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let row = 0.2 + 0.4 * ((state >> 11) as f64 / (1u64 << 53) as f64);
+            let row = 0.2 + 0.4 * lcg(&mut state);
             for j in 0..t {
-                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                let noise = (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+                let noise = lcg(&mut state) - 0.5;
                 let level = ((j + 1) as f64).log2().floor();
                 q[i * t + j] = match (chain, j) {
                     (true, 0) => -1.0,
@@ -505,21 +518,17 @@ fn no_allocation_after_warm_up_on_deep_trees() {
         }
     };
     for factor in [None, Some(0)] {
-        let mut pav = TreePav::new();
+        let (mut pav, mut passes) = (TreePav::new(), Passes::new(n, depth));
         if let Some(f) = factor {
             pav.set_work_factor(f);
         }
-        let (mut a, mut z, mut gq) = (vec![0.0; t], vec![0.0; n * t], vec![0.0; n * t]);
-        let (ga, gz) = (vec![1.0; t], vec![0.5; n * t]);
-        refill(&mut q, true);
-        pav.forward(&q, n, t, 0.0, &mut a, &mut z).unwrap();
-        pav.backward(&ga, &gz, &mut gq).unwrap();
+        refill(&mut passes.q, true);
+        passes.run(&mut pav, 0.0);
         let before = allocations();
         for round in 0..12 {
-            refill(&mut q, round % 2 == 0);
+            refill(&mut passes.q, round % 2 == 0);
             let lam = [0.0, 0.01, 1.0, 100.0][round % 4];
-            pav.forward(&q, n, t, lam, &mut a, &mut z).unwrap();
-            pav.backward(&ga, &gz, &mut gq).unwrap();
+            passes.run(&mut pav, lam);
             if lam > 0.0 {
                 assert!(pav.n_groups() < t / 2, "{factor:?} round {round}: too little pooling to test");
             }

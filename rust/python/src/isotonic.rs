@@ -1,20 +1,14 @@
 //! Binding of the tree-structured isotonic solver (`treeopt-isotonic`): the forward and
-//! backward pass of the latent-tree pruning problem, as functions and as a reusable
-//! `TreePAV` object that keeps its buffers (and the forward state) between calls.
+//! backward pass of the latent-tree pruning problem, as a reusable `TreePAV` object that
+//! keeps its buffers (and the forward state) between calls, and its typed `PavInfo`.
 //! The GIL is released while the solver runs; errors become `ValueError`.
 
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
+use crate::errors::{guarded, run_released, value_error};
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
-use super::guarded;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use treeopt_isotonic::{PavError, TreePav};
-
-fn value_error(e: impl std::fmt::Display) -> PyErr {
-    PyValueError::new_err(e.to_string())
-}
 
 /// A solver error as a Python exception: `MemoryError` when the working memory could not
 /// be had, `ValueError` for bad input.
@@ -37,12 +31,6 @@ fn zeros<T: Clone + Default>(rows: usize, cols: usize, what: &str) -> Result<Vec
     v.try_reserve_exact(len).map_err(|_| fail())?;
     v.resize(len, T::default());
     Ok(v)
-}
-
-/// Runs `f` without the GIL; a panic becomes a RuntimeError instead of a crash.
-fn released<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
-    py.allow_threads(|| catch_unwind(AssertUnwindSafe(f)))
-        .map_err(|_| PyRuntimeError::new_err("internal error in the treeopt isotonic solver; please report it"))
 }
 
 fn matrix<'a>(x: &'a PyReadonlyArray2<'_, f64>, name: &str) -> PyResult<(&'a [f64], usize, usize)> {
@@ -93,7 +81,7 @@ impl PyTreePav {
             let mut a = zeros::<f64>(1, t, "a")?;
             let mut z = zeros::<f64>(n, t, "z")?;
             let inner = &mut self.inner;
-            released(py, || inner.forward(data, n, t, lam, &mut a, &mut z))?.map_err(pav_error)?;
+            run_released(py, || inner.forward(data, n, t, lam, &mut a, &mut z))?.map_err(pav_error)?;
             self.n_rows = n;
             self.n_nodes = t;
             Ok((a.into_pyarray(py), to_matrix(py, z, n, t)?))
@@ -120,21 +108,30 @@ impl PyTreePav {
             }
             let mut gq = zeros::<f64>(n, t, "grad_q")?;
             let inner = &mut self.inner;
-            released(py, || inner.backward(ga, gz, &mut gq))?.map_err(pav_error)?;
+            run_released(py, || inner.backward(ga, gz, &mut gq))?.map_err(pav_error)?;
             to_matrix(py, gq, n, t)
         })
     }
 
-    /// Groups and support sets of the last forward pass: `group` (top node of each node's
-    /// group), `value` (unclipped group value per node), `denominator` (`lam |G| + k*`
-    /// per node) and `support` (bool (n_rows, n_nodes): `(i, t)` in `S(k*)`).
-    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        guarded(|| self.info_dict(py))
+    /// Groups and support sets of the last forward pass, as a `PavInfo`.
+    fn info(&self, py: Python<'_>) -> PyResult<PavInfo> {
+        guarded(|| self.pav_info(py))
     }
 }
 
+/// Groups and support sets of a forward pass: `group` (top node of each node's group),
+/// `value` (unclipped group value per node), `denominator` (`lam |G| + k*` per node) and
+/// `support` (bool (n_rows, n_nodes): `(i, t)` in `S(k*)`).
+#[pyclass(module = "treeopt._core", frozen, get_all)]
+pub struct PavInfo {
+    group: Py<PyArray1<i64>>,
+    value: Py<PyArray1<f64>>,
+    denominator: Py<PyArray1<f64>>,
+    support: Py<PyArray2<bool>>,
+}
+
 impl PyTreePav {
-    fn info_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    fn pav_info(&self, py: Python<'_>) -> PyResult<PavInfo> {
         let t_count = self.n_nodes;
         if self.inner.node_info(0).is_none() {
             return Err(value_error("info() needs a successful forward pass first"));
@@ -157,43 +154,18 @@ impl PyTreePav {
                 support[[i as usize, t]] = true;
             }
         }
-        let out = PyDict::new(py);
-        out.set_item("group", group.into_pyarray(py))?;
-        out.set_item("value", value.into_pyarray(py))?;
-        out.set_item("denominator", denom.into_pyarray(py))?;
-        out.set_item("support", support.into_pyarray(py))?;
-        Ok(out)
+        Ok(PavInfo {
+            group: group.into_pyarray(py).unbind(),
+            value: value.into_pyarray(py).unbind(),
+            denominator: denom.into_pyarray(py).unbind(),
+            support: support.into_pyarray(py).unbind(),
+        })
     }
-}
-
-/// Forward pass of problem (3): `(a, z)` for scores `q` (n_rows, n_nodes) and `lam`.
-#[pyfunction]
-fn isotonic_tree_pav<'py>(
-    py: Python<'py>,
-    q: PyReadonlyArray2<'py, f64>,
-    lam: f64,
-) -> PyResult<Forward<'py>> {
-    PyTreePav::new().forward(py, q, lam)
-}
-
-/// Backward pass of problem (3) at `q`: `dL/dq` from `dL/da` and `dL/dz`.
-#[pyfunction]
-fn isotonic_tree_pav_backward<'py>(
-    py: Python<'py>,
-    q: PyReadonlyArray2<'py, f64>,
-    lam: f64,
-    grad_a: PyReadonlyArray1<'py, f64>,
-    grad_z: PyReadonlyArray2<'py, f64>,
-) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let mut solver = PyTreePav::new();
-    solver.forward(py, q, lam)?;
-    solver.backward(py, grad_a, grad_z)
 }
 
 /// Adds the isotonic solver to the `_core` module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTreePav>()?;
-    m.add_function(wrap_pyfunction!(isotonic_tree_pav, m)?)?;
-    m.add_function(wrap_pyfunction!(isotonic_tree_pav_backward, m)?)?;
+    m.add_class::<PavInfo>()?;
     Ok(())
 }

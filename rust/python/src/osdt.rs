@@ -1,75 +1,69 @@
-//! Binding of the OSDT solver (`treeopt_search::osdt`): `osdt_fit` returns the same
-//! result dict as `gosdt_fit` plus OSDT's counters. The GIL is released during the search
-//! and Ctrl-C is polled, through the shared `fit_with`.
+//! Binding of the OSDT solver (`treeopt_search::osdt`): its settings `OsdtSearch` (run by
+//! `fit_classifier`, whose `FitResult` then carries OSDT's counters in its `osdt` field)
+//! and the names of its bounds and policies. The warm-start tree arrives in the layout
+//! of `treeopt.Tree` and is read here: the search crate takes a `Tree`.
 
-use super::{fit_with, guarded, limits, value_error};
-use numpy::{PyReadonlyArray1, PyReadonlyArray2};
+use crate::errors::value_error;
+use numpy::PyReadonlyArray1;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
-use treeopt_search::osdt::{solve, tree_from_arrays, Bounds, OsdtConfig, OsdtStats, Policy};
+use treeopt_core::{Node, Tree};
+use treeopt_search::osdt::{Bounds, OsdtConfig, Policy};
+use treeopt_search::Limits;
 
-/// OSDT on a 0/1 matrix with two classes: the tree's node arrays, objective, lower bound,
-/// status and statistics, plus `trees_evaluated`, `trees_queued`, `trees_to_optimum`,
-/// `time_to_optimum`, `peak_bytes`, `peak_queue`, `leaves` and `warm_start_objective`.
-/// `disabled_bounds` names bounds to switch off (see `bound_names()`); `warm_start` is
-/// `(children_left, children_right, feature)` of an initial tree over the same features.
-#[pyfunction]
-#[pyo3(signature = (x, y, n_classes, sample_weight, regularization, policy="curiosity", disabled_bounds=None, warm_start=None, time_limit=None, memory_limit=None, verbose=false, slow_fit_warning=None))]
-#[allow(clippy::too_many_arguments)]
-fn osdt_fit<'py>(
-    py: Python<'py>,
-    x: PyReadonlyArray2<'py, u8>,
-    y: PyReadonlyArray1<'py, u32>,
-    n_classes: usize,
-    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
-    regularization: f64,
-    policy: &str,
-    disabled_bounds: Option<Vec<String>>,
-    warm_start: Option<(PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, i64>)>,
-    time_limit: Option<f64>,
-    memory_limit: Option<usize>,
-    verbose: bool,
-    slow_fit_warning: Option<(f64, String)>,
-) -> PyResult<Bound<'py, PyDict>> {
-    guarded(|| {
-        let mut bounds = Bounds::ALL;
-        for name in disabled_bounds.unwrap_or_default() {
-            bounds = bounds.without(&name).map_err(value_error)?;
-        }
-        let warm_start = match warm_start {
-            Some((left, right, feature)) => {
-                let (l, r, f) = (left.as_array().to_vec(), right.as_array().to_vec(), feature.as_array().to_vec());
-                Some(tree_from_arrays(&l, &r, &f).map_err(value_error)?)
-            }
-            None => None,
+/// Node arrays `(children_left, children_right, feature)` of a `treeopt.Tree`.
+type WarmStart<'py> = (PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, i64>);
+
+/// Builds a [`Tree`] from node arrays in the layout of `treeopt.Tree`: `left[i] == -1`
+/// (and `right[i] == -1`) for a leaf, otherwise the children for feature value 0 (left)
+/// and 1 (right) and the tested `feature[i]`. Node values are left empty; the solver
+/// checks the structure against the data and fills them.
+fn tree_from_arrays(left: &[i64], right: &[i64], feature: &[i64]) -> Result<Tree, String> {
+    if left.len() != right.len() || left.len() != feature.len() {
+        let lengths = (left.len(), right.len(), feature.len());
+        return Err(format!("warm-start node arrays differ in length {lengths:?}"));
+    }
+    let mut nodes = Vec::with_capacity(left.len());
+    for (i, ((&l, &r), &f)) in left.iter().zip(right).zip(feature).enumerate() {
+        let node = match (l < 0, r < 0) {
+            (true, true) => Node { feature: None, left: 0, right: 0, value: Vec::new() },
+            (false, false) if f >= 0 => Node { feature: Some(f as usize), left: l as usize, right: r as usize, value: Vec::new() },
+            (false, false) => return Err(format!("warm-start node {i} has children but no feature")),
+            _ => return Err(format!("warm-start node {i} has exactly one child")),
         };
-        let config = OsdtConfig {
-            regularization,
-            policy: Policy::from_name(policy).map_err(value_error)?,
-            bounds,
-            warm_start,
-            limits: limits(time_limit, memory_limit)?,
-        };
-        let mut extra: Option<(OsdtStats, Option<f64>)> = None;
-        let slot = &mut extra;
-        let out = fit_with(py, x, y, n_classes, sample_weight, verbose, slow_fit_warning, move |d, m| {
-            let res = solve(d, &config, m)?;
-            *slot = Some((res.stats, res.warm_start_objective));
-            Ok(res.result)
-        })?;
-        if let Some((stats, warm)) = extra {
-            out.set_item("trees_evaluated", stats.trees_evaluated)?;
-            out.set_item("trees_queued", stats.trees_queued)?;
-            out.set_item("trees_to_optimum", stats.trees_to_optimum)?;
-            out.set_item("time_to_optimum", stats.time_to_optimum)?;
-            out.set_item("leaf_sets", stats.leaf_sets)?;
-            out.set_item("leaves", stats.leaves)?;
-            out.set_item("peak_queue", stats.peak_queue)?;
-            out.set_item("peak_bytes", stats.peak_bytes)?;
-            out.set_item("warm_start_objective", warm)?;
-        }
-        Ok(out)
-    })
+        nodes.push(node);
+    }
+    Ok(Tree { nodes })
+}
+
+fn warm_start_tree(warm_start: Option<WarmStart<'_>>) -> PyResult<Option<Tree>> {
+    let Some((left, right, feature)) = warm_start else { return Ok(None) };
+    let (l, r, f) = (left.as_array().to_vec(), right.as_array().to_vec(), feature.as_array().to_vec());
+    tree_from_arrays(&l, &r, &f).map(Some).map_err(value_error)
+}
+
+/// OSDT (two classes): penalty per leaf `regularization`, the queue's `policy` (see
+/// `osdt_policy_names()`), `disabled_bounds` to switch off (see `osdt_bound_names()`)
+/// and `warm_start`, `(children_left, children_right, feature)` of an initial tree over
+/// the same features. The result's `osdt` field holds OSDT's counters.
+#[pyclass(name = "OsdtSearch", module = "treeopt._core", frozen)]
+pub(crate) struct OsdtSearch(pub(crate) OsdtConfig);
+
+#[pymethods]
+impl OsdtSearch {
+    #[new]
+    #[pyo3(signature = (regularization, policy="curiosity", disabled_bounds=None, warm_start=None))]
+    fn new(
+        regularization: f64,
+        policy: &str,
+        disabled_bounds: Option<Vec<String>>,
+        warm_start: Option<WarmStart<'_>>,
+    ) -> PyResult<Self> {
+        let bounds = disabled_bounds.unwrap_or_default().iter().try_fold(Bounds::ALL, |b, name| b.without(name));
+        let bounds = bounds.map_err(value_error)?;
+        let warm_start = warm_start_tree(warm_start)?;
+        let policy = Policy::from_name(policy).map_err(value_error)?;
+        Ok(OsdtSearch(OsdtConfig { regularization, policy, bounds, warm_start, limits: Limits::default() }))
+    }
 }
 
 /// The names of OSDT's bounds, in the order of the paper's presentation.
@@ -86,8 +80,24 @@ fn osdt_policy_names() -> Vec<&'static str> {
 
 /// Adds the OSDT functions to the module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(osdt_fit, m)?)?;
+    m.add_class::<OsdtSearch>()?;
     m.add_function(wrap_pyfunction!(osdt_bound_names, m)?)?;
     m.add_function(wrap_pyfunction!(osdt_policy_names, m)?)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tree_from_arrays;
+
+    #[test]
+    fn warm_start_arrays_become_a_tree_or_a_message() {
+        let stump = tree_from_arrays(&[1, -1, -1], &[2, -1, -1], &[0, -2, -2]).unwrap();
+        assert_eq!(stump.nodes.len(), 3);
+        assert_eq!((stump.nodes[0].feature, stump.nodes[0].left, stump.nodes[0].right), (Some(0), 1, 2));
+        assert!(stump.nodes[1].feature.is_none() && stump.nodes[2].feature.is_none());
+        assert!(tree_from_arrays(&[1, -1], &[-1, -1], &[0, -2]).unwrap_err().contains("exactly one child"));
+        assert!(tree_from_arrays(&[1, -1, -1], &[2, -1, -1], &[-2, -2, -2]).unwrap_err().contains("no feature"));
+        assert!(tree_from_arrays(&[1, -1], &[2, -1, -1], &[0, -2, -2]).unwrap_err().contains("length"));
+    }
 }

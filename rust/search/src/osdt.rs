@@ -297,37 +297,6 @@ pub struct OsdtResult {
     pub warm_start_objective: Option<f64>,
 }
 
-/// Builds a [`Tree`] from node arrays in the layout of `treeopt.Tree`: `left[i] == -1`
-/// (and `right[i] == -1`) for a leaf, otherwise the children for feature value 0 (left)
-/// and 1 (right) and the tested `feature[i]`. Class weights are left empty; [`solve`]
-/// checks the structure and fills them from the data.
-pub fn tree_from_arrays(left: &[i64], right: &[i64], feature: &[i64]) -> Result<Tree> {
-    if left.len() != right.len() || left.len() != feature.len() {
-        return Err(Error::new(format!(
-            "warm-start node arrays differ in length ({}, {}, {})",
-            left.len(),
-            right.len(),
-            feature.len()
-        )));
-    }
-    let mut nodes = Vec::with_capacity(left.len());
-    for i in 0..left.len() {
-        let (l, r, f) = (left[i], right[i], feature[i]);
-        if (l < 0) != (r < 0) {
-            return Err(Error::new(format!("warm-start node {i} has exactly one child")));
-        }
-        if l < 0 {
-            nodes.push(Node { feature: None, left: 0, right: 0, value: Vec::new() });
-        } else {
-            if f < 0 {
-                return Err(Error::new(format!("warm-start node {i} has children but no feature")));
-            }
-            nodes.push(Node { feature: Some(f as usize), left: l as usize, right: r as usize, value: Vec::new() });
-        }
-    }
-    Ok(Tree { nodes })
-}
-
 /// Checks that `tree` is a proper binary tree rooted at node 0 over the dataset's
 /// features and returns it with every node's class weights taken from the data.
 fn prepare_warm_start(tree: &Tree, data: &BinaryDataset) -> Result<Tree> {

@@ -9,7 +9,6 @@ use proptest::prelude::*;
 use std::collections::HashMap;
 use std::time::Duration;
 use treeopt_core::{BinaryDataset, Node, Tree};
-use treeopt_search::osdt::tree_from_arrays;
 use treeopt_search::{
     solve_gosdt, solve_osdt, GosdtConfig, Limits, Monitor, NoMonitor, OsdtBounds, OsdtConfig, OsdtPolicy, Progress, Status,
 };
@@ -125,6 +124,15 @@ proptest! {
     }
 }
 
+/// A warm-start tree from `(feature, left, right)` per node, `None` for a leaf.
+fn tree_of(nodes: &[Option<(usize, usize, usize)>]) -> Tree {
+    let node = |n: &Option<(usize, usize, usize)>| match *n {
+        Some((feature, left, right)) => Node { feature: Some(feature), left, right, value: vec![] },
+        None => Node { feature: None, left: 0, right: 0, value: vec![] },
+    };
+    Tree { nodes: nodes.iter().map(node).collect() }
+}
+
 /// A random tree over the instance's features, as node arrays.
 fn random_tree(features: usize, choices: &[usize]) -> Tree {
     let mut nodes = Vec::new();
@@ -202,7 +210,7 @@ fn limits_return_the_incumbent_with_a_sound_bound() {
     let reg = 0.002;
     let exact = solve_gosdt(&d, &GosdtConfig { regularization: reg, ..Default::default() }, &mut NoMonitor).unwrap();
     assert_eq!(exact.status, Status::Optimal);
-    let stump = tree_from_arrays(&[1, -1, -1], &[2, -1, -1], &[0, -2, -2]).unwrap();
+    let stump = tree_of(&[Some((0, 1, 2)), None, None]);
     let limited = [
         (Limits { time_limit: Some(Duration::from_millis(50)), memory_limit: None }, Status::TimeLimit),
         (Limits { time_limit: Some(Duration::from_secs(60)), memory_limit: Some(300_000) }, Status::MemoryLimit),
@@ -277,16 +285,16 @@ fn errors_name_what_to_do() {
     for p in OsdtPolicy::NAMES {
         assert_eq!(OsdtPolicy::from_name(p).unwrap().as_str(), p);
     }
-    // Bad warm starts: a feature out of range, a cycle, a node with one child.
+    // Bad warm starts: a feature out of range, a cycle, a node no parent reaches (a node
+    // with one child is refused where the arrays are read, in the binding).
     let bad = [
-        tree_from_arrays(&[1, -1, -1], &[2, -1, -1], &[5, -2, -2]).unwrap(),
-        tree_from_arrays(&[1, 0, -1], &[2, 2, -1], &[0, 1, -2]).unwrap(),
-        tree_from_arrays(&[1, -1, -1, -1], &[2, -1, -1, -1], &[0, -2, -2, -2]).unwrap(),
+        tree_of(&[Some((5, 1, 2)), None, None]),
+        tree_of(&[Some((0, 1, 2)), Some((1, 0, 2)), None]),
+        tree_of(&[Some((0, 1, 2)), None, None, None]),
     ];
     for t in bad {
         let config = OsdtConfig { warm_start: Some(t), ..Default::default() };
         assert!(solve_osdt(&d2, &config, &mut NoMonitor).is_err());
     }
-    assert!(tree_from_arrays(&[1, -1], &[-1, -1], &[0, -2]).is_err());
 }
 

@@ -1,0 +1,134 @@
+//! The one fit path every search of `treeopt._core` takes: pack the numpy arrays into a
+//! dataset, run the search without the GIL while a monitor polls Ctrl-C, prints progress
+//! and shows the slow-fit warning, then build the typed [`FitResult`].
+
+use crate::errors::{run_released, value_error};
+use crate::result::{FitResult, PyOsdtStats};
+use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use std::time::{Duration, Instant};
+use treeopt_core::BinaryDataset;
+use treeopt_search::{Limits, Monitor, Progress, SearchResult};
+
+/// Checks Ctrl-C with the GIL held for a moment, and prints progress when verbose.
+pub(crate) struct PyMonitor {
+    verbose: bool,
+    next_print: Instant,
+    /// The exception a signal handler raised (KeyboardInterrupt for Ctrl-C): the search
+    /// stops, and the caller re-raises it once the best tree is stored.
+    interrupt: Option<PyErr>,
+    /// A message the caller wants shown once through `warnings` when the search is still
+    /// running at the given moment (a fit with no time limit that turns out long).
+    slow_fit_warning: Option<(Instant, String)>,
+}
+
+impl PyMonitor {
+    /// `slow_fit_warning` is `(seconds, message)`: shown once if the search still runs
+    /// after that many seconds (ignored unless finite, non-negative and below 1e9).
+    fn new(verbose: bool, slow_fit_warning: Option<(f64, String)>) -> Self {
+        let slow_fit_warning = match slow_fit_warning {
+            Some((seconds, m)) if (0.0..1e9).contains(&seconds) => {
+                Some((Instant::now() + Duration::from_secs_f64(seconds), m))
+            }
+            _ => None,
+        };
+        PyMonitor { verbose, next_print: Instant::now(), interrupt: None, slow_fit_warning }
+    }
+
+    fn warn_if_slow(&mut self, py: Python<'_>) {
+        if let Some((at, message)) = &self.slow_fit_warning {
+            if Instant::now() >= *at {
+                if let Ok(text) = std::ffi::CString::new(message.as_str()) {
+                    let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+                    // a warnings filter set to "error" must not stop the search
+                    let _ = PyErr::warn(py, &category, &text, 1);
+                }
+                self.slow_fit_warning = None;
+            }
+        }
+    }
+
+    fn print_progress(&mut self, py: Python<'_>, p: &Progress) {
+        if self.verbose && Instant::now() >= self.next_print {
+            self.next_print = Instant::now() + Duration::from_millis(500);
+            let gap = (p.objective - p.lower_bound).max(0.0);
+            let line = format!(
+                "[treeopt] {:8.2}s  lower bound {:.6}  objective {:.6}  gap {:.6}  subproblems {}",
+                p.elapsed, p.lower_bound, p.objective, gap, p.subproblems
+            );
+            let _ = py.import("builtins").and_then(|b| b.getattr("print")?.call1((line,)));
+        }
+    }
+}
+
+impl Monitor for PyMonitor {
+    fn report(&mut self, p: &Progress) -> bool {
+        Python::with_gil(|py| {
+            if let Err(e) = py.check_signals() {
+                // Ctrl-C (or a signal handler that raised): stop and return the best tree,
+                // with the exception to re-raise.
+                self.interrupt = Some(e);
+                return false;
+            }
+            self.warn_if_slow(py);
+            self.print_progress(py, p);
+            true
+        })
+    }
+}
+
+/// The arguments every fit entry takes: a C-contiguous uint8 matrix, class indices,
+/// optional weights, and the monitor's settings.
+pub(crate) struct FitInput<'py> {
+    pub x: PyReadonlyArray2<'py, u8>,
+    pub y: PyReadonlyArray1<'py, u32>,
+    pub n_classes: usize,
+    pub sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    pub verbose: bool,
+    pub slow_fit_warning: Option<(f64, String)>,
+}
+
+impl FitInput<'_> {
+    fn dataset(&self) -> PyResult<BinaryDataset> {
+        let shape = self.x.shape();
+        let features = self.x.as_slice().map_err(|_| value_error("X must be C-contiguous"))?;
+        let labels = self.y.as_slice().map_err(|_| value_error("y must be contiguous"))?;
+        let weights = match &self.sample_weight {
+            Some(w) => Some(w.as_slice().map_err(|_| value_error("sample_weight must be contiguous"))?),
+            None => None,
+        };
+        BinaryDataset::new(features, shape[0], shape[1], labels, self.n_classes, weights).map_err(value_error)
+    }
+
+    /// Packs the data and runs `solve` (which returns the search result and, for OSDT,
+    /// its counters) without the GIL. An error of the search is raised, but a Ctrl-C is
+    /// never lost: it is raised instead, or handed over in the result's `interrupt`.
+    pub(crate) fn fit(
+        self,
+        py: Python<'_>,
+        solve: impl FnOnce(&BinaryDataset, &mut PyMonitor) -> treeopt_core::Result<(SearchResult, Option<PyOsdtStats>)>
+            + Send,
+    ) -> PyResult<FitResult> {
+        let data = self.dataset()?;
+        let mut monitor = PyMonitor::new(self.verbose, self.slow_fit_warning.clone());
+        let res = run_released(py, || solve(&data, &mut monitor));
+        let interrupt = monitor.interrupt.take();
+        match res.and_then(|r| r.map_err(value_error)) {
+            Ok((res, osdt)) => FitResult::new(py, &res, self.n_classes, osdt, interrupt),
+            Err(e) => Err(interrupt.unwrap_or(e)),
+        }
+    }
+}
+
+/// The search limits from the seconds left (positive, or None) and the bytes allowed.
+pub(crate) fn limits(time_limit: Option<f64>, memory_limit: Option<usize>) -> PyResult<Limits> {
+    let time_limit = match time_limit {
+        Some(t) if !(t.is_finite() && t > 0.0) => {
+            return Err(value_error(format!("time_limit must be a positive number of seconds, got {t}")))
+        }
+        // More seconds than a Duration holds means no limit in practice.
+        Some(t) => Some(Duration::try_from_secs_f64(t).unwrap_or(Duration::MAX)),
+        None => None,
+    };
+    Ok(Limits { time_limit, memory_limit })
+}

@@ -1,0 +1,99 @@
+//! The searches a classifier fit can run, as typed settings objects built in Python
+//! (`GosdtSearch`, `Dl85Search`, and `OsdtSearch` in `osdt.rs`) and handed to the one entry
+//! `fit_classifier`, which dispatches on them once, at the boundary. Each holds its
+//! solver's configuration; the time and memory limits are set per fit.
+
+use crate::fit::FitInput;
+use crate::osdt::OsdtSearch;
+use crate::result::{FitResult, PyOsdtStats};
+use numpy::PyReadonlyArray1;
+use pyo3::prelude::*;
+use treeopt_search::{solve_dl85, solve_gosdt, solve_osdt, Dl85Config, GosdtConfig, Limits, OsdtConfig};
+
+/// A per-row or per-cell vector handed to the search (reference errors, cost matrix).
+fn owned(a: Option<PyReadonlyArray1<'_, f64>>) -> Option<Vec<f64>> {
+    a.map(|a| a.as_array().to_vec())
+}
+
+/// GOSDT: penalty per leaf `regularization`, optional `max_depth`. `reference_errors`
+/// (per row, the weight a reference model misclassifies) turns on lower-bound guessing;
+/// `misclassification_cost` (the row-major n_classes x n_classes cost matrix, rows the
+/// true class, columns the predicted one) turns on cost-sensitive misclassification.
+#[pyclass(name = "GosdtSearch", module = "treeopt._core", frozen)]
+pub(crate) struct GosdtSearch(GosdtConfig);
+
+#[pymethods]
+impl GosdtSearch {
+    #[new]
+    #[pyo3(signature = (regularization, max_depth=None, reference_errors=None, misclassification_cost=None))]
+    fn new(
+        regularization: f64,
+        max_depth: Option<usize>,
+        reference_errors: Option<PyReadonlyArray1<'_, f64>>,
+        misclassification_cost: Option<PyReadonlyArray1<'_, f64>>,
+    ) -> Self {
+        let (reference_errors, misclassification_cost) = (owned(reference_errors), owned(misclassification_cost));
+        GosdtSearch(GosdtConfig { regularization, max_depth, reference_errors, misclassification_cost, ..Default::default() })
+    }
+}
+
+/// DL8.5: a depth-limited optimal tree with at least `min_samples_leaf` rows per leaf
+/// and a penalty `regularization` per leaf; `reference_errors` and
+/// `misclassification_cost` as for `GosdtSearch`.
+#[pyclass(name = "Dl85Search", module = "treeopt._core", frozen)]
+pub(crate) struct Dl85Search(Dl85Config);
+
+#[pymethods]
+impl Dl85Search {
+    #[new]
+    #[pyo3(signature = (max_depth, min_samples_leaf, regularization, reference_errors=None, misclassification_cost=None))]
+    fn new(
+        max_depth: usize,
+        min_samples_leaf: usize,
+        regularization: f64,
+        reference_errors: Option<PyReadonlyArray1<'_, f64>>,
+        misclassification_cost: Option<PyReadonlyArray1<'_, f64>>,
+    ) -> Self {
+        let (reference_errors, misclassification_cost) = (owned(reference_errors), owned(misclassification_cost));
+        let limits = Limits::default();
+        Dl85Search(Dl85Config { max_depth, min_samples_leaf, regularization, limits, reference_errors, misclassification_cost })
+    }
+}
+
+/// One of the searches, as `fit_classifier` receives it.
+#[derive(FromPyObject)]
+pub(crate) enum Search<'py> {
+    Gosdt(Bound<'py, GosdtSearch>),
+    Dl85(Bound<'py, Dl85Search>),
+    Osdt(Bound<'py, OsdtSearch>),
+}
+
+impl Search<'_> {
+    /// Runs the search on `input` under `limits`: the one dispatch of the binding.
+    pub(crate) fn fit(&self, py: Python<'_>, input: FitInput<'_>, limits: Limits) -> PyResult<FitResult> {
+        match self {
+            Search::Gosdt(s) => {
+                let config = GosdtConfig { limits, ..s.get().0.clone() };
+                input.fit(py, |d, m| Ok((solve_gosdt(d, &config, m)?, None)))
+            }
+            Search::Dl85(s) => {
+                let config = Dl85Config { limits, ..s.get().0.clone() };
+                input.fit(py, |d, m| Ok((solve_dl85(d, &config, m)?, None)))
+            }
+            Search::Osdt(s) => {
+                let config = OsdtConfig { limits, ..s.get().0.clone() };
+                input.fit(py, |d, m| {
+                    let res = solve_osdt(d, &config, m)?;
+                    Ok((res.result, Some(PyOsdtStats::new(&res.stats, res.warm_start_objective))))
+                })
+            }
+        }
+    }
+}
+
+/// Adds the search classes to the module.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<GosdtSearch>()?;
+    m.add_class::<Dl85Search>()?;
+    Ok(())
+}
