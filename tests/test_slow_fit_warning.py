@@ -105,3 +105,22 @@ def test_osdt_time_limit_includes_its_final_bound():
     Xb = NumericBinarizer(max_thresholds=2).fit_transform(X)
     clf = _fit_stops_at_its_time_limit(OSDTClassifier(regularization=0.005, time_limit=2), Xb, y)
     assert clf.lower_bound_ <= clf.objective_
+
+
+def test_optimal_tree_classifier_warning_names_it_and_its_columns(monkeypatch):
+    # OptimalTreeClassifier runs GOSDT for its user: the warning names the estimator the
+    # user called and how to get fewer columns from it (not NumericBinarizer).
+    from treeopt import OptimalTreeClassifier
+
+    monkeypatch.setattr(CertifiedTreeClassifier, "_slow_fit_seconds", 0.05)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 12))
+    y = ((X[:, 0] > 0) ^ (X[:, 1] > 0.3) ^ (X[:, 2] > -0.2) ^ (rng.random(3000) < 0.2))
+    clf = OptimalTreeClassifier(regularization=0.0002, n_estimators=80, estimator_depth=2)
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.simplefilter("always")
+        clf.fit(X, y.astype(int))
+    slow = [str(w.message) for w in shown if "no time_limit" in str(w.message)]
+    assert len(slow) == 1, slow
+    assert slow[0].startswith("OptimalTreeClassifier.fit has searched")
+    assert "n_estimators" in slow[0] and "NumericBinarizer" not in slow[0]

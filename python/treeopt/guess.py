@@ -638,6 +638,10 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
                 memory_limit=self.memory_limit,
                 verbose=self.verbose,
             )
+            gosdt._slow_fit_caller = (
+                "OptimalTreeClassifier",
+                "guess fewer columns (smaller n_estimators or estimator_depth)",
+            )
             kwargs = {"y_ref": y_ref} if use_ref else {}
             try:
                 gosdt.fit(Xb, y, sample_weight=weight, **kwargs)

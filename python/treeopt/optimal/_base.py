@@ -226,14 +226,20 @@ class CertifiedTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         (``None`` with a limit)."""
         if self.time_limit is not None:
             return None
-        name = type(self).__name__
+        # An estimator running this search for its user (OptimalTreeClassifier) names
+        # itself and how to get fewer columns from it.
+        name, fewer_columns = getattr(self, "_slow_fit_caller", (None, None))
+        name = name or type(self).__name__
+        fewer_columns = fewer_columns or (
+            "give fewer 0/1 columns (e.g. NumericBinarizer(max_thresholds=4), or "
+            "treeopt.OptimalTreeClassifier on the raw columns)"
+        )
         return self._slow_fit_seconds, (
-            f"{name}.fit has searched for {self._slow_fit_seconds:g} s with no time_limit and may run much "
-            "longer. To get a tree sooner: set time_limit (seconds; the best tree so far "
-            "is returned with status_ 'time_limit' and a proven lower_bound_), lower "
-            "max_depth, raise regularization, or give fewer 0/1 columns (e.g. "
-            "NumericBinarizer(max_thresholds=4), or treeopt.OptimalTreeClassifier on the "
-            "raw columns). Ctrl-C stops the fit and keeps the best tree so far."
+            f"{name}.fit has searched for {self._slow_fit_seconds:g} s with no time_limit "
+            "and may run much longer. To get a tree sooner: set time_limit (seconds; the "
+            "best tree so far is returned with status_ 'time_limit' and a proven "
+            f"lower_bound_), lower max_depth, raise regularization, or {fewer_columns}. "
+            "Ctrl-C stops the fit and keeps the best tree so far."
         )
 
     def _set_result(self, res):
