@@ -33,20 +33,20 @@ class DL85Classifier(CertifiedTreeClassifier):
         (0, 1) is a fraction of the rows, rounded up.
     regularization : float, default=0.0
         Penalty per leaf as a fraction of the training weight (0: pure accuracy).
+    misclassification_cost : array-like of shape (n_classes, n_classes) or None, default=None
+        Cost of predicting ``classes_[j]`` for a row of class ``classes_[i]`` at
+        ``[i, j]`` (finite, non-negative, zero diagonal); each leaf predicts its class
+        of least expected cost. As for :class:`GOSDTClassifier`.
+    class_weight : dict, "balanced" or None, default=None
+        Weights multiplying the sample weights of each class.
     time_limit : float or None, default=None
         Seconds of ``fit`` after which the best tree so far is returned (``status_ ==
         "time_limit"``). Without a limit, a search still running after 10 s warns once
         with what to change.
     memory_limit : int or None, default=None
         Bytes the subproblem cache may use (``status_ == "memory_limit"`` when reached).
-    class_weight : dict, "balanced" or None, default=None
-        Weights multiplying the sample weights of each class.
     verbose : bool, default=False
         Print the search progress.
-    misclassification_cost : array-like of shape (n_classes, n_classes) or None, default=None
-        Cost of predicting ``classes_[j]`` for a row of class ``classes_[i]`` at
-        ``[i, j]`` (finite, non-negative, zero diagonal); each leaf predicts its class
-        of least expected cost. As for :class:`GOSDTClassifier`.
 
     Attributes
     ----------
@@ -83,11 +83,11 @@ class DL85Classifier(CertifiedTreeClassifier):
         max_depth=3,
         min_samples_leaf=1,
         regularization=0.0,
+        misclassification_cost=None,
+        class_weight=None,
         time_limit=None,
         memory_limit=None,
-        class_weight=None,
         verbose=False,
-        misclassification_cost=None,
     ):
         store_init_params(self, locals())
 
