@@ -1,7 +1,7 @@
 //! treeopt's optimal decision tree solvers over the shared core. One module per solver
 //! (`gosdt`, `dl85`), both configurations of the dependency-graph search in `graph`;
-//! each takes a [`treeopt_core::BinaryDataset`] and a config and returns a
-//! [`SearchResult`]. No Python here.
+//! each takes a [`treeopt_core::BinaryDataset`] (or, `solve_*_numeric`, a
+//! [`treeopt_core::NumericDataset`]) and a config and returns a [`SearchResult`]. No Python here.
 
 pub mod budget;
 mod depth2;
@@ -17,8 +17,9 @@ mod store;
 mod testing;
 
 pub use budget::{Limits, Monitor, NoMonitor, Progress};
-pub use dl85::{solve as solve_dl85, Dl85Config};
-pub use gosdt::{solve as solve_gosdt, GosdtConfig};
+pub use dl85::{solve as solve_dl85, solve_numeric as solve_dl85_numeric, Dl85Config};
+pub use gosdt::{solve as solve_gosdt, solve_numeric as solve_gosdt_numeric, GosdtConfig};
+pub use split::{SplitDescription, Thresholds};
 pub use osdt::{solve as solve_osdt, Bounds as OsdtBounds, OsdtConfig, OsdtResult, OsdtStats, Policy as OsdtPolicy};
 
 use treeopt_core::Tree;
