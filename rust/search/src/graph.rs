@@ -275,7 +275,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             for (t, w) in lv.totals.iter_mut().zip(cw) {
                 *t += w;
             }
-            splits.for_each_right(g, |f| {
+            splits.for_each_last_right(g, |f| {
                 let f = f as usize;
                 for (t, w) in lv.right_weights[f * c..(f + 1) * c].iter_mut().zip(cw) {
                     *t += w;
@@ -286,6 +286,19 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
                 lv.right_rows[f] += nr;
             });
         });
+        // Runs of nested splits (thresholds of a column) were summed at each group's last
+        // right split only: sum every run from its end. Nothing to do for 0/1 columns.
+        for f in (1..splits.n_splits()).rev() {
+            if splits.nested_in_previous(f) {
+                for k in 0..c {
+                    lv.right_weights[(f - 1) * c + k] += lv.right_weights[f * c + k];
+                }
+                lv.right_minority[f - 1] += lv.right_minority[f];
+                lv.right_groups[f - 1] += lv.right_groups[f];
+                lv.right_reference[f - 1] += lv.right_reference[f];
+                lv.right_rows[f - 1] += lv.right_rows[f];
+            }
+        }
         lv.candidates.clear();
         let d = child_depth(depth);
         for f in 0..splits.n_splits() {

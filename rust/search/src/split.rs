@@ -38,6 +38,15 @@ pub trait SplitFamily {
     fn nested_in_previous(&self, _s: usize) -> bool {
         false
     }
+    /// Calls `f` with the last split sending group `g` right in every run of nested
+    /// splits (see [`SplitFamily::nested_in_previous`]) where it goes right at all: in
+    /// such a run a group's right splits are the first ones, so sums over the groups a
+    /// split sends right can be added once per run and then summed from each run's end.
+    /// Without nesting, every split sending `g` right.
+    #[inline]
+    fn for_each_last_right(&self, g: usize, f: impl FnMut(u32)) {
+        self.for_each_right(g, f)
+    }
 }
 
 /// One split per 0/1 column: right when the column is 1 (threshold 0.5).
@@ -212,6 +221,14 @@ impl SplitFamily for Thresholds<'_> {
     fn nested_in_previous(&self, s: usize) -> bool {
         s > 0 && self.column[s] == self.column[s - 1]
     }
+    #[inline]
+    fn for_each_last_right(&self, g: usize, mut f: impl FnMut(u32)) {
+        for (j, &r) in self.data.ranks_of(g).iter().enumerate() {
+            if r > 0 {
+                f(self.start[j] + r - 1);
+            }
+        }
+    }
 }
 
 /// What one search works on: the packed data, the objective and the split family.
@@ -244,5 +261,44 @@ mod tests {
         assert_eq!(out, [0b010]);
         splits.partition(&[0b110], 2, false, &mut out);
         assert_eq!(out, [0b100]);
+    }
+
+    #[test]
+    fn thresholds_split_between_distinct_values() {
+        // Groups 0..4; column 0 values 1, 5, 2, 5 (distinct 1, 2, 5); column 1 is 0/1;
+        // column 2 constant.
+        let x = [1.0, 0.0, 7.0, 5.0, 1.0, 7.0, 2.0, 1.0, 7.0, 5.0, 0.0, 7.0];
+        let data = NumericDataset::new(&x, 4, 3, &[0, 1, 0, 1], 2, None).unwrap();
+        let splits = Thresholds::new(&data);
+        assert_eq!(splits.n_splits(), 3);
+        assert_eq!((splits.locate(1), splits.locate(2)), ((0, 1), (1, 0)));
+        assert_eq!(splits.describe(0), SplitDescription { feature: 0, threshold: 1.5 });
+        assert_eq!(splits.describe(1), SplitDescription { feature: 0, threshold: 3.5 });
+        assert_eq!(splits.describe(2), SplitDescription { feature: 1, threshold: 0.5 });
+        let right = |g: usize| {
+            let mut v = Vec::new();
+            splits.for_each_right(g, |s| v.push(s));
+            v
+        };
+        let last = |g: usize| {
+            let mut v = Vec::new();
+            splits.for_each_last_right(g, |s| v.push(s));
+            v
+        };
+        assert_eq!((right(0), right(1), right(2)), (vec![], vec![0, 1, 2], vec![0, 2]));
+        assert_eq!((last(0), last(1), last(2), last(3)), (vec![], vec![1, 2], vec![0, 2], vec![1]));
+        assert!(splits.right_list(0).is_none());
+        assert!(splits.goes_right(2, 0) && !splits.goes_right(2, 1) && splits.goes_right(3, 1));
+        assert!(!splits.nested_in_previous(0) && splits.nested_in_previous(1) && !splits.nested_in_previous(2));
+        let mut out = [0u64];
+        splits.partition(&[0b1101], 1, true, &mut out);
+        assert_eq!(out, [0b1000]);
+        splits.partition(&[0b1101], 1, false, &mut out);
+        assert_eq!(out, [0b0101]);
+        // Without group 2 (value 2), threshold 1 of column 0 cuts between 1 and 5.
+        assert_eq!(splits.threshold_in(&[0b1011], 0), 3.0);
+        assert_eq!(splits.threshold_in(&[0b1011], 1), 3.0);
+        assert_eq!(splits.threshold_in(&[0b1111], 1), 3.5);
+        assert_eq!(midpoint(f64::MAX / 2.0 * 1.5, f64::MAX), f64::MAX / 2.0 * 1.5 / 2.0 + f64::MAX / 2.0);
     }
 }
