@@ -181,3 +181,24 @@ proptest! {
         prop_assert!((binary.objective - res.objective).abs() < 1e-9, "binarized {} numeric {}", binary.objective, res.objective);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+    /// Larger instances (up to 30 rows, 4 columns), depth 1 to 3, with and without a
+    /// minimum leaf support.
+    #[test]
+    fn numeric_matches_the_oracle_on_larger_instances(
+        inst in instance(30, 4),
+        reg in prop_oneof![Just(0.0), Just(0.01), 0.0f64..0.05],
+        depth in 1usize..=3,
+        min_samples_leaf in 1usize..=3,
+    ) {
+        let data = inst.data();
+        let total: f64 = inst.w.iter().sum();
+        let config = Dl85Config { max_depth: depth, min_samples_leaf, regularization: reg, ..Default::default() };
+        let res = solve_dl85_numeric(&data, &config, &mut NoMonitor).unwrap();
+        let want = oracle(&inst, reg * total, (0..inst.rows).collect(), Some(depth), min_samples_leaf, &mut HashMap::new()) / total;
+        check(&inst, &res, want, Some(depth))?;
+        check_described(&inst, &data, &res, reg)?;
+    }
+}
