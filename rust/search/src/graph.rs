@@ -28,7 +28,10 @@
 //!
 //! The search is generic over what it minimises ([`Objective`]) and what a split is
 //! ([`SplitFamily`]); both are monomorphised. GOSDT and DL8.5 use (cost-sensitive)
-//! misclassification over 0/1 columns.
+//! misclassification over 0/1 columns or over the (column, threshold) splits of numeric
+//! columns. The pairwise-count kernel serves 0/1 columns only (it needs each group's
+//! list of right splits, and pairs of thresholds grow with their square): with
+//! thresholds the search solves subproblems of two levels too.
 //!
 //! Ties between equally good splits go to the split met first in a fixed order (lowest
 //! two-leaf cost, then lowest feature index), so results are reproducible bit for bit.

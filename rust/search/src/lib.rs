@@ -75,7 +75,7 @@ pub struct RecordedSplit {
     pub capture: Vec<u64>,
     /// Levels left below the subproblem (`None` without a depth limit).
     pub depth: Option<usize>,
-    /// The feature split on.
+    /// The split (a 0/1 feature, or with numeric columns a split of [`Thresholds`]).
     pub feature: usize,
     /// Proven lower bound on the objective contribution of the best tree rooted here.
     pub lower_bound: f64,
@@ -88,7 +88,9 @@ pub struct RecordedSplit {
 #[derive(Clone, Debug)]
 pub struct SearchResult {
     /// The best tree found; each node's value holds the summed statistics of the
-    /// objective (for classification, the class weights of the rows it captures).
+    /// objective (for classification, the class weights of the rows it captures). Its
+    /// split nodes name 0/1 features or, from a numeric search, splits of
+    /// [`Thresholds`] (whose `describe_tree` reads them as column and threshold).
     pub tree: Tree,
     /// Per node of `tree`, the class the objective predicts there (the heaviest class
     /// under plain misclassification, as `Node::prediction`).

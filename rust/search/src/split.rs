@@ -1,8 +1,8 @@
 //! What a split is, as a policy: a family of binary tests over the equivalence classes
 //! ("groups") of the dataset, each sending a group left or right, with a description
 //! (feature, threshold) for the tree. The dependency-graph search and the depth-two
-//! kernel are generic over it. Today's family is one test per 0/1 column (right when the
-//! column is 1); thresholds on numeric columns (issue 12) are another.
+//! kernel are generic over it. Two families: one test per 0/1 column (right when the
+//! column is 1), and one per threshold of a numeric column ([`Thresholds`], issue 12).
 
 use treeopt_core::bitset::{and_into, and_not_into, for_each_one};
 use treeopt_core::{BinaryDataset, Groups, NumericDataset, Tree};
