@@ -1,16 +1,17 @@
 //! The packed binary dataset: rows with identical 0/1 feature vectors are merged into
-//! equivalence classes ("groups") carrying per-class weights, and every feature becomes
-//! one bitset over the groups. Solvers work on sets of groups only.
+//! equivalence classes ("groups", [`Groups`]) carrying per-class weights, and every
+//! feature becomes one bitset over the groups. Solvers work on sets of groups only.
 
 use crate::bitset::{words_for, Bitset};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 
-/// A 0/1 feature matrix with labels and weights, packed for the solvers.
+/// Rows merged into equivalence classes ("groups") of identical feature vectors, with
+/// per-class weights: what the solvers work on whatever the feature type. The 0/1
+/// ([`BinaryDataset`]) and numeric ([`crate::NumericDataset`]) datasets both hold one.
 #[derive(Clone, Debug)]
-pub struct BinaryDataset {
+pub struct Groups {
     n_rows: usize,
-    n_features: usize,
     n_classes: usize,
     n_groups: usize,
     words: usize,
@@ -22,39 +23,25 @@ pub struct BinaryDataset {
     group_rows: Vec<u32>,
     /// Weight of each group that no tree can classify correctly (all but its top class).
     group_minority: Vec<f64>,
-    /// `n_features * words` words: bit g of feature j is set when group g has feature j = 1.
-    feature_bits: Vec<u64>,
-    /// CSR lists of the features equal to 1 in each group.
-    ones_start: Vec<u32>,
-    ones: Vec<u32>,
-    /// The feature vector of each group, `n_groups * n_features`.
-    group_features: Vec<u8>,
     /// Group of each input row (`u32::MAX` for rows of zero weight, which are dropped).
     row_group: Vec<u32>,
     total_weight: f64,
 }
 
-impl BinaryDataset {
-    /// Packs a row-major 0/1 matrix (`n_rows * n_features` bytes), class indices in
-    /// `0..n_classes` and optional non-negative weights. Rows of zero weight are dropped.
-    pub fn new(
-        features: &[u8],
+impl Groups {
+    /// Checks labels and weights (`n_cells` feature values were given) and merges the
+    /// rows of positive weight whose keys are equal, numbering groups by first occurrence
+    /// (deterministic). Returns the groups and the first row of each.
+    pub(crate) fn build<K: std::hash::Hash + Eq>(
         n_rows: usize,
-        n_features: usize,
+        n_cells: usize,
         labels: &[u32],
         n_classes: usize,
         weights: Option<&[f64]>,
-    ) -> Result<Self> {
+        key: impl Fn(usize) -> K,
+    ) -> Result<(Self, Vec<usize>)> {
         if n_rows == 0 {
             return Err(Error::new("the dataset has no rows; pass at least one sample"));
-        }
-        if features.len() != n_rows * n_features {
-            return Err(Error::new(format!(
-                "feature buffer holds {} values but {} rows x {} features were announced",
-                features.len(),
-                n_rows,
-                n_features
-            )));
         }
         if labels.len() != n_rows {
             return Err(Error::new(format!(
@@ -63,9 +50,9 @@ impl BinaryDataset {
                 n_rows
             )));
         }
-        if n_rows >= u32::MAX as usize || n_rows.saturating_mul(n_features) >= u32::MAX as usize {
+        if n_rows >= u32::MAX as usize || n_cells >= u32::MAX as usize {
             return Err(Error::new(format!(
-                "{n_rows} rows x {n_features} features is more than this solver handles (4.2e9 cells); \
+                "{n_rows} rows and {n_cells} cells is more than this solver handles (4.2e9 cells); \
                  subsample the rows or select features first"
             )));
         }
@@ -80,14 +67,6 @@ impl BinaryDataset {
                     n_rows
                 )));
             }
-        }
-        if let Some(pos) = features.iter().position(|&v| v > 1) {
-            return Err(Error::new(format!(
-                "row {}, feature {} has value {}; features must be 0 or 1 (binarize them first)",
-                pos / n_features.max(1),
-                pos % n_features.max(1),
-                features[pos]
-            )));
         }
         if let Some(pos) = labels.iter().position(|&c| c as usize >= n_classes) {
             return Err(Error::new(format!(
@@ -111,10 +90,8 @@ impl BinaryDataset {
                 "the sample weights sum to zero (or overflow); give some rows a positive weight",
             ));
         }
-
-        // Merge identical rows, numbering groups by first occurrence (deterministic).
-        let mut index: HashMap<&[u8], u32> = HashMap::new();
-        let mut group_features = Vec::new();
+        let mut index: HashMap<K, u32> = HashMap::new();
+        let mut first_row = Vec::new();
         let mut class_weights: Vec<f64> = Vec::new();
         let mut row_group = vec![u32::MAX; n_rows];
         let mut group_rows: Vec<u32> = Vec::new();
@@ -123,10 +100,9 @@ impl BinaryDataset {
             if w == 0.0 {
                 continue;
             }
-            let row = &features[i * n_features..(i + 1) * n_features];
             let next = index.len() as u32;
-            let g = *index.entry(row).or_insert_with(|| {
-                group_features.extend_from_slice(row);
+            let g = *index.entry(key(i)).or_insert_with(|| {
+                first_row.push(i);
                 class_weights.extend(std::iter::repeat(0.0).take(n_classes));
                 group_rows.push(0);
                 next
@@ -136,7 +112,6 @@ impl BinaryDataset {
             row_group[i] = g as u32;
         }
         let n_groups = index.len();
-        let words = words_for(n_groups);
         let mut group_weight = Vec::with_capacity(n_groups);
         let mut group_minority = Vec::with_capacity(n_groups);
         for g in 0..n_groups {
@@ -146,45 +121,24 @@ impl BinaryDataset {
             group_weight.push(total);
             group_minority.push(total - top);
         }
-        let mut feature_bits = vec![0u64; n_features * words];
-        let mut ones_start = Vec::with_capacity(n_groups + 1);
-        let mut ones = Vec::new();
-        ones_start.push(0);
-        for g in 0..n_groups {
-            for j in 0..n_features {
-                if group_features[g * n_features + j] == 1 {
-                    feature_bits[j * words + g / 64] |= 1u64 << (g % 64);
-                    ones.push(j as u32);
-                }
-            }
-            ones_start.push(ones.len() as u32);
-        }
-        Ok(BinaryDataset {
+        let groups = Groups {
             n_rows,
-            n_features,
             n_classes,
             n_groups,
-            words,
+            words: words_for(n_groups),
             class_weights,
             group_weight,
             group_rows,
             group_minority,
-            feature_bits,
-            ones_start,
-            ones,
-            group_features,
             row_group,
             total_weight,
-        })
+        };
+        Ok((groups, first_row))
     }
 
     /// Number of rows given (including zero-weight rows).
     pub fn n_rows(&self) -> usize {
         self.n_rows
-    }
-    /// Number of 0/1 features.
-    pub fn n_features(&self) -> usize {
-        self.n_features
     }
     /// Number of classes.
     pub fn n_classes(&self) -> usize {
@@ -222,20 +176,10 @@ impl BinaryDataset {
     pub fn group_minority(&self, g: usize) -> f64 {
         self.group_minority[g]
     }
-    /// The groups whose feature `j` is 1, as words.
+    /// Group of input row `i` (`None` for a row of zero weight).
     #[inline]
-    pub fn feature_words(&self, j: usize) -> &[u64] {
-        &self.feature_bits[j * self.words..(j + 1) * self.words]
-    }
-    /// The features equal to 1 in group `g`.
-    #[inline]
-    pub fn ones_of(&self, g: usize) -> &[u32] {
-        &self.ones[self.ones_start[g] as usize..self.ones_start[g + 1] as usize]
-    }
-    /// Value of feature `j` in group `g`.
-    #[inline]
-    pub fn feature_of(&self, g: usize, j: usize) -> u8 {
-        self.group_features[g * self.n_features + j]
+    pub fn group_of_row(&self, i: usize) -> Option<usize> {
+        (self.row_group[i] != u32::MAX).then_some(self.row_group[i] as usize)
     }
     /// The set of all groups.
     pub fn all_groups(&self) -> Bitset {
@@ -269,6 +213,104 @@ impl BinaryDataset {
                 *o += w;
             }
         });
+    }
+}
+
+/// A 0/1 feature matrix with labels and weights, packed for the solvers: its groups
+/// (reached through `Deref`) and one bitset over them per feature.
+#[derive(Clone, Debug)]
+pub struct BinaryDataset {
+    groups: Groups,
+    n_features: usize,
+    /// `n_features * words` words: bit g of feature j is set when group g has feature j = 1.
+    feature_bits: Vec<u64>,
+    /// CSR lists of the features equal to 1 in each group.
+    ones_start: Vec<u32>,
+    ones: Vec<u32>,
+    /// The feature vector of each group, `n_groups * n_features`.
+    group_features: Vec<u8>,
+}
+
+impl std::ops::Deref for BinaryDataset {
+    type Target = Groups;
+    #[inline]
+    fn deref(&self) -> &Groups {
+        &self.groups
+    }
+}
+
+impl BinaryDataset {
+    /// Packs a row-major 0/1 matrix (`n_rows * n_features` bytes), class indices in
+    /// `0..n_classes` and optional non-negative weights. Rows of zero weight are dropped.
+    pub fn new(
+        features: &[u8],
+        n_rows: usize,
+        n_features: usize,
+        labels: &[u32],
+        n_classes: usize,
+        weights: Option<&[f64]>,
+    ) -> Result<Self> {
+        if n_rows > 0 && features.len() != n_rows * n_features {
+            return Err(Error::new(format!(
+                "feature buffer holds {} values but {} rows x {} features were announced",
+                features.len(),
+                n_rows,
+                n_features
+            )));
+        }
+        if let Some(pos) = features.iter().position(|&v| v > 1) {
+            return Err(Error::new(format!(
+                "row {}, feature {} has value {}; features must be 0 or 1 (binarize them first)",
+                pos / n_features.max(1),
+                pos % n_features.max(1),
+                features[pos]
+            )));
+        }
+        let row = |i: usize| &features[i * n_features..(i + 1) * n_features];
+        let (groups, first_row) = Groups::build(n_rows, n_rows.saturating_mul(n_features), labels, n_classes, weights, row)?;
+        let (n_groups, words) = (groups.n_groups, groups.words);
+        let mut group_features = Vec::with_capacity(n_groups * n_features);
+        for &i in &first_row {
+            group_features.extend_from_slice(row(i));
+        }
+        let mut feature_bits = vec![0u64; n_features * words];
+        let mut ones_start = Vec::with_capacity(n_groups + 1);
+        let mut ones = Vec::new();
+        ones_start.push(0);
+        for g in 0..n_groups {
+            for j in 0..n_features {
+                if group_features[g * n_features + j] == 1 {
+                    feature_bits[j * words + g / 64] |= 1u64 << (g % 64);
+                    ones.push(j as u32);
+                }
+            }
+            ones_start.push(ones.len() as u32);
+        }
+        Ok(BinaryDataset { groups, n_features, feature_bits, ones_start, ones, group_features })
+    }
+
+    /// The equivalence classes and their weights.
+    pub fn groups(&self) -> &Groups {
+        &self.groups
+    }
+    /// Number of 0/1 features.
+    pub fn n_features(&self) -> usize {
+        self.n_features
+    }
+    /// The groups whose feature `j` is 1, as words.
+    #[inline]
+    pub fn feature_words(&self, j: usize) -> &[u64] {
+        &self.feature_bits[j * self.groups.words..(j + 1) * self.groups.words]
+    }
+    /// The features equal to 1 in group `g`.
+    #[inline]
+    pub fn ones_of(&self, g: usize) -> &[u32] {
+        &self.ones[self.ones_start[g] as usize..self.ones_start[g + 1] as usize]
+    }
+    /// Value of feature `j` in group `g`.
+    #[inline]
+    pub fn feature_of(&self, g: usize, j: usize) -> u8 {
+        self.group_features[g * self.n_features + j]
     }
 }
 

@@ -1,5 +1,5 @@
-//! Reading the benchmark CSV files (header row, 0/1 features, label in the last column)
-//! for Rust tests and benchmarks.
+//! Reading the benchmark CSV files (header row, 0/1 or numeric features, label in the
+//! last column) for Rust tests and benchmarks.
 
 use crate::dataset::BinaryDataset;
 use crate::error::{Error, Result};
@@ -28,4 +28,40 @@ pub fn read_binary_csv(path: &Path) -> Result<BinaryDataset> {
     }
     let n_classes = y.iter().max().map_or(1, |&m| m as usize + 1);
     BinaryDataset::new(&x, y.len(), n_features, &y, n_classes, None)
+}
+
+/// Reads a CSV of numeric features whose last column is the integer class label: the
+/// row-major values, the labels, and the numbers of rows and columns.
+pub fn read_numeric_csv_values(path: &Path) -> Result<(Vec<f64>, Vec<u32>, usize, usize)> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::new(format!("cannot read {}: {e}", path.display())))?;
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let header = lines.next().ok_or_else(|| Error::new("empty CSV file"))?;
+    let n_columns = header.split(',').count() - 1;
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    for (i, line) in lines.enumerate() {
+        let cells: Vec<&str> = line.split(',').map(str::trim).collect();
+        if cells.len() != n_columns + 1 {
+            return Err(Error::new(format!("line {} has {} cells", i + 2, cells.len())));
+        }
+        for c in &cells[..n_columns] {
+            x.push(c.parse::<f64>().map_err(|_| Error::new(format!("non-numeric cell {c:?} on line {}", i + 2)))?);
+        }
+        let label: f64 = cells[n_columns]
+            .parse()
+            .map_err(|_| Error::new(format!("bad label {:?}", cells[n_columns])))?;
+        if label < 0.0 || label.fract() != 0.0 {
+            return Err(Error::new(format!("label {label} on line {} is not a class index", i + 2)));
+        }
+        y.push(label as u32);
+    }
+    let rows = y.len();
+    Ok((x, y, rows, n_columns))
+}
+
+/// Reads a CSV of numeric features whose last column is the integer class label.
+pub fn read_numeric_csv(path: &Path) -> Result<crate::NumericDataset> {
+    let (x, y, rows, columns) = read_numeric_csv_values(path)?;
+    let n_classes = y.iter().max().map_or(1, |&m| m as usize + 1);
+    crate::NumericDataset::new(&x, rows, columns, &y, n_classes, None)
 }

@@ -5,9 +5,11 @@ pub mod bitset;
 pub mod dataset;
 pub mod error;
 pub mod io;
+pub mod numeric;
 pub mod tree;
 
 pub use bitset::Bitset;
-pub use dataset::BinaryDataset;
+pub use dataset::{BinaryDataset, Groups};
 pub use error::{Error, Result};
+pub use numeric::NumericDataset;
 pub use tree::{Node, Tree};

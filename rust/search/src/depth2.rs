@@ -311,7 +311,7 @@ impl Depth2 {
         let (m, k) = (self.m, self.k);
         self.identity = false;
         let full = 8 * k * (m * (m + 1) / 2);
-        if depth == 2 && full <= self.narrow && self.bytes() + full + 8 * m * k + 4 * (m + t.data.n_groups()) <= budget {
+        if depth == 2 && full <= self.narrow && t.splits.right_list(0).is_some() && self.bytes() + full + 8 * m * k + 4 * (m + t.data.n_groups()) <= budget {
             // Narrow data: every feature, in the whole triangle, as MurTree does.
             self.identity = true;
             if self.active.len() != m {
@@ -355,12 +355,12 @@ impl Depth2 {
                 for (t, v) in total.iter_mut().zip(group_values(values, &t.obj, g, k)) {
                     *t += v;
                 }
-                for &f in t.splits.right_of(g) {
+                t.splits.for_each_right(g, |f| {
                     count[f as usize] += 1;
                     if with_rows {
                         feature_rows[f as usize] += nr;
                     }
-                }
+                });
             });
         }
         self.active.clear();
@@ -404,14 +404,14 @@ impl Depth2 {
             let (slot, diag, values) = (&self.slot, &mut self.diag, &self.values);
             for_each_one(set, |g| {
                 let v = group_values(values, &t.obj, g, k);
-                for &f in t.splits.right_of(g) {
+                t.splits.for_each_right(g, |f| {
                     let s = slot[f as usize];
                     if s != NONE {
                         for (d, w) in diag[s as usize * k..s as usize * k + k].iter_mut().zip(v) {
                             *d += w;
                         }
                     }
-                }
+                });
             });
             return Ok(Layout::Triangle);
         }
@@ -432,7 +432,7 @@ impl Depth2 {
             let (local, local_start, local_group) = (&mut self.local, &mut self.local_start, &mut self.local_group);
             for_each_one(set, |g| {
                 let v = group_values(values, &t.obj, g, k);
-                for &f in t.splits.right_of(g) {
+                t.splits.for_each_right(g, |f| {
                     let s = slot[f as usize];
                     if s != NONE {
                         local.push(s);
@@ -440,7 +440,7 @@ impl Depth2 {
                             *d += w;
                         }
                     }
-                }
+                });
                 local_start.push(local.len() as u32);
                 local_group.push(g as u32);
             });
@@ -477,7 +477,8 @@ impl Depth2 {
                     let g = wi * 64 + w.trailing_zeros() as usize;
                     w &= w - 1;
                     let v = group_values(values, &t.obj, g, k);
-                    let ones = t.splits.right_of(g);
+                    // Identity mode is chosen only for families listing their splits.
+                    let ones = t.splits.right_list(g).unwrap_or(&[]);
                     for (a, &i) in ones.iter().enumerate() {
                         let i = i as usize;
                         let row = i * (2 * n - i + 1) / 2;

@@ -7,9 +7,9 @@
 //! the limit are solved by MurTree's pairwise-count kernel.
 
 use crate::budget::{Limits, Monitor};
-use crate::graph::{run, Problem};
+use crate::graph::{run, run_numeric, Problem};
 use crate::SearchResult;
-use treeopt_core::{BinaryDataset, Error, Result};
+use treeopt_core::{BinaryDataset, Error, NumericDataset, Result};
 
 /// Parameters of a DL8.5 search.
 #[derive(Clone, Debug)]
@@ -42,10 +42,21 @@ impl Default for Dl85Config {
 /// `min_samples_leaf` rows. On a limit or a stop request the best tree found is returned
 /// with its status and a proven lower bound.
 pub fn solve<M: Monitor>(data: &BinaryDataset, config: &Dl85Config, monitor: &mut M) -> Result<SearchResult> {
+    run(data, &problem(config)?, monitor)
+}
+
+/// [`solve`] on numeric columns, branching on (column, threshold) at every midpoint
+/// between consecutive distinct values of the rows a node captures (see
+/// [`crate::gosdt::solve_numeric`]).
+pub fn solve_numeric<M: Monitor>(data: &NumericDataset, config: &Dl85Config, monitor: &mut M) -> Result<SearchResult> {
+    run_numeric(data, &problem(config)?, monitor)
+}
+
+fn problem(config: &Dl85Config) -> Result<Problem> {
     if config.min_samples_leaf == 0 {
         return Err(Error::new("min_samples_leaf must be at least 1"));
     }
-    let problem = Problem {
+    Ok(Problem {
         regularization: config.regularization,
         max_depth: Some(config.max_depth),
         min_support: config.min_samples_leaf,
@@ -53,6 +64,5 @@ pub fn solve<M: Monitor>(data: &BinaryDataset, config: &Dl85Config, monitor: &mu
         reference_errors: config.reference_errors.clone(),
         misclassification_cost: config.misclassification_cost.clone(),
         record_splits: false,
-    };
-    run(data, &problem, monitor)
+    })
 }

@@ -3,9 +3,9 @@
 //! weight + λ x leaves, optionally under a depth limit, by the dependency-graph search of [`crate::graph`].
 
 use crate::budget::{Limits, Monitor};
-use crate::graph::{run, Problem};
+use crate::graph::{run, run_numeric, Problem};
 use crate::SearchResult;
-use treeopt_core::{BinaryDataset, Result};
+use treeopt_core::{BinaryDataset, NumericDataset, Result};
 
 /// Parameters of a GOSDT search.
 #[derive(Clone, Debug, Default)]
@@ -35,7 +35,19 @@ pub struct GosdtConfig {
 /// Finds the tree minimising the GOSDT objective. On a limit or a stop request the best
 /// tree found is returned with its status and a proven lower bound.
 pub fn solve<M: Monitor>(data: &BinaryDataset, config: &GosdtConfig, monitor: &mut M) -> Result<SearchResult> {
-    let problem = Problem {
+    run(data, &problem(config), monitor)
+}
+
+/// [`solve`] on numeric columns, branching on (column, threshold) at every midpoint
+/// between consecutive distinct values of the rows a node captures. The tree's split
+/// nodes hold numbers of [`crate::split::Thresholds`] splits; its `describe_tree` gives
+/// their columns and thresholds.
+pub fn solve_numeric<M: Monitor>(data: &NumericDataset, config: &GosdtConfig, monitor: &mut M) -> Result<SearchResult> {
+    run_numeric(data, &problem(config), monitor)
+}
+
+fn problem(config: &GosdtConfig) -> Problem {
+    Problem {
         regularization: config.regularization,
         max_depth: config.max_depth,
         min_support: 1,
@@ -43,6 +55,5 @@ pub fn solve<M: Monitor>(data: &BinaryDataset, config: &GosdtConfig, monitor: &m
         reference_errors: config.reference_errors.clone(),
         misclassification_cost: config.misclassification_cost.clone(),
         record_splits: config.record_splits,
-    };
-    run(data, &problem, monitor)
+    }
 }

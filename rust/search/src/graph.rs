@@ -28,7 +28,10 @@
 //!
 //! The search is generic over what it minimises ([`Objective`]) and what a split is
 //! ([`SplitFamily`]); both are monomorphised. GOSDT and DL8.5 use (cost-sensitive)
-//! misclassification over 0/1 columns.
+//! misclassification over 0/1 columns or over the (column, threshold) splits of numeric
+//! columns. The pairwise-count kernel serves 0/1 columns only (it needs each group's
+//! list of right splits, and pairs of thresholds grow with their square): with
+//! thresholds the search solves subproblems of two levels too.
 //!
 //! Ties between equally good splits go to the split met first in a fixed order (lowest
 //! two-leaf cost, then lowest feature index), so results are reproducible bit for bit.
@@ -38,10 +41,10 @@ use crate::store::{Store, LEAF};
 use crate::depth2::{Depth2, SmallTree};
 use crate::objective::{stats_totals, CostSensitive, Misclassification, Objective};
 use crate::rules::{side, Rules, Side};
-use crate::split::{SplitFamily, Task, ZeroOneColumns};
+use crate::split::{SplitFamily, Task, Thresholds, ZeroOneColumns};
 use crate::{RecordedSplit, SearchResult, Stats, Status};
 use treeopt_core::bitset::for_each_one;
-use treeopt_core::{BinaryDataset, Error, Node, Result, Tree};
+use treeopt_core::{BinaryDataset, Error, Groups, Node, NumericDataset, Result, Tree};
 
 /// Remaining depth of subproblems when no depth limit applies.
 const UNLIMITED: u32 = u32::MAX;
@@ -168,6 +171,9 @@ struct Solver<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> {
     root: u32,
     /// Per group, the weight the reference model misclassifies (lower-bound guessing).
     reference: Option<Vec<f64>>,
+    /// Subproblems with two levels left go to the pairwise-count kernel (the split
+    /// family lists its splits per group); otherwise the search solves them too.
+    kernel_on: bool,
 }
 
 #[inline]
@@ -272,7 +278,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             for (t, w) in lv.totals.iter_mut().zip(cw) {
                 *t += w;
             }
-            for &f in splits.right_of(g) {
+            splits.for_each_last_right(g, |f| {
                 let f = f as usize;
                 for (t, w) in lv.right_weights[f * c..(f + 1) * c].iter_mut().zip(cw) {
                     *t += w;
@@ -281,8 +287,21 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
                 lv.right_groups[f] += 1;
                 lv.right_reference[f] += re;
                 lv.right_rows[f] += nr;
-            }
+            });
         });
+        // Runs of nested splits (thresholds of a column) were summed at each group's last
+        // right split only: sum every run from its end. Nothing to do for 0/1 columns.
+        for f in (1..splits.n_splits()).rev() {
+            if splits.nested_in_previous(f) {
+                for k in 0..c {
+                    lv.right_weights[(f - 1) * c + k] += lv.right_weights[f * c + k];
+                }
+                lv.right_minority[f - 1] += lv.right_minority[f];
+                lv.right_groups[f - 1] += lv.right_groups[f];
+                lv.right_reference[f - 1] += lv.right_reference[f];
+                lv.right_rows[f - 1] += lv.right_rows[f];
+            }
+        }
         lv.candidates.clear();
         let d = child_depth(depth);
         for f in 0..splits.n_splits() {
@@ -290,6 +309,9 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             let rr_rows = lv.right_rows[f];
             if ng == 0 || ng == n_groups || rr_rows < rules.min_support || rows - rr_rows < rules.min_support {
                 continue;
+            }
+            if splits.nested_in_previous(f) && lv.right_groups[f - 1] == ng {
+                continue; // the same partition as split f - 1
             }
             let rw = &lv.right_weights[f * c..(f + 1) * c];
             for k in 0..c {
@@ -372,7 +394,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
     /// initial budget and the anytime result a good tree from the start.
     fn greedy(&mut self, id: u32, level: usize) -> f64 {
         let depth = self.store.get(id).depth;
-        if depth == 2 && self.solve_small(id, level) {
+        if depth == 2 && self.kernel_on && self.solve_small(id, level) {
             return self.store.get(id).ub;
         }
         // After a stop the greedy tree is still completed (it costs one pass per node),
@@ -390,7 +412,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         for (right, side) in [(false, cand.left), (true, cand.right)] {
             cost += match self.child(level, cand.feature, right, side, d) {
                 Some(Child::Leaf(s)) => s.leaf_cost,
-                Some(Child::Record(cid)) if d == 1 => {
+                Some(Child::Record(cid)) if d == 1 && self.kernel_on => {
                     // A stump or leaf, solved exactly from the feature sums.
                     let set = self.levels[level].child.clone();
                     match self.kernel(Some(&set), cid, 1) {
@@ -418,7 +440,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             return;
         }
         self.expansions += 1;
-        if rec.depth == 2 {
+        if rec.depth == 2 && self.kernel_on {
             self.solve_small(id, level);
             return;
         }
@@ -616,7 +638,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         if side.terminal {
             return self.push_leaf(set, tree);
         }
-        if depth <= 2 {
+        if depth <= 2 && self.kernel_on {
             // Once stopped, a subproblem with two levels left follows its record (its
             // children re-solved from the feature sums) instead of the pairwise kernel.
             if let Ok(small) = self.kernel(Some(set), 0, depth) {
@@ -643,6 +665,16 @@ fn progress(store: &Store, root: u32, w: f64, elapsed: f64) -> Progress {
 /// problem's depth and support limits. On a limit or a stop request the best tree found
 /// is returned with its status and a proven lower bound.
 pub(crate) fn run<M: Monitor>(data: &BinaryDataset, config: &Problem, monitor: &mut M) -> Result<SearchResult> {
+    run_family(data, ZeroOneColumns::new(data), config, monitor)
+}
+
+/// [`run`] over the (column, threshold) splits of a numeric dataset.
+pub(crate) fn run_numeric<M: Monitor>(data: &NumericDataset, config: &Problem, monitor: &mut M) -> Result<SearchResult> {
+    run_family(data, Thresholds::new(data), config, monitor)
+}
+
+/// [`run`] over any split family of the groups `data`.
+fn run_family<M: Monitor, S: SplitFamily>(data: &Groups, splits: S, config: &Problem, monitor: &mut M) -> Result<SearchResult> {
     let reg = config.regularization;
     if !reg.is_finite() || reg < 0.0 {
         return Err(Error::new(format!(
@@ -659,8 +691,8 @@ pub(crate) fn run<M: Monitor>(data: &BinaryDataset, config: &Problem, monitor: &
         None => None,
     };
     match &config.misclassification_cost {
-        None => run_with(data, Misclassification::new(data), config, reference, monitor),
-        Some(cost) => run_with(data, CostSensitive::new(data, cost)?, config, reference, monitor),
+        None => run_with(data, Misclassification::new(data), splits, config, reference, monitor),
+        Some(cost) => run_with(data, CostSensitive::new(data, cost)?, splits, config, reference, monitor),
     }
     .map(|(mut result, labels)| {
         result.labels = labels;
@@ -681,8 +713,9 @@ fn tree_loss<O: Objective, S: SplitFamily>(t: &Task<O, S>, tree: &Tree) -> f64 {
 
 /// The search of [`run`] for one objective: the result (its `labels` left empty) and the
 /// label of every node of its tree.
-fn run_with<M: Monitor, O: Objective>(data: &BinaryDataset, obj: O, config: &Problem, reference: Option<Vec<f64>>, monitor: &mut M) -> Result<(SearchResult, Vec<O::Label>)> {
-    let task = Task { data, obj, splits: ZeroOneColumns::new(data) };
+fn run_with<M: Monitor, O: Objective, S: SplitFamily>(data: &Groups, obj: O, splits: S, config: &Problem, reference: Option<Vec<f64>>, monitor: &mut M) -> Result<(SearchResult, Vec<O::Label>)> {
+    let kernel_on = data.n_groups() > 0 && splits.right_list(0).is_some();
+    let task = Task { data, obj, splits };
     let reg = config.regularization;
     let depth = match config.max_depth {
         // A path never gains from the same split twice.
@@ -704,6 +737,7 @@ fn run_with<M: Monitor, O: Objective>(data: &BinaryDataset, obj: O, config: &Pro
         expansions: 0,
         root: 0,
         reference,
+        kernel_on,
     };
     if config.record_splits {
         solver.store.log_splits();
@@ -856,7 +890,7 @@ mod tests {
                 min_support: if depth.is_some() { min_support } else { 1 },
                 ..Default::default()
             };
-            let (res, labels) = run_with(&data, SquaredError::new(&data, &y, &w), &problem, None, &mut NoMonitor).unwrap();
+            let (res, labels) = run_with(&data, SquaredError::new(&data, &y, &w), ZeroOneColumns::new(&data), &problem, None, &mut NoMonitor).unwrap();
             let total = data.total_weight();
             let groups: Vec<usize> = (0..data.n_groups()).collect();
             let obj = SquaredError::new(&data, &y, &w);

@@ -1,7 +1,7 @@
 //! treeopt's optimal decision tree solvers over the shared core. One module per solver
 //! (`gosdt`, `dl85`), both configurations of the dependency-graph search in `graph`;
-//! each takes a [`treeopt_core::BinaryDataset`] and a config and returns a
-//! [`SearchResult`]. No Python here.
+//! each takes a [`treeopt_core::BinaryDataset`] (or, `solve_*_numeric`, a
+//! [`treeopt_core::NumericDataset`]) and a config and returns a [`SearchResult`]. No Python here.
 
 pub mod budget;
 mod depth2;
@@ -17,8 +17,9 @@ mod store;
 mod testing;
 
 pub use budget::{Limits, Monitor, NoMonitor, Progress};
-pub use dl85::{solve as solve_dl85, Dl85Config};
-pub use gosdt::{solve as solve_gosdt, GosdtConfig};
+pub use dl85::{solve as solve_dl85, solve_numeric as solve_dl85_numeric, Dl85Config};
+pub use gosdt::{solve as solve_gosdt, solve_numeric as solve_gosdt_numeric, GosdtConfig};
+pub use split::{SplitDescription, Thresholds};
 pub use osdt::{solve as solve_osdt, Bounds as OsdtBounds, OsdtConfig, OsdtResult, OsdtStats, Policy as OsdtPolicy};
 
 use treeopt_core::Tree;
@@ -74,7 +75,7 @@ pub struct RecordedSplit {
     pub capture: Vec<u64>,
     /// Levels left below the subproblem (`None` without a depth limit).
     pub depth: Option<usize>,
-    /// The feature split on.
+    /// The split (a 0/1 feature, or with numeric columns a split of [`Thresholds`]).
     pub feature: usize,
     /// Proven lower bound on the objective contribution of the best tree rooted here.
     pub lower_bound: f64,
@@ -87,7 +88,9 @@ pub struct RecordedSplit {
 #[derive(Clone, Debug)]
 pub struct SearchResult {
     /// The best tree found; each node's value holds the summed statistics of the
-    /// objective (for classification, the class weights of the rows it captures).
+    /// objective (for classification, the class weights of the rows it captures). Its
+    /// split nodes name 0/1 features or, from a numeric search, splits of
+    /// [`Thresholds`] (whose `describe_tree` reads them as column and threshold).
     pub tree: Tree,
     /// Per node of `tree`, the class the objective predicts there (the heaviest class
     /// under plain misclassification, as `Node::prediction`).

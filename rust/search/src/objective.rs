@@ -25,9 +25,9 @@
 //!    error test in `graph.rs`).
 
 use treeopt_core::dataset::leaf_loss;
-use treeopt_core::BinaryDataset;
+use treeopt_core::Groups;
 
-/// A leaf objective over the groups of a [`BinaryDataset`].
+/// A leaf objective over the groups of a dataset ([`Groups`]).
 pub trait Objective {
     /// What a leaf predicts (a class index for classification).
     type Label: Copy;
@@ -65,11 +65,11 @@ pub trait Objective {
 /// Weighted misclassification: statistics are the class weights, a leaf predicts its
 /// heaviest class and loses the rest.
 pub struct Misclassification<'a> {
-    data: &'a BinaryDataset,
+    data: &'a Groups,
 }
 
 impl<'a> Misclassification<'a> {
-    pub fn new(data: &'a BinaryDataset) -> Self {
+    pub fn new(data: &'a Groups) -> Self {
         Misclassification { data }
     }
 }
@@ -150,7 +150,7 @@ pub(crate) fn stats_totals<O: Objective>(obj: &O, set: &[u64], out: &mut [f64]) 
 /// misclassification does not hold under costs, so only the equivalent-points floor
 /// (each group at its cheapest label) bounds a split tree.
 pub struct CostSensitive<'a> {
-    data: &'a BinaryDataset,
+    data: &'a Groups,
     /// Row-major `n_classes x n_classes`: rows the true class, columns the predicted one.
     cost: Vec<f64>,
     floor: Vec<f64>,
@@ -159,7 +159,7 @@ pub struct CostSensitive<'a> {
 impl<'a> CostSensitive<'a> {
     /// Checks that `cost` is a square matrix over the dataset's classes, finite,
     /// non-negative, with a zero diagonal.
-    pub fn new(data: &'a BinaryDataset, cost: &[f64]) -> treeopt_core::Result<Self> {
+    pub fn new(data: &'a Groups, cost: &[f64]) -> treeopt_core::Result<Self> {
         let c = data.n_classes();
         let fail = |m: String| Err(treeopt_core::Error::new(format!("misclassification_cost {m}")));
         if cost.len() != c * c {

@@ -1,0 +1,181 @@
+//! The numeric dataset: every column kept once, as its sorted distinct values and, per
+//! equivalence class of rows ("group", see [`Groups`]), the rank of its value among them
+//! — not one bitset per threshold. Rows with identical value vectors are merged into
+//! groups exactly as the binary dataset merges identical 0/1 rows, so the search keeps
+//! working on bitsets over groups and the equivalent-points bound keeps holding. Memory
+//! is O(rows x columns): a rank and a sorted position per (group, column), at most one
+//! distinct value per (group, column), and the group table.
+//!
+//! The thresholds of column `j` are the midpoints between consecutive distinct values;
+//! threshold `t` (0-based) sends a group right when its rank is above `t`. A 0/1 column
+//! has one threshold (0.5), a constant column none.
+
+use crate::dataset::Groups;
+use crate::error::{Error, Result};
+
+/// A numeric feature matrix with labels and weights, packed for the solvers.
+#[derive(Clone, Debug)]
+pub struct NumericDataset {
+    groups: Groups,
+    n_columns: usize,
+    /// Per column, its distinct values (over rows of positive weight), ascending, in CSR.
+    values_start: Vec<u32>,
+    values: Vec<f64>,
+    /// `n_groups * n_columns` ranks, group-major: the index of the group's value among
+    /// its column's distinct values.
+    ranks: Vec<u32>,
+    /// `n_columns * n_groups` groups, column-major: each column's groups sorted by value
+    /// (ties by group index).
+    order: Vec<u32>,
+}
+
+impl std::ops::Deref for NumericDataset {
+    type Target = Groups;
+    #[inline]
+    fn deref(&self) -> &Groups {
+        &self.groups
+    }
+}
+
+impl NumericDataset {
+    /// Packs a row-major matrix of finite numbers (`n_rows * n_columns`), class indices
+    /// in `0..n_classes` and optional non-negative weights. Rows of zero weight are
+    /// dropped; `-0.0` counts as `0.0`. NaN and infinite values are an error.
+    pub fn new(
+        x: &[f64],
+        n_rows: usize,
+        n_columns: usize,
+        labels: &[u32],
+        n_classes: usize,
+        weights: Option<&[f64]>,
+    ) -> Result<Self> {
+        if n_rows > 0 && x.len() != n_rows * n_columns {
+            return Err(Error::new(format!(
+                "feature buffer holds {} values but {} rows x {} columns were announced",
+                x.len(),
+                n_rows,
+                n_columns
+            )));
+        }
+        if let Some(pos) = x.iter().position(|v| !v.is_finite()) {
+            return Err(Error::new(format!(
+                "row {}, column {} is {}; features must be finite numbers (impute or drop NaN and inf first)",
+                pos / n_columns.max(1),
+                pos % n_columns.max(1),
+                x[pos]
+            )));
+        }
+        // Bit patterns as the grouping key (with -0.0 read as 0.0, so equal numbers merge).
+        let bits = |v: f64| if v == 0.0 { 0u64 } else { v.to_bits() };
+        let key = |i: usize| x[i * n_columns..(i + 1) * n_columns].iter().map(|&v| bits(v)).collect::<Vec<u64>>();
+        let (groups, first_row) = Groups::build(n_rows, n_rows.saturating_mul(n_columns), labels, n_classes, weights, key)?;
+        let n_groups = groups.n_groups();
+        let value = |g: usize, j: usize| {
+            let v = x[first_row[g] * n_columns + j];
+            if v == 0.0 { 0.0 } else { v }
+        };
+        let mut values_start = Vec::with_capacity(n_columns + 1);
+        let mut values = Vec::new();
+        let mut ranks = vec![0u32; n_groups * n_columns];
+        let mut order = Vec::with_capacity(n_columns * n_groups);
+        values_start.push(0);
+        for j in 0..n_columns {
+            let start = order.len();
+            order.extend(0..n_groups as u32);
+            let col = &mut order[start..];
+            col.sort_by(|&a, &b| value(a as usize, j).total_cmp(&value(b as usize, j)).then(a.cmp(&b)));
+            for &g in col.iter() {
+                let v = value(g as usize, j);
+                if values.len() == values_start[j] as usize || *values.last().unwrap() != v {
+                    values.push(v);
+                }
+                ranks[g as usize * n_columns + j] = (values.len() - 1 - values_start[j] as usize) as u32;
+            }
+            values_start.push(values.len() as u32);
+        }
+        Ok(NumericDataset { groups, n_columns, values_start, values, ranks, order })
+    }
+
+    /// The equivalence classes and their weights.
+    pub fn groups(&self) -> &Groups {
+        &self.groups
+    }
+    /// Number of numeric columns.
+    pub fn n_columns(&self) -> usize {
+        self.n_columns
+    }
+    /// The distinct values of column `j`, ascending.
+    #[inline]
+    pub fn distinct(&self, j: usize) -> &[f64] {
+        &self.values[self.values_start[j] as usize..self.values_start[j + 1] as usize]
+    }
+    /// Number of thresholds of column `j` (its distinct values less one; none if constant).
+    #[inline]
+    pub fn n_thresholds(&self, j: usize) -> usize {
+        self.distinct(j).len().saturating_sub(1)
+    }
+    /// The ranks of group `g` in every column (index among the column's distinct values).
+    #[inline]
+    pub fn ranks_of(&self, g: usize) -> &[u32] {
+        &self.ranks[g * self.n_columns..(g + 1) * self.n_columns]
+    }
+    /// Rank of group `g`'s value in column `j`.
+    #[inline]
+    pub fn rank(&self, g: usize, j: usize) -> u32 {
+        self.ranks[g * self.n_columns + j]
+    }
+    /// Value of column `j` in group `g`.
+    #[inline]
+    pub fn value(&self, g: usize, j: usize) -> f64 {
+        self.distinct(j)[self.rank(g, j) as usize]
+    }
+    /// The groups sorted by their value in column `j` (ties by group index).
+    #[inline]
+    pub fn sorted(&self, j: usize) -> &[u32] {
+        let n = self.groups.n_groups();
+        &self.order[j * n..(j + 1) * n]
+    }
+    /// Bytes held by the column data (besides the group table).
+    pub fn bytes(&self) -> usize {
+        8 * self.values.capacity() + 4 * (self.values_start.capacity() + self.ranks.capacity() + self.order.capacity())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_are_kept_once_sorted_with_ranks() {
+        // Rows 0 and 2 are identical and merge; row 3 has zero weight and is dropped.
+        let x = [3.0, 1.0, -0.0, 1.0, 3.0, 1.0, 9.0, 9.0, 0.0, 0.0];
+        let y = [0, 1, 1, 0, 1];
+        let w = [1.0, 2.0, 0.5, 0.0, 1.0];
+        let d = NumericDataset::new(&x, 5, 2, &y, 2, Some(&w)).unwrap();
+        assert_eq!(d.n_groups(), 3);
+        assert_eq!(d.class_weights(0), &[1.0, 0.5]);
+        assert_eq!(d.group_rows(0), 2);
+        assert_eq!(d.group_of_row(3), None);
+        assert_eq!(d.distinct(0), &[0.0, 3.0]);
+        assert_eq!(d.distinct(1), &[0.0, 1.0]);
+        assert_eq!(d.n_thresholds(0), 1);
+        assert_eq!(d.ranks_of(0), &[1, 1]);
+        assert_eq!(d.ranks_of(1), &[0, 1]);
+        assert_eq!(d.ranks_of(2), &[0, 0]);
+        assert_eq!(d.value(1, 0), 0.0);
+        assert_eq!(d.sorted(0), &[1, 2, 0]);
+        assert_eq!(d.sorted(1), &[2, 0, 1]);
+    }
+
+    #[test]
+    fn constant_columns_have_no_threshold_and_bad_input_is_an_error() {
+        let d = NumericDataset::new(&[2.5, 2.5], 2, 1, &[0, 1], 2, None).unwrap();
+        assert_eq!((d.n_groups(), d.n_thresholds(0)), (1, 0));
+        let err = NumericDataset::new(&[f64::NAN], 1, 1, &[0], 2, None).unwrap_err();
+        assert!(err.to_string().contains("finite"), "{err}");
+        assert!(NumericDataset::new(&[f64::INFINITY], 1, 1, &[0], 2, None).is_err());
+        assert!(NumericDataset::new(&[1.0], 1, 2, &[0], 2, None).is_err());
+        assert!(NumericDataset::new(&[1.0], 1, 1, &[3], 2, None).is_err());
+        assert!(NumericDataset::new(&[], 0, 1, &[], 2, None).is_err());
+    }
+}
