@@ -5,34 +5,9 @@ use crate::dataset::BinaryDataset;
 use crate::error::{Error, Result};
 use std::path::Path;
 
-/// Reads a CSV of 0/1 features whose last column is the integer class label.
-pub fn read_binary_csv(path: &Path) -> Result<BinaryDataset> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::new(format!("cannot read {}: {e}", path.display())))?;
-    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
-    let header = lines.next().ok_or_else(|| Error::new("empty CSV file"))?;
-    let n_features = header.split(',').count() - 1;
-    let (mut x, mut y) = (Vec::new(), Vec::new());
-    for (i, line) in lines.enumerate() {
-        let cells: Vec<&str> = line.split(',').map(str::trim).collect();
-        if cells.len() != n_features + 1 {
-            return Err(Error::new(format!("line {} has {} cells", i + 2, cells.len())));
-        }
-        for c in &cells[..n_features] {
-            x.push(c.parse::<u8>().map_err(|_| Error::new(format!("non 0/1 cell {c:?}")))?);
-        }
-        let label: f64 = cells[n_features]
-            .parse()
-            .map_err(|_| Error::new(format!("bad label {:?}", cells[n_features])))?;
-        y.push(label as u32);
-    }
-    let n_classes = y.iter().max().map_or(1, |&m| m as usize + 1);
-    BinaryDataset::new(&x, y.len(), n_features, &y, n_classes, None)
-}
-
-/// Reads a CSV of numeric features whose last column is the integer class label: the
-/// row-major values, the labels, and the numbers of rows and columns.
-pub fn read_numeric_csv_values(path: &Path) -> Result<(Vec<f64>, Vec<u32>, usize, usize)> {
+/// The feature cells (row-major, each read by `cell`), the class labels, and the numbers
+/// of rows and columns of a CSV whose last column is the integer class label.
+fn read_csv<T>(path: &Path, cell: impl Fn(&str) -> Option<T>, kind: &str) -> Result<(Vec<T>, Vec<u32>, usize, usize)> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| Error::new(format!("cannot read {}: {e}", path.display())))?;
     let mut lines = text.lines().filter(|l| !l.trim().is_empty());
@@ -45,7 +20,7 @@ pub fn read_numeric_csv_values(path: &Path) -> Result<(Vec<f64>, Vec<u32>, usize
             return Err(Error::new(format!("line {} has {} cells", i + 2, cells.len())));
         }
         for c in &cells[..n_columns] {
-            x.push(c.parse::<f64>().map_err(|_| Error::new(format!("non-numeric cell {c:?} on line {}", i + 2)))?);
+            x.push(cell(c).ok_or_else(|| Error::new(format!("{kind} cell {c:?} on line {}", i + 2)))?);
         }
         let label: f64 = cells[n_columns]
             .parse()
@@ -59,9 +34,25 @@ pub fn read_numeric_csv_values(path: &Path) -> Result<(Vec<f64>, Vec<u32>, usize
     Ok((x, y, rows, n_columns))
 }
 
+/// Number of classes of labels `0..=max`.
+fn n_classes(y: &[u32]) -> usize {
+    y.iter().max().map_or(1, |&m| m as usize + 1)
+}
+
+/// Reads a CSV of 0/1 features whose last column is the integer class label.
+pub fn read_binary_csv(path: &Path) -> Result<BinaryDataset> {
+    let (x, y, rows, columns) = read_csv(path, |c| c.parse::<u8>().ok().filter(|&v| v <= 1), "non 0/1")?;
+    BinaryDataset::new(&x, rows, columns, &y, n_classes(&y), None)
+}
+
+/// Reads a CSV of numeric features whose last column is the integer class label: the
+/// row-major values, the labels, and the numbers of rows and columns.
+pub fn read_numeric_csv_values(path: &Path) -> Result<(Vec<f64>, Vec<u32>, usize, usize)> {
+    read_csv(path, |c| c.parse::<f64>().ok(), "non-numeric")
+}
+
 /// Reads a CSV of numeric features whose last column is the integer class label.
 pub fn read_numeric_csv(path: &Path) -> Result<crate::NumericDataset> {
     let (x, y, rows, columns) = read_numeric_csv_values(path)?;
-    let n_classes = y.iter().max().map_or(1, |&m| m as usize + 1);
-    crate::NumericDataset::new(&x, rows, columns, &y, n_classes, None)
+    crate::NumericDataset::new(&x, rows, columns, &y, n_classes(&y), None)
 }
