@@ -315,11 +315,16 @@ class CertifiedTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         self.n_leaves_ = int(self.tree_.n_leaves)
         self.search_stats_ = _fields(res.stats, ("subproblems", "expansions", "seconds", "memory_bytes"))
         if self.status_ == "memory_limit" and self.memory_limit is None:
+            fewer = (
+                "give fewer 0/1 columns"
+                if getattr(self, "_numeric_columns", None) is None
+                else "set max_thresholds (fewer thresholds per column)"
+            )
             warnings.warn(
                 f"{type(self).__name__} ran out of memory before proving its tree optimal: "
                 f"the tree returned has objective {self.objective_:.6g} against a proven "
                 f"lower bound of {self.lower_bound_:.6g}. To finish, set max_depth, raise "
-                "regularization or give fewer 0/1 columns; set memory_limit (bytes) to "
+                f"regularization or {fewer}; set memory_limit (bytes) to "
                 "stop sooner.",
                 UserWarning,
                 stacklevel=3,
