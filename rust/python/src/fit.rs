@@ -177,3 +177,40 @@ pub(crate) fn limits(time_limit: Option<f64>, memory_limit: Option<usize>) -> Py
     };
     Ok(Limits { time_limit, memory_limit })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Data;
+    use treeopt_core::{BinaryDataset, NumericDataset};
+    use treeopt_search::{solve_dl85, solve_dl85_numeric, Dl85Config, NoMonitor};
+
+    fn config(max_depth: usize) -> Dl85Config {
+        Dl85Config { max_depth, min_samples_leaf: 1, regularization: 0.0, ..Default::default() }
+    }
+
+    #[test]
+    fn numeric_split_nodes_carry_their_column_and_a_midpoint_threshold() {
+        // Column 1 decides: the label is 1 exactly when it exceeds 2.5 (values 1..4);
+        // column 0 is noise. Rows are (column 0, column 1).
+        let x = [7.0, 1.0, 3.0, 2.0, 7.0, 3.0, 3.0, 4.0, 5.0, 4.0];
+        let labels = [0, 0, 1, 1, 1];
+        let data = NumericDataset::new(&x, 5, 2, &labels, 2, None).unwrap();
+        let res = solve_dl85_numeric(&data, &config(1), &mut NoMonitor).unwrap();
+        let splits = Data::Numeric(data).splits(&res);
+        assert_eq!(splits.len(), res.tree.nodes.len());
+        assert_eq!(splits[0], (1, 2.5));
+        assert!(splits[1..].iter().all(|&s| s == (-2, -2.0)));
+    }
+
+    #[test]
+    fn binary_split_nodes_test_their_feature_at_one_half() {
+        // Column 0 equals the label; rows are (column 0, column 1).
+        let x = [0u8, 1, 1, 0, 0, 1, 1, 1];
+        let labels = [0, 1, 0, 1];
+        let data = BinaryDataset::new(&x, 4, 2, &labels, 2, None).unwrap();
+        let res = solve_dl85(&data, &config(1), &mut NoMonitor).unwrap();
+        let splits = Data::Binary(data).splits(&res);
+        assert_eq!(splits[0], (0, 0.5));
+        assert!(splits[1..].iter().all(|&s| s == (-2, -2.0)));
+    }
+}
