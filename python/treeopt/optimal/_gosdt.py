@@ -104,6 +104,13 @@ class GOSDTClassifier(CertifiedTreeClassifier):
     >>> clf = GOSDTClassifier(regularization=0.01).fit(X, y)
     >>> clf.status_, clf.n_leaves_, clf.score(X, y)
     ('optimal', 4, 1.0)
+
+    Numeric columns are split at the midpoints of their values:
+
+    >>> Xn = np.array([[1.5], [2.0], [3.5], [4.0]] * 5)
+    >>> clf = GOSDTClassifier(regularization=0.01).fit(Xn, Xn[:, 0] > 3)
+    >>> print(clf.tree_.to_text().splitlines()[0])
+    if x[0] <= 2.75:
     """
 
     _parameter_constraints = {
