@@ -27,6 +27,11 @@ import numpy as np
 __all__ = ["numeric_brute_force", "numeric_tree_objective", "numeric_tree_predict"]
 
 
+def _count(rows):
+    """Rows in a bitset (``int.bit_count`` needs Python 3.10; treeopt supports 3.9)."""
+    return bin(rows).count("1")
+
+
 def _mask(flags):
     """The bitset of the rows where ``flags`` is true."""
     return sum(1 << i for i, f in enumerate(flags) if f)
@@ -53,7 +58,7 @@ def numeric_brute_force(X, y, w=None, regularization=0.0, max_depth=None, min_sa
             splits.append((j, a / 2 + b / 2, _mask(X[:, j] <= a)))
 
     def leaf(rows):
-        per_class = [sum(v * (rows & mk).bit_count() for v, mk in lv) for lv in levels]
+        per_class = [sum(v * _count(rows & mk) for v, mk in lv) for lv in levels]
         best = int(np.argmax(per_class))
         wrong = sum(per_class) - per_class[best]
         return wrong / total + lam, {"prediction": classes[best].item()}
@@ -70,10 +75,10 @@ def numeric_brute_force(X, y, w=None, regularization=0.0, max_depth=None, min_sa
                 for j, t, goes_left in splits:
                     left = rows & goes_left
                     right = rows ^ left
-                    if left in seen or left.bit_count() < min_samples_leaf:
+                    if left in seen or _count(left) < min_samples_leaf:
                         continue
                     seen.add(left)
-                    if right.bit_count() < min_samples_leaf or right == 0:
+                    if _count(right) < min_samples_leaf or right == 0:
                         continue
                     (lc, lt), (rc, rt) = solve(left, below), solve(right, below)
                     if lc + rc < best[0]:  # strict: the simpler tree on ties

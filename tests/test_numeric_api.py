@@ -178,6 +178,28 @@ def test_strings_are_refused_naming_the_column(make):
         make().fit(X, y)
 
 
+def test_integers_float64_would_round_are_refused(make):
+    X = np.array([[2**53 + 1], [0], [5], [2**53 + 3]], dtype=np.int64)
+    with pytest.raises(ValueError, match="2\\*\\*53"):
+        make().fit(X, [0, 1, 0, 1])
+
+
+def test_a_zero_one_column_among_numeric_ones_reads_as_yes_no(make):
+    rng = np.random.default_rng(2)
+    X = pd.DataFrame({"smoker": rng.integers(0, 2, 100), "age": rng.integers(18, 80, 100)})
+    y = X["smoker"].to_numpy() & (X["age"].to_numpy() > 50)
+    est = make().fit(X, y)
+    text = est.tree_.to_text()
+    assert est.objective_ <= est.regularization * est.n_leaves_ + 1e-12  # y is separable
+    assert "if smoker:" in text and "if age <= " in text, text
+    # the age threshold is a midpoint between ages of the smokers (the node's rows)
+    t = est.tree_.threshold[est.tree_.feature == 1][0]
+    ages = X["age"][X["smoker"] == 1].to_numpy()
+    assert t == ages[ages <= t].max() / 2 + ages[ages > t].min() / 2
+    assert 50 <= t < 51 + 1
+    check_tree(est.tree_, X.to_numpy())
+
+
 def test_max_thresholds_must_be_a_positive_int(make):
     X, y = people(30)
     for bad in (0, -1, 2.5, "4"):
