@@ -24,6 +24,7 @@ from sklearn.preprocessing import StandardScaler
 
 import treeopt
 from numeric_oracle import numeric_brute_force
+from sklearn_conformance import sklearn_checks_test
 from test_rules_interpreter import check_tree
 from treeopt import DL85Classifier, GOSDTClassifier, NumericBinarizer, OptimalTreeClassifier
 from treeopt import _core
@@ -383,3 +384,15 @@ def test_osdt_still_needs_zero_one_columns():
     X, y = people(40)
     with pytest.raises(ValueError, match="NumericBinarizer"):
         treeopt.OSDTClassifier().fit(X, y)
+
+
+# scikit-learn's checks on the numeric configurations not run elsewhere: a cap on the
+# thresholds, and OptimalTreeClassifier searching every threshold
+
+test_sklearn_estimator_checks = sklearn_checks_test(
+    [
+        GOSDTClassifier(regularization=0.02, max_depth=3, max_thresholds=4, time_limit=20),
+        DL85Classifier(max_depth=2, max_thresholds=4, regularization=0.01, time_limit=20),
+        OptimalTreeClassifier(thresholds="exact", max_depth=2, n_estimators=5, time_limit=20),
+    ]
+)
