@@ -216,9 +216,11 @@ class CertifiedTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
             if y_ref is None
             else _reference_errors(y, y_ref, self.classes_, weight, self._cost_matrix())
         )
-        res = self._solve(Xb, y_encoded, weight, reference)
-        self._set_result(res)
-        self._numeric_columns = self._binary_features = None  # fit-time only
+        try:
+            res = self._solve(Xb, y_encoded, weight, reference)
+            self._set_result(res)
+        finally:
+            self._numeric_columns = self._binary_features = None  # fit-time only
         interrupt = res.interrupt
         if interrupt is not None:
             # Ctrl-C (or another signal handler's exception) during the search: the best
