@@ -545,9 +545,6 @@ def _with(X=None, y=None, **changes):
     [
         (*_with(cells={(0, 0): np.nan}), r"nan|missing"),
         (*_with(cells={(1, 1): np.inf}), r"inf"),
-        (*_with(cells={(2, 0): 0.5}), r"NumericBinarizer"),
-        (*_with(cells={(2, 0): 2.0}), r"NumericBinarizer"),
-        (*_with(cells={(2, 0): -1.0}), r"NumericBinarizer"),
         (*_with(y=np.ones(4, dtype=int)), r"class"),
         (np.zeros((0, 3), dtype=np.uint8), np.zeros(0, dtype=int),
          r"0 sample|empty|no sample|at least one sample|at least 1"),
@@ -556,7 +553,7 @@ def _with(X=None, y=None, **changes):
         (_X4, np.array(["a", 1, "b", 2], dtype=object), r"\blabels?\b|\by\b|class"),
         (_X4, np.array([0.1, 0.7, 1.3, 2.2]), r"Unknown label type|continuous"),
     ],
-    ids=["nan", "inf", "half", "two", "minus-one", "one-class", "empty", "lengths",
+    ids=["nan", "inf", "one-class", "empty", "lengths",
          "no-features", "mixed-labels", "continuous-labels"],
 )
 def test_rejects_bad_data(X, y, pattern):
@@ -599,9 +596,10 @@ def test_rejects_bad_y_ref(y_ref):
     _raises_with(ValueError, r"y_ref", lambda: DL85Classifier().fit(_X4, _Y4, y_ref=y_ref))
 
 
-def test_rejects_non_binary_at_predict_time():
+def test_predict_routes_numbers_by_the_thresholds():
+    # Since issue 12 numeric input is accepted; a tree fitted on 0/1 columns tests x <= 0.5.
     est = DL85Classifier().fit(_X4, _Y4)
-    _raises_with(ValueError, r"NumericBinarizer|0/1|binary", lambda: est.predict(_X4 * 2.5))
+    np.testing.assert_array_equal(est.predict(_X4 * 2.5), est.predict(_X4))
     _raises_with(ValueError, r"feature", lambda: est.predict(np.zeros((3, 5), dtype=np.uint8)))
 
 

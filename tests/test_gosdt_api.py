@@ -37,11 +37,9 @@ STATUSES = {"optimal", "time_limit", "memory_limit", "interrupted"}
 # scikit-learn estimator checks
 # --------------------------------------------------------------------------- #
 
-# GOSDTClassifier accepts only 0/1 (or bool) features: the generic checks that feed
-# continuous data fail on the bare classifier by design and are declared as strict
-# expected failures, and every one of them runs for real on the NumericBinarizer
-# pipeline. The list and its reasons are shared with DL85Classifier's tests
-# (tests/binary_estimator_checks.py).
+# GOSDTClassifier takes 0/1 and numeric columns: every generic check runs for real on
+# the bare classifier, and on the NumericBinarizer pipeline (expectations shared with
+# DL85Classifier's tests: tests/binary_estimator_checks.py).
 
 
 def _make_bare():
@@ -418,22 +416,21 @@ def test_rejects_inf():
 
 
 @pytest.mark.parametrize("bad", [0.5, 2.0, -1.0, 3])
-def test_rejects_non_binary_features_naming_binarizer(bad):
+def test_non_binary_features_take_the_numeric_route(bad):
+    # Since issue 12 a value other than 0/1 is no error: the column is searched at its
+    # midpoints, and the tree tests it in the caller's units (tests/test_numeric_*.py).
     X = _X4.astype(float)
     X[2, 0] = bad
-    _raises_with(ValueError, [r"NumericBinarizer"], lambda: GOSDTClassifier().fit(X, _Y4))
+    est = GOSDTClassifier(regularization=0.01).fit(X, _Y4)
+    assert est.status_ == "optimal"
+    np.testing.assert_array_equal(est.predict(X), est.tree_.predict(X))
 
 
-def test_rejects_continuous_data_naming_binarizer():
-    X = np.random.default_rng(0).normal(size=(50, 3))
-    y = (X[:, 0] > 0).astype(int)
-    _raises_with(ValueError, [r"NumericBinarizer"], lambda: GOSDTClassifier().fit(X, y))
-
-
-def test_rejects_non_binary_at_predict_time():
+def test_predict_on_non_binary_routes_by_the_thresholds():
     est = GOSDTClassifier().fit(_X4, _Y4)
     X = _X4.astype(float) * 2.5
-    _raises_with(ValueError, [r"NumericBinarizer|0/1|binary"], lambda: est.predict(X))
+    np.testing.assert_array_equal(est.predict(X), est.tree_.predict(X))
+    np.testing.assert_array_equal(est.predict(X), est.predict(_X4))  # 0.5 parts 0 and 2.5 alike
 
 
 def test_rejects_single_class():

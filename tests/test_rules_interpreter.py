@@ -472,6 +472,16 @@ def _fit_family(family, rng, X, y, score):
         }[family]()
         est.fit(Xb, y)
         return est.tree_, Xb.astype(np.uint8), True
+    if family in ("GOSDTNumeric", "DL85Numeric"):
+        # the raw columns, searched at every midpoint (or at most 4 per column)
+        cap = None if rng.random() < 0.5 else 4
+        est = {
+            "GOSDTNumeric": lambda: treeopt.GOSDTClassifier(
+                regularization=0.02, max_depth=3, max_thresholds=cap
+            ),
+            "DL85Numeric": lambda: treeopt.DL85Classifier(max_depth=2, max_thresholds=cap),
+        }[family]()
+        return est.fit(X, y).tree_, X, False
     if family == "Optimal":
         est = treeopt.OptimalTreeClassifier(regularization=0.02, n_estimators=10)
         return est.fit(X, y).tree_, X, False
@@ -507,7 +517,7 @@ def _fit_family(family, rng, X, y, score):
 
 
 FAMILIES = [
-    "GOSDT", "DL85", "GOSDTCost", "DL85Cost", "OSDT", "EC45", "ECART", "CostAware", "Optimal", "ExtractedClassifier",
+    "GOSDT", "DL85", "GOSDTCost", "DL85Cost", "GOSDTNumeric", "DL85Numeric", "OSDT", "EC45", "ECART", "CostAware", "Optimal", "ExtractedClassifier",
     "ExtractedRegressor", "LatentClassifier", "LatentRegressor", "CARTClassifier",
     "CARTRegressor",
 ]
@@ -526,7 +536,7 @@ def test_interpreters_match_predict_on_fitted_trees(family, seed):
     if all_binary:
         # every input of these estimators is 0/1: their tests read as yes/no questions
         assert tree.binary_features is not None and tree.binary_features.all()
-    elif family in ("Optimal", "ExtractedClassifier", "ExtractedRegressor"):
+    elif family in ("Optimal", "ExtractedClassifier", "ExtractedRegressor", "GOSDTNumeric", "DL85Numeric"):
         expected = np.all((X == 0) | (X == 1), axis=0)
         np.testing.assert_array_equal(tree.binary_features, expected)
     rows = X_fit if all_binary else _check_rows(rng, X_fit, tree)

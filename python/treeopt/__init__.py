@@ -3,8 +3,10 @@
 Provably optimal sparse trees (GOSDT) with a Rust core, one shared tree model and
 scikit-learn style estimators and transformers.
 
-The solvers learn from 0/1 features. Numeric columns are binarised with
-:class:`NumericBinarizer` (or :class:`ThresholdGuessBinarizer`); categorical
+GOSDT and DL8.5 take numeric columns as they are (every midpoint a candidate
+split, or ``max_thresholds`` of them) as well as 0/1 ones; OSDT and the greedy trees
+learn from 0/1 features, made from numeric columns by :class:`NumericBinarizer` (or
+:class:`ThresholdGuessBinarizer`). Categorical
 (string) columns are one-hot encoded, e.g. with :class:`BinnedOneHotEncoder`, which
 also bins numeric columns, or with scikit-learn's ``OneHotEncoder``.
 """

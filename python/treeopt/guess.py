@@ -20,6 +20,7 @@ This module depends only on numpy, scikit-learn and :mod:`treeopt`.
 
 from __future__ import annotations
 
+import copy
 import math
 import warnings
 from numbers import Integral, Real
@@ -435,6 +436,12 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
     4. GOSDT minimises ``misclassification + regularization * leaves`` on the 0/1
        columns; the result is re-expressed on the raw features as ``tree_``.
 
+    With ``thresholds="exact"`` step 1 only feeds the reference (steps 2 and 3): GOSDT
+    searches the raw columns themselves, every midpoint between consecutive distinct
+    values a candidate split (see :class:`~treeopt.GOSDTClassifier` on numeric
+    columns), so no threshold is guessed; slower on columns with many values, and
+    ``lower_bound_`` is then proven over all thresholds.
+
     Parameters
     ----------
     regularization : float, default=0.001
@@ -454,7 +461,12 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         :class:`ThresholdGuessBinarizer`).
     lower_bound_guess : bool, default=True
         Pass the reference's predictions as ``y_ref`` (lower-bound guessing).
-        With False, GOSDT proves optimality on the guessed thresholds.
+        With False, GOSDT proves optimality on the guessed thresholds (on every
+        threshold with ``thresholds="exact"``).
+    thresholds : {"guess", "exact"}, default="guess"
+        ``"guess"``: GOSDT splits only at the ensemble's thresholds (step 1).
+        ``"exact"``: GOSDT searches every threshold of the raw columns; the ensemble
+        still gives ``y_ref`` and the ``"auto"`` depth.
     time_limit : float or None, default=None
         Seconds for the GOSDT search (the reference fit is not counted).
     memory_limit : int or None, default=None
@@ -482,12 +494,14 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
     max_depth_ : int or None
         Depth limit used.
     gosdt_ : GOSDTClassifier
-        The fitted solver (on ``binarizer_.transform(X)``).
+        The fitted solver (on ``binarizer_.transform(X)``; on the raw ``X`` with
+        ``thresholds="exact"``).
     objective_ : float
         ``misclassification + regularization * leaves`` of ``tree_`` on the training data.
     lower_bound_ : float
         Proven lower bound on the optimal objective over trees on the guessed
-        columns within ``max_depth_`` (``gosdt_.lower_bound_``).
+        columns (every threshold with ``thresholds="exact"``) within ``max_depth_``
+        (``gosdt_.lower_bound_``).
     guessed_lower_bound_ : float or None
         Guessed lower bound at the root; None without lower-bound guessing.
     status_ : str
@@ -537,6 +551,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "tolerance": [Interval(Real, 0, 1, closed="both")],
         "lower_bound_guess": ["boolean"],
+        "thresholds": [StrOptions({"guess", "exact"})],
         "time_limit": [Interval(Real, 0, None, closed="neither"), None],
         "memory_limit": [Interval(Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
@@ -556,6 +571,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         memory_limit=None,
         random_state=0,
         verbose=False,
+        thresholds="guess",
     ):
         store_init_params(self, locals())
 
@@ -627,7 +643,8 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
             use_ref = False
         self.used_lower_bound_guess_ = use_ref
 
-        if Xb.shape[1] == 0:
+        exact = self.thresholds == "exact"
+        if Xb.shape[1] == 0 and not exact:
             self._fit_single_leaf(y, w)
             self.n_leaves_ = int(self.tree_.n_leaves)
         else:
@@ -640,11 +657,12 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
             )
             gosdt._slow_fit_caller = (
                 "OptimalTreeClassifier",
+                "use thresholds='guess'" if exact else
                 "guess fewer columns (smaller n_estimators or estimator_depth)",
             )
             kwargs = {"y_ref": y_ref} if use_ref else {}
             try:
-                gosdt.fit(Xb, y, sample_weight=weight, **kwargs)
+                gosdt.fit(X if exact else Xb, y, sample_weight=weight, **kwargs)
             except BaseException:
                 # Ctrl-C: GOSDT stored its best tree before raising; keep it here too
                 # (status_ "interrupted", no guarantee) and let the interrupt go on.
@@ -664,11 +682,17 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
     def _store_search(self, gosdt, names, X):
         """The fitted state from a (possibly interrupted) GOSDT search on raw ``X``."""
         self.gosdt_ = gosdt
-        # GOSDT's column k is x[j] <= t for (j, t) = binarizer_.output_columns_[k].
-        self.tree_ = tree_on_raw_features(
-            gosdt.tree_, self.binarizer_.output_columns_, self.classes_, feature_names=names,
-            n_features=X.shape[1], binary_features=binary_columns(X),
-        )
+        if self.thresholds == "exact":
+            # GOSDT searched the raw columns: its tree already tests x[j] <= t.
+            self.tree_ = copy.deepcopy(gosdt.tree_)
+            self.tree_.feature_names = list(names)
+            self.tree_.binary_features = binary_columns(X)
+        else:
+            # GOSDT's column k is x[j] <= t for (j, t) = binarizer_.output_columns_[k].
+            self.tree_ = tree_on_raw_features(
+                gosdt.tree_, self.binarizer_.output_columns_, self.classes_, feature_names=names,
+                n_features=X.shape[1], binary_features=binary_columns(X),
+            )
         self.objective_ = float(gosdt.objective_)
         self.lower_bound_ = float(gosdt.lower_bound_)
         self.guessed_lower_bound_ = getattr(gosdt, "guessed_lower_bound_", None)

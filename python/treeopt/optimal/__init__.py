@@ -1,10 +1,11 @@
-"""Provably optimal trees over 0/1 features: scikit-learn estimators over the Rust solvers.
+"""Provably optimal trees over 0/1 or numeric features: scikit-learn estimators over the Rust solvers.
 
 ``_base`` holds :class:`~treeopt.optimal._base.CertifiedTreeClassifier`, the fit every
 solver shares (validation, weights, limits, the certificate attributes); each solver is
 one module that sets its parameters and calls its Rust search: ``_gosdt``
 (:class:`GOSDTClassifier`), ``_dl85`` (:class:`DL85Classifier`) and ``_osdt``
-(:class:`OSDTClassifier`). Regressors, numeric splits and Rashomon sets will join here.
+(:class:`OSDTClassifier`, 0/1 only); ``_numeric`` packs numeric columns and caps their
+thresholds. Regressors and Rashomon sets will join here.
 """
 
 from ._dl85 import DL85Classifier

@@ -1,9 +1,11 @@
-"""The base of the solvers over 0/1 features with a certificate: GOSDT, DL8.5 and OSDT.
+"""The base of the solvers with a certificate: GOSDT, DL8.5 and OSDT.
 
 :class:`CertifiedTreeClassifier` validates the input with scikit-learn's own helpers,
-packs the 0/1 matrix once, runs one Rust search without the GIL (the subclass's
-``_solve``) and exposes its result as a :class:`treeopt.Tree` with a certificate
-(``objective_``, ``lower_bound_``, ``status_``, ``search_stats_``).
+packs the matrix once (a uint8 0/1 matrix when every value is 0 or 1; for the solvers
+that take numeric columns, GOSDT and DL8.5, a float64 matrix otherwise, see
+:mod:`treeopt.optimal._numeric`), runs one Rust search without the GIL (the subclass's
+``_solve``) and exposes its result as a :class:`treeopt.Tree` in the caller's units
+with a certificate (``objective_``, ``lower_bound_``, ``status_``, ``search_stats_``).
 """
 
 import time
@@ -17,8 +19,10 @@ from sklearn.utils.validation import _num_samples, column_or_1d, validate_data
 from .. import _core
 from .._base import SEARCH_CONSTRAINTS, cost_matrix, refuse_booleans, saturated
 from .._binary import BinaryTreeClassifierMixin, as_binary_matrix
-from .._validation import encode_class_labels, sample_weights, scaled_to_max
+from .._validation import encode_class_labels, sample_weights, scaled_to_max, validate_numeric_data
 from ..tree import Tree
+from ..tree._model import binary_columns
+from ._numeric import NumericColumns
 
 __all__ = ["CertifiedTreeClassifier"]
 
@@ -73,23 +77,33 @@ def _reference_errors(y, y_ref, classes, weight, cost=None):
     return np.ascontiguousarray(wrong if weight is None else wrong * weight)
 
 
-def _tree_from_result(res, value, classes, feature_names, n_features):
+def _tree_from_result(res, value, classes, feature_names, n_features, threshold, binary):
     """The shared Tree model from the node arrays of a Rust solver's ``FitResult``, with
-    ``value`` the node values in the caller's units."""
-    feature = res.feature
+    ``value`` the node values and ``threshold`` the node thresholds in the caller's
+    units; ``binary`` marks the columns that were 0/1 at fit (True: all)."""
     return Tree(
         res.children_left,
         res.children_right,
-        feature,
-        np.where(feature >= 0, 0.5, -2.0),
+        res.feature,
+        threshold,
         value,
         value.sum(axis=1),
         labels=res.labels,
         classes=classes,
         feature_names=None if feature_names is None else list(feature_names),
         n_features=n_features,
-        binary_features=True,  # the solvers only take 0/1 columns
+        binary_features=binary,
     )
+
+
+def _is_zero_one(X):
+    """True when every value of the validated matrix ``X`` is 0 or 1 (or X is boolean)."""
+    X = np.asarray(X)
+    if X.dtype == np.bool_:
+        return True
+    if not np.issubdtype(X.dtype, np.number):
+        return False
+    return bool(np.all((X == 0) | (X == 1)))
 
 
 def _fields(obj, names):
@@ -98,8 +112,8 @@ def _fields(obj, names):
 
 
 class CertifiedTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEstimator):
-    """Shared fit plumbing of the solvers over 0/1 features whose trees come with a
-    certificate (GOSDT, DL8.5, OSDT).
+    """Shared fit plumbing of the solvers whose trees come with a certificate (GOSDT and
+    DL8.5 over 0/1 or numeric columns, OSDT over 0/1 columns).
 
     A subclass sets its ``_parameter_constraints`` as ``{**SEARCH_CONSTRAINTS, ...}``
     and defines ``_solve(Xb, y_encoded, weight, reference)``, which builds its Rust
@@ -111,10 +125,24 @@ class CertifiedTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
 
     _binary_hint = _BINARIZER_HINT
 
+    #: Whether the solver takes numeric columns (GOSDT, DL8.5): then a matrix that is
+    #: not all 0/1 goes to the numeric search instead of being refused.
+    _accepts_numeric = False
+
+    def _binary_input(self, X):
+        """X for ``predict``/``predict_proba``/``apply``: any finite numbers for a solver
+        that takes numeric columns (the tree tests ``x <= threshold``), else 0/1."""
+        if not self._accepts_numeric:
+            return super()._binary_input(X)
+        return validate_numeric_data(self, X, reset=False, dtype="numeric")
+
     def _validate_fit_input(self, X, y, sample_weight):
-        X, y = validate_data(
-            self, X, y, dtype=None, ensure_all_finite=True, ensure_min_features=0
-        )
+        if self._accepts_numeric:
+            X, y = validate_numeric_data(self, X, y, dtype="numeric", ensure_min_features=0)
+        else:
+            X, y = validate_data(
+                self, X, y, dtype=None, ensure_all_finite=True, ensure_min_features=0
+            )
         # Targets first: a one-row fit is reported as a one-class problem even when a
         # binarizer upstream produced no column from it.
         self.classes_, y_encoded = encode_class_labels(y)
@@ -122,20 +150,32 @@ class CertifiedTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         if X.shape[1] == 0:
             raise ValueError(
                 f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
-                "required: pass at least one 0/1 feature."
+                "required: pass at least one feature column."
             )
         weight, self._weight_unit = _fit_weights(self, X, y, sample_weight)
         names = getattr(self, "feature_names_in_", None)
+        self._numeric_columns = None
+        if self._accepts_numeric and not _is_zero_one(X):
+            # The numeric route: every midpoint a candidate (or max_thresholds of them).
+            cap = getattr(self, "max_thresholds", None)
+            self._numeric_columns = NumericColumns(X, weight, cap)
+            self._binary_features = binary_columns(X)
+            return self._numeric_columns.matrix, y, y_encoded, weight
+        self._binary_features = True
         return as_binary_matrix(X, _BINARIZER_HINT, names), y, y_encoded, weight
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, y_ref=None):
-        """Finds the optimal tree for the 0/1 matrix X and labels y.
+        """Finds the optimal tree for the features X and labels y.
 
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
-            0/1 (or boolean) features.
+            Finite numbers (GOSDT, DL8.5) or 0/1 (or boolean) features (all solvers).
+            When every value is 0 or 1 the 0/1 search runs; otherwise every midpoint
+            between consecutive distinct values of a column is a candidate split
+            ``x <= threshold`` (at most ``max_thresholds`` per column when set). NaN and
+            inf are refused with a ``ValueError``.
         y : array-like of shape (n_samples,)
             Class labels (at least two classes).
         sample_weight : array-like of shape (n_samples,), default=None
@@ -176,8 +216,11 @@ class CertifiedTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
             if y_ref is None
             else _reference_errors(y, y_ref, self.classes_, weight, self._cost_matrix())
         )
-        res = self._solve(Xb, y_encoded, weight, reference)
-        self._set_result(res)
+        try:
+            res = self._solve(Xb, y_encoded, weight, reference)
+            self._set_result(res)
+        finally:
+            self._numeric_columns = self._binary_features = None  # fit-time only
         interrupt = res.interrupt
         if interrupt is not None:
             # Ctrl-C (or another signal handler's exception) during the search: the best
@@ -230,6 +273,8 @@ class CertifiedTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         # itself and how to get fewer columns from it.
         name, fewer_columns = getattr(self, "_slow_fit_caller", (None, None))
         name = name or type(self).__name__
+        if fewer_columns is None and getattr(self, "_numeric_columns", None) is not None:
+            fewer_columns = "set max_thresholds (e.g. 16) to try fewer thresholds per column"
         fewer_columns = fewer_columns or (
             "give fewer 0/1 columns (e.g. NumericBinarizer(max_thresholds=4), or "
             "treeopt.OptimalTreeClassifier on the raw columns)"
@@ -253,8 +298,16 @@ class CertifiedTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
             positive = res.value > 0
             if np.all(np.isfinite(scaled)) and np.all(scaled[positive] >= np.finfo(float).tiny):
                 value = scaled
+        numeric = getattr(self, "_numeric_columns", None)
+        threshold = res.threshold if numeric is None else numeric.thresholds(res.feature, res.threshold)
         self.tree_ = _tree_from_result(
-            res, value, self.classes_, getattr(self, "feature_names_in_", None), self.n_features_in_
+            res,
+            value,
+            self.classes_,
+            getattr(self, "feature_names_in_", None),
+            self.n_features_in_,
+            threshold,
+            getattr(self, "_binary_features", True),
         )
         self.objective_ = float(res.objective)
         self.lower_bound_ = float(res.lower_bound)
@@ -264,11 +317,16 @@ class CertifiedTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         self.n_leaves_ = int(self.tree_.n_leaves)
         self.search_stats_ = _fields(res.stats, ("subproblems", "expansions", "seconds", "memory_bytes"))
         if self.status_ == "memory_limit" and self.memory_limit is None:
+            fewer = (
+                "give fewer 0/1 columns"
+                if getattr(self, "_numeric_columns", None) is None
+                else "set max_thresholds (fewer thresholds per column)"
+            )
             warnings.warn(
                 f"{type(self).__name__} ran out of memory before proving its tree optimal: "
                 f"the tree returned has objective {self.objective_:.6g} against a proven "
                 f"lower bound of {self.lower_bound_:.6g}. To finish, set max_depth, raise "
-                "regularization or give fewer 0/1 columns; set memory_limit (bytes) to "
+                f"regularization or {fewer}; set memory_limit (bytes) to "
                 "stop sooner.",
                 UserWarning,
                 stacklevel=3,

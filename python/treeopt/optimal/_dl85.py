@@ -14,7 +14,7 @@ __all__ = ["DL85Classifier"]
 
 
 class DL85Classifier(CertifiedTreeClassifier):
-    """Optimal decision tree under a depth limit (DL8.5) over 0/1 features.
+    """Optimal decision tree under a depth limit (DL8.5) over 0/1 or numeric features.
 
     Minimises the weighted misclassification of trees of depth at most ``max_depth``
     whose leaves each hold at least ``min_samples_leaf`` training rows (DL8.5's
@@ -48,6 +48,16 @@ class DL85Classifier(CertifiedTreeClassifier):
     verbose : bool, default=False
         Print the search progress.
 
+    max_thresholds : int or None, default=None
+        Numeric columns only (a matrix whose values are all 0/1 is searched as 0/1
+        columns and ignores it). None: every midpoint between consecutive distinct
+        values of a column, within the rows a node captures, is a candidate split
+        ``x <= threshold``. An int ``k``: a column with more than ``k`` midpoints keeps
+        ``k`` of them, those at the weighted quantiles ``1/(k+1), ..., k/(k+1)`` of its
+        training values (by ``sample_weight * class_weight``; ties can leave fewer), and
+        the tree's thresholds are among them; the optimum is then over those
+        thresholds only, and the search is faster.
+
     Attributes
     ----------
     tree_, classes_, objective_, lower_bound_, guessed_lower_bound_, status_, n_leaves_, search_stats_
@@ -76,7 +86,10 @@ class DL85Classifier(CertifiedTreeClassifier):
             Interval(Real, 0, 1, closed="neither"),
         ],
         "misclassification_cost": ["array-like", None],
+        "max_thresholds": [Interval(Integral, 1, None, closed="left"), None],
     }
+
+    _accepts_numeric = True
 
     def __init__(
         self,
@@ -88,6 +101,7 @@ class DL85Classifier(CertifiedTreeClassifier):
         time_limit=None,
         memory_limit=None,
         verbose=False,
+        max_thresholds=None,
     ):
         store_init_params(self, locals())
 

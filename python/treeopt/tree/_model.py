@@ -5,9 +5,10 @@ spirit of :class:`sklearn.tree._tree.Tree`. Node ``0`` is the root. An internal
 node ``i`` sends a row ``x`` to ``children_left[i]`` when
 ``x[feature[i]] <= threshold[i]`` and to ``children_right[i]`` otherwise.
 
-The optimal solvers of :mod:`treeopt` work on 0/1 features and use the
-threshold ``0.5``: the *left* branch is "feature is 0 / false", the *right*
-branch is "feature is 1 / true".
+On a 0/1 feature the optimal solvers of :mod:`treeopt` use the threshold
+``0.5``: the *left* branch is "feature is 0 / false", the *right* branch is
+"feature is 1 / true"; on a numeric column (GOSDT, DL8.5) the threshold is the
+midpoint between the two values it parts.
 
 A node may instead carry an *oblique* (linear) test: ``feature[i] ==
 TREE_OBLIQUE`` and a row of ``weights`` (one weight per input column), and the

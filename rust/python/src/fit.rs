@@ -1,13 +1,16 @@
 //! The one fit path every search of `treeopt._core` takes: pack the numpy arrays into a
-//! dataset, run the search without the GIL while a monitor polls Ctrl-C, prints progress
-//! and shows the slow-fit warning, then build the typed [`FitResult`].
+//! dataset (a uint8 0/1 matrix into a [`BinaryDataset`], a float64 one into a
+//! [`NumericDataset`]: the one dispatch on the matrix kind), run the search without the
+//! GIL while a monitor polls Ctrl-C, prints progress and shows the slow-fit warning, then
+//! build the typed [`FitResult`], whose split nodes carry their column and threshold.
 
 use crate::errors::{run_released, value_error};
 use crate::result::{FitResult, PyOsdtStats};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use std::time::{Duration, Instant};
-use treeopt_core::BinaryDataset;
+use treeopt_core::{BinaryDataset, NumericDataset};
+use treeopt_search::split::Thresholds;
 use treeopt_search::{Limits, Monitor, Progress, SearchResult};
 
 /// Checks Ctrl-C with the GIL held for a moment, and prints progress when verbose.
@@ -77,10 +80,43 @@ impl Monitor for PyMonitor {
     }
 }
 
-/// The arguments every fit entry takes: a C-contiguous uint8 matrix, class indices,
+/// The feature matrix of a fit, as numpy handed it: uint8 0/1 columns, or float64
+/// numeric columns (every midpoint between consecutive distinct values a candidate split).
+#[derive(FromPyObject)]
+pub(crate) enum Matrix<'py> {
+    Binary(PyReadonlyArray2<'py, u8>),
+    Numeric(PyReadonlyArray2<'py, f64>),
+}
+
+/// The packed dataset a search runs on.
+pub(crate) enum Data {
+    Binary(BinaryDataset),
+    Numeric(NumericDataset),
+}
+
+/// Per node of a tree, the tested column and threshold (`x[column] <= threshold` goes
+/// left); `(-2, -2.0)` on leaves.
+pub(crate) type Splits = Vec<(i64, f64)>;
+
+impl Data {
+    /// The column and threshold of every node of `res.tree` (a 0/1 feature's threshold
+    /// is 0.5; a numeric split's is the midpoint within the rows its node captures).
+    fn splits(&self, res: &SearchResult) -> Splits {
+        match self {
+            Data::Binary(_) => res.tree.nodes.iter().map(|n| n.feature.map_or((-2, -2.0), |f| (f as i64, 0.5))).collect(),
+            Data::Numeric(d) => Thresholds::new(d)
+                .describe_tree(&res.tree)
+                .into_iter()
+                .map(|s| s.map_or((-2, -2.0), |s| (s.feature as i64, s.threshold)))
+                .collect(),
+        }
+    }
+}
+
+/// The arguments every fit entry takes: a C-contiguous feature matrix, class indices,
 /// optional weights, and the monitor's settings.
 pub(crate) struct FitInput<'py> {
-    pub x: PyReadonlyArray2<'py, u8>,
+    pub x: Matrix<'py>,
     pub y: PyReadonlyArray1<'py, u32>,
     pub n_classes: usize,
     pub sample_weight: Option<PyReadonlyArray1<'py, f64>>,
@@ -89,15 +125,25 @@ pub(crate) struct FitInput<'py> {
 }
 
 impl FitInput<'_> {
-    fn dataset(&self) -> PyResult<BinaryDataset> {
-        let shape = self.x.shape();
-        let features = self.x.as_slice().map_err(|_| value_error("X must be C-contiguous"))?;
+    fn dataset(&self) -> PyResult<Data> {
         let labels = self.y.as_slice().map_err(|_| value_error("y must be contiguous"))?;
         let weights = match &self.sample_weight {
             Some(w) => Some(w.as_slice().map_err(|_| value_error("sample_weight must be contiguous"))?),
             None => None,
         };
-        BinaryDataset::new(features, shape[0], shape[1], labels, self.n_classes, weights).map_err(value_error)
+        let contiguous = |_| value_error("X must be C-contiguous");
+        let k = self.n_classes;
+        match &self.x {
+            Matrix::Binary(x) => {
+                let (s, f) = (x.shape(), x.as_slice().map_err(contiguous)?);
+                BinaryDataset::new(f, s[0], s[1], labels, k, weights).map(Data::Binary)
+            }
+            Matrix::Numeric(x) => {
+                let (s, f) = (x.shape(), x.as_slice().map_err(contiguous)?);
+                NumericDataset::new(f, s[0], s[1], labels, k, weights).map(Data::Numeric)
+            }
+        }
+        .map_err(value_error)
     }
 
     /// Packs the data and runs `solve` (which returns the search result and, for OSDT,
@@ -106,15 +152,14 @@ impl FitInput<'_> {
     pub(crate) fn fit(
         self,
         py: Python<'_>,
-        solve: impl FnOnce(&BinaryDataset, &mut PyMonitor) -> treeopt_core::Result<(SearchResult, Option<PyOsdtStats>)>
-            + Send,
+        solve: impl FnOnce(&Data, &mut PyMonitor) -> treeopt_core::Result<(SearchResult, Option<PyOsdtStats>)> + Send,
     ) -> PyResult<FitResult> {
         let data = self.dataset()?;
         let mut monitor = PyMonitor::new(self.verbose, self.slow_fit_warning.clone());
-        let res = run_released(py, || solve(&data, &mut monitor));
+        let res = run_released(py, || solve(&data, &mut monitor).map(|(r, o)| (data.splits(&r), r, o)));
         let interrupt = monitor.interrupt.take();
         match res.and_then(|r| r.map_err(value_error)) {
-            Ok((res, osdt)) => FitResult::new(py, &res, self.n_classes, osdt, interrupt),
+            Ok((splits, res, osdt)) => FitResult::new(py, &res, &splits, self.n_classes, osdt, interrupt),
             Err(e) => Err(interrupt.unwrap_or(e)),
         }
     }
@@ -131,4 +176,41 @@ pub(crate) fn limits(time_limit: Option<f64>, memory_limit: Option<usize>) -> Py
         None => None,
     };
     Ok(Limits { time_limit, memory_limit })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Data;
+    use treeopt_core::{BinaryDataset, NumericDataset};
+    use treeopt_search::{solve_dl85, solve_dl85_numeric, Dl85Config, NoMonitor};
+
+    fn config(max_depth: usize) -> Dl85Config {
+        Dl85Config { max_depth, min_samples_leaf: 1, regularization: 0.0, ..Default::default() }
+    }
+
+    #[test]
+    fn numeric_split_nodes_carry_their_column_and_a_midpoint_threshold() {
+        // Column 1 decides: the label is 1 exactly when it exceeds 2.5 (values 1..4);
+        // column 0 is noise. Rows are (column 0, column 1).
+        let x = [7.0, 1.0, 3.0, 2.0, 7.0, 3.0, 3.0, 4.0, 5.0, 4.0];
+        let labels = [0, 0, 1, 1, 1];
+        let data = NumericDataset::new(&x, 5, 2, &labels, 2, None).unwrap();
+        let res = solve_dl85_numeric(&data, &config(1), &mut NoMonitor).unwrap();
+        let splits = Data::Numeric(data).splits(&res);
+        assert_eq!(splits.len(), res.tree.nodes.len());
+        assert_eq!(splits[0], (1, 2.5));
+        assert!(splits[1..].iter().all(|&s| s == (-2, -2.0)));
+    }
+
+    #[test]
+    fn binary_split_nodes_test_their_feature_at_one_half() {
+        // Column 0 equals the label; rows are (column 0, column 1).
+        let x = [0u8, 1, 1, 0, 0, 1, 1, 1];
+        let labels = [0, 1, 0, 1];
+        let data = BinaryDataset::new(&x, 4, 2, &labels, 2, None).unwrap();
+        let res = solve_dl85(&data, &config(1), &mut NoMonitor).unwrap();
+        let splits = Data::Binary(data).splits(&res);
+        assert_eq!(splits[0], (0, 0.5));
+        assert!(splits[1..].iter().all(|&s| s == (-2, -2.0)));
+    }
 }

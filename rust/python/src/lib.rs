@@ -3,9 +3,9 @@
 //! for every search, checks for Ctrl-C while it runs and returns a typed `FitResult`.
 //! No algorithm lives here.
 //!
-//! One fit entry per objective kind: `fit_classifier` (0/1 columns, class labels) takes
-//! the search to run as a typed settings object (`GosdtSearch`, `Dl85Search`,
-//! `OsdtSearch`) and dispatches on it once. Layout: `errors` (the one error and
+//! One fit entry per objective kind: `fit_classifier` (0/1 or numeric columns, class
+//! labels) takes the search to run as a typed settings object (`GosdtSearch`,
+//! `Dl85Search`, `OsdtSearch`) and dispatches on it and on the matrix kind once. Layout: `errors` (the one error and
 //! GIL-release helpers), `fit` (data packing, monitor, limits), `result` (the typed
 //! result classes), `solvers` (the settings objects and the dispatch), `osdt` (OSDT's
 //! settings and warm-start reading), `isotonic` (the tree-structured isotonic solver).
@@ -18,13 +18,14 @@ mod result;
 mod solvers;
 
 use errors::guarded;
-use fit::{limits, FitInput};
-use numpy::{PyReadonlyArray1, PyReadonlyArray2};
+use fit::{limits, FitInput, Matrix};
+use numpy::PyReadonlyArray1;
 use pyo3::prelude::*;
 use result::FitResult;
 use solvers::Search;
 
-/// Fits a classification tree on a C-contiguous uint8 0/1 matrix `x`, class indices `y`
+/// Fits a classification tree on a C-contiguous matrix `x` (uint8 0/1 columns, or float64
+/// numeric columns for GOSDT and DL8.5, split at every midpoint), class indices `y`
 /// (`0..n_classes`) and optional non-negative `sample_weight` with `search` (a
 /// `GosdtSearch`, `Dl85Search` or `OsdtSearch`) under the time limit (seconds) and
 /// memory limit (bytes). Returns a `FitResult`; a Ctrl-C during the search stops it and
@@ -36,7 +37,7 @@ use solvers::Search;
 #[allow(clippy::too_many_arguments)]
 fn fit_classifier<'py>(
     py: Python<'py>,
-    x: PyReadonlyArray2<'py, u8>,
+    x: Matrix<'py>,
     y: PyReadonlyArray1<'py, u32>,
     n_classes: usize,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,

@@ -5,6 +5,7 @@ use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::exceptions::{PyBaseException, PyRuntimeError};
 use pyo3::prelude::*;
+use crate::fit::Splits;
 use treeopt_core::Tree;
 use treeopt_search::osdt::OsdtStats;
 use treeopt_search::{SearchResult, Stats};
@@ -54,14 +55,17 @@ impl PyOsdtStats {
 }
 
 /// A fitted tree and its certificate. Node arrays are in the layout of `treeopt.Tree`
-/// (`children_left`/`children_right` -1 and `feature` -2 on leaves; a split sends
-/// feature value 0 left and 1 right), `value` is (n_nodes, n_classes) class weights and
-/// `labels` the class each node predicts under the objective.
+/// (`children_left`/`children_right` -1, `feature` -2 and `threshold` -2.0 on leaves; a
+/// split sends a row left when `x[feature] <= threshold`: 0.5 for a 0/1 column, the
+/// midpoint between the values it parts within its node's rows for a numeric one),
+/// `value` is (n_nodes, n_classes) class weights and `labels` the class each node
+/// predicts under the objective.
 #[pyclass(name = "FitResult", module = "treeopt._core", frozen, get_all)]
 pub struct FitResult {
     children_left: Py<PyArray1<i64>>,
     children_right: Py<PyArray1<i64>>,
     feature: Py<PyArray1<i64>>,
+    threshold: Py<PyArray1<f64>>,
     value: Py<PyArray2<f64>>,
     labels: Py<PyArray1<i64>>,
     objective: f64,
@@ -89,47 +93,41 @@ impl FitResult {
     }
 }
 
-/// Node arrays of a tree: (children_left, children_right, feature, value).
-type NodeArrays<'py> = (
-    Bound<'py, PyArray1<i64>>,
-    Bound<'py, PyArray1<i64>>,
-    Bound<'py, PyArray1<i64>>,
-    Bound<'py, PyArray2<f64>>,
-);
+/// Node arrays of a tree: (children_left, children_right, value).
+type NodeArrays<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>, Bound<'py, PyArray2<f64>>);
 
 fn node_arrays<'py>(py: Python<'py>, tree: &Tree, n_classes: usize) -> PyResult<NodeArrays<'py>> {
     let n = tree.nodes.len();
-    let (mut left, mut right, mut feature) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut left, mut right) = (Vec::with_capacity(n), Vec::with_capacity(n));
     let mut value = Vec::with_capacity(n * n_classes);
     for node in &tree.nodes {
-        let (l, r, f) = match node.feature {
-            Some(f) => (node.left as i64, node.right as i64, f as i64),
-            None => (-1, -1, -2),
-        };
+        let (l, r) = if node.feature.is_some() { (node.left as i64, node.right as i64) } else { (-1, -1) };
         left.push(l);
         right.push(r);
-        feature.push(f);
         value.extend_from_slice(&node.value);
     }
     let value = Array2::from_shape_vec((n, n_classes), value).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-    Ok((left.into_pyarray(py), right.into_pyarray(py), feature.into_pyarray(py), value.into_pyarray(py)))
+    Ok((left.into_pyarray(py), right.into_pyarray(py), value.into_pyarray(py)))
 }
 
 impl FitResult {
     pub(crate) fn new(
         py: Python<'_>,
         res: &SearchResult,
+        splits: &Splits,
         n_classes: usize,
         osdt: Option<PyOsdtStats>,
         interrupt: Option<PyErr>,
     ) -> PyResult<Self> {
-        let (left, right, feature, value) = node_arrays(py, &res.tree, n_classes)?;
+        let (left, right, value) = node_arrays(py, &res.tree, n_classes)?;
+        let (feature, threshold): (Vec<i64>, Vec<f64>) = splits.iter().copied().unzip();
         let labels: Vec<i64> = res.labels.iter().map(|&l| l as i64).collect();
         let Stats { subproblems, expansions, seconds, memory_bytes } = res.stats;
         Ok(FitResult {
             children_left: left.unbind(),
             children_right: right.unbind(),
-            feature: feature.unbind(),
+            feature: feature.into_pyarray(py).unbind(),
+            threshold: threshold.into_pyarray(py).unbind(),
             value: value.unbind(),
             labels: labels.into_pyarray(py).unbind(),
             objective: res.objective,

@@ -3,12 +3,16 @@
 //! `fit_classifier`, which dispatches on them once, at the boundary. Each holds its
 //! solver's configuration; the time and memory limits are set per fit.
 
-use crate::fit::FitInput;
+use crate::fit::{Data, FitInput};
 use crate::osdt::OsdtSearch;
 use crate::result::{FitResult, PyOsdtStats};
 use numpy::PyReadonlyArray1;
 use pyo3::prelude::*;
-use treeopt_search::{solve_dl85, solve_gosdt, solve_osdt, Dl85Config, GosdtConfig, Limits, OsdtConfig};
+use treeopt_core::Error;
+use treeopt_search::{
+    solve_dl85, solve_dl85_numeric, solve_gosdt, solve_gosdt_numeric, solve_osdt, Dl85Config, GosdtConfig, Limits,
+    OsdtConfig,
+};
 
 /// A per-row or per-cell vector handed to the search (reference errors, cost matrix).
 fn owned(a: Option<PyReadonlyArray1<'_, f64>>) -> Option<Vec<f64>> {
@@ -69,20 +73,28 @@ pub(crate) enum Search<'py> {
 }
 
 impl Search<'_> {
-    /// Runs the search on `input` under `limits`: the one dispatch of the binding.
+    /// Runs the search on `input` under `limits`: the one dispatch of the binding, on the
+    /// search and the kind of dataset (0/1 or numeric columns).
     pub(crate) fn fit(&self, py: Python<'_>, input: FitInput<'_>, limits: Limits) -> PyResult<FitResult> {
         match self {
             Search::Gosdt(s) => {
                 let config = GosdtConfig { limits, ..s.get().0.clone() };
-                input.fit(py, |d, m| Ok((solve_gosdt(d, &config, m)?, None)))
+                input.fit(py, |d, m| match d {
+                    Data::Binary(d) => Ok((solve_gosdt(d, &config, m)?, None)),
+                    Data::Numeric(d) => Ok((solve_gosdt_numeric(d, &config, m)?, None)),
+                })
             }
             Search::Dl85(s) => {
                 let config = Dl85Config { limits, ..s.get().0.clone() };
-                input.fit(py, |d, m| Ok((solve_dl85(d, &config, m)?, None)))
+                input.fit(py, |d, m| match d {
+                    Data::Binary(d) => Ok((solve_dl85(d, &config, m)?, None)),
+                    Data::Numeric(d) => Ok((solve_dl85_numeric(d, &config, m)?, None)),
+                })
             }
             Search::Osdt(s) => {
                 let config = OsdtConfig { limits, ..s.get().0.clone() };
                 input.fit(py, |d, m| {
+                    let Data::Binary(d) = d else { return Err(Error::new("OSDT needs 0/1 columns (a uint8 matrix)")) };
                     let res = solve_osdt(d, &config, m)?;
                     Ok((res.result, Some(PyOsdtStats::new(&res.stats, res.warm_start_objective))))
                 })
