@@ -121,8 +121,9 @@ def main(argv=None):
     def err(r):
         return f"{r['errors']}{'' if r['status'] == 'optimal' else '*'}"
 
+    width = max([20] + [len(n) + 4 for n in datasets])
     rows = []
-    header = f"{'instance':<20} {'err treeopt':>11} {'pydl85':>7} {'streed':>7}   {'t treeopt':>9} {'t pydl85':>9} {'t streed':>9}  {'ratio':>6}"
+    header = f"{'instance':<{width}} {'err treeopt':>11} {'pydl85':>7} {'streed':>7}   {'t treeopt':>9} {'t pydl85':>9} {'t streed':>9}  {'ratio':>6}"
     if args.wide:
         header += f"  {'cols':>4} {'rows':>6}"
     print(header)
@@ -136,7 +137,7 @@ def main(argv=None):
                    "ratio_vs_faster_peer": ratio, **res}
             rows.append(row)
             line = (
-                f"{name + ' d' + str(depth):<20} {err(res['treeopt']):>11} {err(res['pydl85']):>7} "
+                f"{name + ' d' + str(depth):<{width}} {err(res['treeopt']):>11} {err(res['pydl85']):>7} "
                 f"{err(res['pystreed']):>7}   {res['treeopt']['seconds']:>9.4f} {res['pydl85']['seconds']:>9.4f} "
                 f"{res['pystreed']['seconds']:>9.4f}  {ratio:>6.2f}"
             )
@@ -160,7 +161,7 @@ def main(argv=None):
     print(f"treeopt fewer errors than the better peer: {len(below)}; more errors: {len(worse)}")
     unproved = [r for r in rows if any(r[s]["status"] != "optimal" for s in SOLVERS)]
     if unproved:
-        print("no proof of optimality (time limit):")
+        print("no proof of optimality (time limit; where treeopt stopped, its ratio is a lower bound):")
         for r in unproved:
             print(f"  {r['dataset']} d{r['depth']}: " + ", ".join(s for s in SOLVERS if r[s]["status"] != "optimal"))
     if deep:
