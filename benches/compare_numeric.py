@@ -254,7 +254,8 @@ def main(argv=None):
               f"max {max(ratios):.3f}")
         if proved:
             pr = [r["ratio"] for r in proved]
-            print(f"  where both proved optimality ({len(proved)}): median {statistics.median(pr):.3f}, max {max(pr):.3f}")
+            print(f"  where both proved optimality ({len(proved)}): median {statistics.median(pr):.3f}, "
+                  f"max {max(pr):.3f}")
         mism = [r for r in proved if r["treeopt"]["errors"] != r["contree"]["errors"]]
         print(f"both proved optimal: {len(proved)}; training errors differ on {len(mism)}")
         for r in mism:
