@@ -165,7 +165,8 @@ def main(argv=None):
         for r in unproved:
             print(f"  {r['dataset']} d{r['depth']}: " + ", ".join(s for s in SOLVERS if r[s]["status"] != "optimal"))
     if deep:
-        slow = [r for r in deep if r["ratio_vs_faster_peer"] >= 1.0]
+        # a treeopt fit that hit the time limit is not a win, whatever the peers did
+        slow = [r for r in deep if r["ratio_vs_faster_peer"] >= 1.0 or r["treeopt"]["status"] != "optimal"]
         print(f"depth >= 4: faster than the faster peer on {len(deep) - len(slow)}/{len(deep)} "
               f"(max ratio {max(r['ratio_vs_faster_peer'] for r in deep):.2f})")
     if shallow:
