@@ -7,12 +7,22 @@ runs, so a busy machine penalises all three alike) and the ratio of treeopt's ti
 faster peer's. The peers are bench-only dependencies: ``pip install pydl8.5==0.1.8
 pystreed==1.4.0``.
 
-    python benches/compare_depth_limited.py [--datasets NAME ...] [--depths 3 4 5 6]
-                                            [--repeat 3] [--time-limit 600] [--json out.json]
+``--wide`` runs the many-column instances of issue 12 instead (50-500 0/1 columns, depths 4
+and 5 unless ``--depths`` is given): ``coupon_carryout``, ``coupon_rest20`` and the raw
+numeric sets quantile-binarized, named ``<set>_q<k>``: column ``x_j <= t`` for the distinct
+interior k-quantiles t of every column (``benches/_numeric_data.py``; plain numpy, so all
+three solvers get the same matrix). Any ``<set>_q<k>`` can also be named in ``--datasets``.
+A status other than optimal marks the error with ``*`` (then the ratio is no race);
+``--repeat-under S`` repeats only fits faster than S seconds (long fits run once).
+
+    python benches/compare_depth_limited.py [--datasets NAME ...] [--wide] [--depths 3 4 5 6]
+                                            [--repeat 3] [--repeat-under S]
+                                            [--time-limit 600] [--json out.json]
 """
 
 import argparse
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -21,11 +31,34 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _gosdt_peer import load_dataset  # noqa: E402  (shared dataset loader of the benches)
+from _numeric_data import load_numeric, quantile_binarize  # noqa: E402
 
 import treeopt  # noqa: E402
 
 DATASETS = ["compas_binary", "fico_binary", "tic-tac-toe", "car_evaluation", "monk2"]
 DEPTHS = [3, 4, 5, 6]
+# Issue 12: 50-500 0/1 columns (column counts after quantile binarization in brackets).
+WIDE_DATASETS = [
+    "coupon_carryout", "coupon_rest20",  # 2280 / 2653 rows, 87 one-hot columns
+    "segment_q3", "segment_q5", "segment_q10",  # 2310 rows, 7 classes [50, 82, 163]
+    "magic_q5", "magic_q10",  # 19020 rows [50, 100]
+    "bidding_q10", "raisin_q10", "rice_q10", "wilt_q10",  # [60, 70, 70, 50]
+    "fico_q3", "fico_q5", "fico_q10",  # 10459 rows [62, 88, 158]
+    "broward_general_2y_q3", "broward_general_2y_q5", "broward_general_2y_q10",  # [63, 84, 125]
+    "breast_cancer_q3", "breast_cancer_q5", "breast_cancer_q10",  # 569 rows [90, 150, 300]
+]
+WIDE_DEPTHS = [4, 5]
+
+
+def load_instance(name):
+    """0/1 X (int32) and labels of a 0/1 dataset or a quantile-binarized ``<set>_q<k>``."""
+    match = re.fullmatch(r"(.+)_q(\d+)", name)
+    if match:
+        X, y, _ = load_numeric(match.group(1))
+        X, _ = quantile_binarize(X, int(match.group(2)))
+    else:
+        X, y = load_dataset(name)
+    return np.ascontiguousarray(X, dtype=np.int32), y
 
 
 def fit_treeopt(X, y, depth, time_limit):
@@ -48,18 +81,21 @@ def fit_pystreed(X, y, depth, time_limit):
     from pystreed import STreeDClassifier
 
     est = STreeDClassifier(max_depth=depth, cost_complexity=0.0, time_limit=time_limit).fit(X, y)
-    return int((est.predict(X) != y).sum()), "optimal"
+    return int((est.predict(X) != y).sum()), "optimal" if est.fit_result.is_optimal() else "timeout"
 
 
 SOLVERS = {"treeopt": fit_treeopt, "pydl85": fit_pydl85, "pystreed": fit_pystreed}
 
 
-def measure(X, y, depth, repeat, time_limit):
-    """Best-of-`repeat` fit time and the result of each solver, runs interleaved."""
+def measure(X, y, depth, repeat, time_limit, repeat_under=None):
+    """Best-of-`repeat` fit time and the result of each solver, runs interleaved; with
+    `repeat_under`, a solver whose fit took that long or longer is not run again."""
     best = {name: float("inf") for name in SOLVERS}
     result = {}
-    for _ in range(repeat):
+    for round_ in range(repeat):
         for name, fit in SOLVERS.items():
+            if round_ > 0 and repeat_under is not None and best[name] >= repeat_under:
+                continue
             start = time.perf_counter()
             result[name] = fit(X, y, depth, time_limit)
             best[name] = min(best[name], time.perf_counter() - start)
@@ -68,31 +104,46 @@ def measure(X, y, depth, repeat, time_limit):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--datasets", nargs="+", default=DATASETS)
-    parser.add_argument("--depths", nargs="+", type=int, default=DEPTHS)
+    parser.add_argument("--datasets", nargs="+", default=None, help="default: " + " ".join(DATASETS))
+    parser.add_argument("--wide", action="store_true",
+                        help="the 50-500 column instances: " + " ".join(WIDE_DATASETS))
+    parser.add_argument("--depths", nargs="+", type=int, default=None,
+                        help=f"default: {DEPTHS}, with --wide {WIDE_DEPTHS}")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat-under", type=float, default=None,
+                        help="repeat only fits faster than this many seconds")
     parser.add_argument("--time-limit", type=float, default=600.0)
     parser.add_argument("--json", help="write the rows to this file")
     args = parser.parse_args(argv)
+    datasets = args.datasets or (WIDE_DATASETS if args.wide else DATASETS)
+    depths = args.depths or (WIDE_DEPTHS if args.wide else DEPTHS)
 
+    def err(r):
+        return f"{r['errors']}{'' if r['status'] == 'optimal' else '*'}"
+
+    width = max([20] + [len(n) + 4 for n in datasets])
     rows = []
-    header = f"{'instance':<20} {'err treeopt':>11} {'pydl85':>7} {'streed':>7}   {'t treeopt':>9} {'t pydl85':>9} {'t streed':>9}  {'ratio':>6}"
+    header = f"{'instance':<{width}} {'err treeopt':>11} {'pydl85':>7} {'streed':>7}   {'t treeopt':>9} {'t pydl85':>9} {'t streed':>9}  {'ratio':>6}"
+    if args.wide:
+        header += f"  {'cols':>4} {'rows':>6}"
     print(header)
-    for name in args.datasets:
-        X, y = load_dataset(name)
-        X = np.ascontiguousarray(X, dtype=np.int32)
-        for depth in args.depths:
-            res = measure(X, y, depth, args.repeat, args.time_limit)
+    for name in datasets:
+        X, y = load_instance(name)
+        for depth in depths:
+            res = measure(X, y, depth, args.repeat, args.time_limit, args.repeat_under)
             peer = min(res["pydl85"]["seconds"], res["pystreed"]["seconds"])
             ratio = res["treeopt"]["seconds"] / peer
-            row = {"dataset": name, "depth": depth, "ratio_vs_faster_peer": ratio, **res}
+            row = {"dataset": name, "depth": depth, "columns": int(X.shape[1]), "rows": int(X.shape[0]),
+                   "ratio_vs_faster_peer": ratio, **res}
             rows.append(row)
-            print(
-                f"{name + ' d' + str(depth):<20} {res['treeopt']['errors']:>11} {res['pydl85']['errors']:>7} "
-                f"{res['pystreed']['errors']:>7}   {res['treeopt']['seconds']:>9.4f} {res['pydl85']['seconds']:>9.4f} "
-                f"{res['pystreed']['seconds']:>9.4f}  {ratio:>6.2f}",
-                flush=True,
+            line = (
+                f"{name + ' d' + str(depth):<{width}} {err(res['treeopt']):>11} {err(res['pydl85']):>7} "
+                f"{err(res['pystreed']):>7}   {res['treeopt']['seconds']:>9.4f} {res['pydl85']['seconds']:>9.4f} "
+                f"{res['pystreed']['seconds']:>9.4f}  {ratio:>6.2f}"
             )
+            if args.wide:
+                line += f"  {X.shape[1]:>4} {X.shape[0]:>6}"
+            print(line, flush=True)
 
     same = [r for r in rows if r["treeopt"]["errors"] == r["pydl85"]["errors"] == r["pystreed"]["errors"]]
     below = [r for r in rows if r["treeopt"]["errors"] < min(r["pydl85"]["errors"], r["pystreed"]["errors"])]
@@ -108,8 +159,14 @@ def main(argv=None):
                 f"pystreed {r['pystreed']['errors']}"
             )
     print(f"treeopt fewer errors than the better peer: {len(below)}; more errors: {len(worse)}")
+    unproved = [r for r in rows if any(r[s]["status"] != "optimal" for s in SOLVERS)]
+    if unproved:
+        print("no proof of optimality (time limit; where treeopt stopped, its ratio is a lower bound):")
+        for r in unproved:
+            print(f"  {r['dataset']} d{r['depth']}: " + ", ".join(s for s in SOLVERS if r[s]["status"] != "optimal"))
     if deep:
-        slow = [r for r in deep if r["ratio_vs_faster_peer"] >= 1.0]
+        # a treeopt fit that hit the time limit is not a win, whatever the peers did
+        slow = [r for r in deep if r["ratio_vs_faster_peer"] >= 1.0 or r["treeopt"]["status"] != "optimal"]
         print(f"depth >= 4: faster than the faster peer on {len(deep) - len(slow)}/{len(deep)} "
               f"(max ratio {max(r['ratio_vs_faster_peer'] for r in deep):.2f})")
     if shallow:
