@@ -39,6 +39,7 @@
 use crate::budget::{Budget, Limits, Monitor, Progress};
 use crate::store::{Store, LEAF};
 use crate::depth2::{Depth2, SmallTree};
+use crate::sweep::Sweep;
 use crate::objective::{stats_totals, CostSensitive, Misclassification, Objective};
 use crate::rules::{side, Rules, Side};
 use crate::split::{SplitFamily, Task, Thresholds, ZeroOneColumns};
@@ -153,10 +154,34 @@ impl Bounds {
     }
 }
 
+/// The exact solver of subproblems with at most two levels left: pairwise counts for
+/// 0/1 columns, sweeps over sorted orders for thresholds of numeric columns.
+enum Kernel {
+    Pairs(Depth2),
+    Sweep(Sweep),
+}
+
+impl Kernel {
+    fn bytes(&self) -> usize {
+        match self {
+            Kernel::Pairs(k) => k.bytes(),
+            Kernel::Sweep(k) => k.bytes(),
+        }
+    }
+
+    /// Gives back the room of the buffers that are only a cache.
+    fn release(&mut self) {
+        match self {
+            Kernel::Pairs(k) => k.release_pairs(),
+            Kernel::Sweep(k) => k.release(),
+        }
+    }
+}
+
 struct Solver<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> {
     t: Task<'a, O, S>,
     rules: Rules,
-    depth2: Depth2,
+    depth2: Kernel,
     store: Store,
     levels: Vec<Level>,
     /// Bytes the store, the levels and the depth-two kernel may hold together.
@@ -193,7 +218,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             let need = Level::bytes_for(&self.t);
             if self.store.bytes() + self.other_bytes() + need > self.limit {
                 // The kernel's pair sums are a cache: give their room back first.
-                self.depth2.release_pairs();
+                self.depth2.release();
                 self.store.set_external(self.other_bytes());
                 if self.store.bytes() + self.other_bytes() + need > self.limit {
                     self.stopped.get_or_insert(Status::MemoryLimit);
@@ -213,8 +238,9 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
 
     /// Runs the depth-two kernel on `set` within the memory left by the store and the
     /// levels, polling the clock and the monitor as it goes. An `Err` is why it gave up
-    /// (after a stop it gives up at once).
-    fn kernel(&mut self, set: Option<&[u64]>, id: u32, depth: u32) -> std::result::Result<SmallTree, Status> {
+    /// (after a stop it gives up at once). The flag is false when the kernel only proved
+    /// that no tree costs less than `bound` (the tree is then the best it met).
+    fn kernel(&mut self, set: Option<&[u64]>, id: u32, depth: u32, bound: f64) -> std::result::Result<(SmallTree, bool), Status> {
         let levels = self.levels.len() * Level::bytes_for(&self.t);
         let budget = self.limit.saturating_sub(self.store.bytes() + levels);
         let (store, root, w, stopped) = (&self.store, self.root, self.t.data.total_weight(), self.stopped);
@@ -228,7 +254,13 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             }
         }
         let set = set.unwrap_or_else(|| store.key(id));
-        let out = self.depth2.solve(&self.t, set, depth, &self.rules, budget, &mut stop);
+        let out = match &mut self.depth2 {
+            Kernel::Pairs(k) => k.solve(&self.t, set, depth, &self.rules, budget, &mut stop).map(|small| (small, true)),
+            Kernel::Sweep(k) => {
+                let th = self.t.splits.as_thresholds().expect("the sweep kernel serves thresholds");
+                k.solve(&self.t, th, set, depth, &self.rules, bound, budget, &mut stop)
+            }
+        };
         self.store.set_external(self.other_bytes());
         out
     }
@@ -394,7 +426,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
     /// initial budget and the anytime result a good tree from the start.
     fn greedy(&mut self, id: u32, level: usize) -> f64 {
         let depth = self.store.get(id).depth;
-        if depth == 2 && self.kernel_on && self.solve_small(id, level) {
+        if depth == 2 && self.kernel_on && self.solve_small(id, level, f64::INFINITY) {
             return self.store.get(id).ub;
         }
         // After a stop the greedy tree is still completed (it costs one pass per node),
@@ -415,8 +447,8 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
                 Some(Child::Record(cid)) if d == 1 && self.kernel_on => {
                     // A stump or leaf, solved exactly from the feature sums.
                     let set = self.levels[level].child.clone();
-                    match self.kernel(Some(&set), cid, 1) {
-                        Ok(small) => small.cost.min(self.store.get(cid).ub),
+                    match self.kernel(Some(&set), cid, 1, f64::INFINITY) {
+                        Ok((small, _)) => small.cost.min(self.store.get(cid).ub),
                         Err(_) => self.store.get(cid).ub,
                     }
                 }
@@ -441,7 +473,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         }
         self.expansions += 1;
         if rec.depth == 2 && self.kernel_on {
-            self.solve_small(id, level);
+            self.solve_small(id, level, budget);
             return;
         }
         if !self.level(level) {
@@ -544,12 +576,13 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         }
     }
 
-    /// Solves a record with two levels left exactly with the pairwise-count kernel;
-    /// false (the record unchanged, the search stopped) when a limit or a stop request
-    /// interrupted it.
-    fn solve_small(&mut self, id: u32, level: usize) -> bool {
-        let small = match self.kernel(None, id, 2) {
-            Ok(small) => small,
+    /// Solves a record with two levels left exactly with the depth-two kernel, or (the
+    /// sweep kernel) proves that no tree of it costs less than `budget`; false (the
+    /// record unchanged, the search stopped) when a limit or a stop request interrupted it.
+    fn solve_small(&mut self, id: u32, level: usize, budget: f64) -> bool {
+        let bound = budget.min(self.store.get(id).ub);
+        let (small, exact) = match self.kernel(None, id, 2, bound) {
+            Ok(out) => out,
             Err(status) => {
                 self.stopped.get_or_insert(status);
                 return false;
@@ -562,10 +595,11 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             r.ub = small.cost;
             r.best = small.split.map_or(LEAF, |s| s.0);
         }
-        r.lb = r.ub;
+        // Exact: the kernel's tree is optimal (the leaf-closing rules it shares are
+        // sound). Otherwise no tree costs less than the bound (at most the record's ub).
+        r.lb = if exact { r.ub } else { r.lb.max(bound).min(r.ub) };
         if !guessing {
-            // The kernel's tree is optimal: the leaf-closing rules it shares are sound.
-            r.proven = r.ub;
+            r.proven = r.lb;
         }
         if improved {
             self.propagate(level);
@@ -641,7 +675,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         if depth <= 2 && self.kernel_on {
             // Once stopped, a subproblem with two levels left follows its record (its
             // children re-solved from the feature sums) instead of the pairwise kernel.
-            if let Ok(small) = self.kernel(Some(set), 0, depth) {
+            if let Ok((small, _)) = self.kernel(Some(set), 0, depth, f64::INFINITY) {
                 return self.push_small(set, small.split, tree);
             }
             if depth == 1 {
@@ -714,7 +748,10 @@ fn tree_loss<O: Objective, S: SplitFamily>(t: &Task<O, S>, tree: &Tree) -> f64 {
 /// The search of [`run`] for one objective: the result (its `labels` left empty) and the
 /// label of every node of its tree.
 fn run_with<M: Monitor, O: Objective, S: SplitFamily>(data: &Groups, obj: O, splits: S, config: &Problem, reference: Option<Vec<f64>>, monitor: &mut M) -> Result<(SearchResult, Vec<O::Label>)> {
-    let kernel_on = data.n_groups() > 0 && splits.right_list(0).is_some();
+    // Thresholds go to the sweep kernel, except under lower-bound guessing (its
+    // reference losses are left to the generic search).
+    let sweep = splits.as_thresholds().is_some() && reference.is_none();
+    let kernel_on = data.n_groups() > 0 && (sweep || splits.right_list(0).is_some());
     let task = Task { data, obj, splits };
     let reg = config.regularization;
     let depth = match config.max_depth {
@@ -725,7 +762,10 @@ fn run_with<M: Monitor, O: Objective, S: SplitFamily>(data: &Groups, obj: O, spl
     let w = data.total_weight();
     let rules = Rules { penalty: reg * w, min_support: config.min_support.max(1) as f64 };
     let mut solver = Solver {
-        depth2: Depth2::new(&task, reference.as_deref(), rules.min_support),
+        depth2: match task.splits.as_thresholds() {
+            Some(th) if sweep => Kernel::Sweep(Sweep::new(&task, th)),
+            _ => Kernel::Pairs(Depth2::new(&task, reference.as_deref(), rules.min_support)),
+        },
         t: task,
         rules,
         store: Store::new(data.words(), config.limits.memory_limit),
