@@ -87,6 +87,10 @@ struct Candidate {
     proven: f64,
     /// Cost of the best tree known rooted at this split (at first, two leaves).
     ub: f64,
+    /// The first split of its run of nested splits (the thresholds of one column).
+    run: u32,
+    /// Mass (summed statistics) it sends left.
+    mass: f64,
 }
 
 impl Candidate {
@@ -199,6 +203,10 @@ struct Solver<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> {
     /// Subproblems with two levels left go to the pairwise-count kernel (the split
     /// family lists its splits per group); otherwise the search solves them too.
     kernel_on: bool,
+    /// Neighbourhood pruning between thresholds of a column, with the objective's loss
+    /// per unit of mass moved: on when that exists, the leaf support is one and there is
+    /// no reference model.
+    neighbourhood: Option<f64>,
 }
 
 #[inline]
@@ -336,7 +344,11 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         }
         lv.candidates.clear();
         let d = child_depth(depth);
+        let mut run = 0u32;
         for f in 0..splits.n_splits() {
+            if !splits.nested_in_previous(f) {
+                run = f as u32;
+            }
             let ng = lv.right_groups[f];
             let rr_rows = lv.right_rows[f];
             if ng == 0 || ng == n_groups || rr_rows < rules.min_support || rows - rr_rows < rules.min_support {
@@ -361,6 +373,8 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
                 lb: left.lb + right.lb,
                 proven: left.proven + right.proven,
                 ub: left.leaf_cost + right.leaf_cost,
+                run,
+                mass: lv.left_totals.iter().sum(),
             });
         }
         lv.candidates
@@ -542,6 +556,20 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             c.lb = lb;
             c.proven = if self.reference.is_some() { l.proven + r.proven } else { lb };
             c.ub = c.ub.min(l.ub + r.ub);
+            if let Some(unit) = self.neighbourhood {
+                // ConTree's neighbourhood pruning at every depth: another threshold of the
+                // column moves mass w across the split, and the best tree under it costs
+                // at least lb - w x unit (the side gaining rows gets no cheaper with a
+                // minimum support of one, the side losing them loses at most w x unit).
+                let (run, mass) = (cand.run, cand.mass);
+                for o in self.levels[level].candidates[k + 1..].iter_mut().filter(|o| o.run == run) {
+                    let reach = lb - (o.mass - mass).abs() * unit * (1.0 + 1e-9);
+                    if reach > o.lb {
+                        o.lb = reach;
+                        o.proven = reach;
+                    }
+                }
+            }
             let rec = self.store.get_mut(id);
             if l.ub + r.ub < rec.ub {
                 rec.ub = l.ub + r.ub;
@@ -752,6 +780,7 @@ fn run_with<M: Monitor, O: Objective, S: SplitFamily>(data: &Groups, obj: O, spl
     // reference losses are left to the generic search).
     let sweep = splits.as_thresholds().is_some() && reference.is_none();
     let kernel_on = data.n_groups() > 0 && (sweep || splits.right_list(0).is_some());
+    let task_unit = if (1..splits.n_splits()).any(|s| splits.nested_in_previous(s)) { obj.max_unit_loss() } else { None };
     let task = Task { data, obj, splits };
     let reg = config.regularization;
     let depth = match config.max_depth {
@@ -776,6 +805,7 @@ fn run_with<M: Monitor, O: Objective, S: SplitFamily>(data: &Groups, obj: O, spl
         stopped: None,
         expansions: 0,
         root: 0,
+        neighbourhood: task_unit.filter(|_| rules.min_support <= 1.0 && reference.is_none()),
         reference,
         kernel_on,
     };

@@ -200,6 +200,9 @@ pub(crate) struct Sweep {
     queue: VecDeque<(usize, usize, usize, usize)>,
     helpers: [Helper; 2],
     work: usize,
+    /// The last optimum solved, by set and depth: the search's tree is rebuilt from the
+    /// kernel, which then finds its answer here instead of solving again.
+    last: Option<(Vec<u64>, u32, SmallTree)>,
 }
 
 impl Sweep {
@@ -221,6 +224,7 @@ impl Sweep {
             queue: VecDeque::new(),
             helpers: [Helper::new(c), Helper::new(c)],
             work: 0,
+            last: None,
         }
     }
 
@@ -231,6 +235,7 @@ impl Sweep {
             + std::mem::size_of::<Cut>() * self.cuts.capacity()
             + 32 * self.queue.capacity()
             + 8 * 8 * self.c
+            + self.last.as_ref().map_or(0, |l| 8 * l.0.capacity())
     }
 
     /// Frees the per-subproblem buffers.
@@ -270,6 +275,11 @@ impl Sweep {
         stop: &mut dyn FnMut() -> Option<Halt>,
     ) -> Result<(SmallTree, bool), Halt> {
         debug_assert!(depth == 1 || depth == 2);
+        if let Some((s, d, tree)) = &self.last {
+            if *d == depth && s.as_slice() == set {
+                return Ok((*tree, tree.cost < bound));
+            }
+        }
         let (floor, rows) = self.prepare(t, th, set, budget_bytes, stop)?;
         let obj = &t.obj;
         let s = side(obj, &self.totals, floor, None, rows, depth, rules);
@@ -287,6 +297,16 @@ impl Sweep {
         let mut best = SmallTree { cost, split: split.map(|f| (f, None, None)) };
         if depth == 2 && best.cost > s.proven {
             self.depth_two(t, th, floor, rows, s.proven, bound, &mut best, rules, stop)?;
+        }
+        if best.cost < bound {
+            match &mut self.last {
+                Some((s, d, tree)) => {
+                    s.clear();
+                    s.extend_from_slice(set);
+                    (*d, *tree) = (depth, best);
+                }
+                None => self.last = Some((set.to_vec(), depth, best)),
+            }
         }
         Ok((best, best.cost < bound))
     }
@@ -416,6 +436,7 @@ impl Sweep {
                     self.root_rank[g] = r;
                 }
                 let n_cuts = self.cuts.len();
+                DBG_CUTS.fetch_add(n_cuts, std::sync::atomic::Ordering::Relaxed);
                 if n_cuts == 0 {
                     continue;
                 }
@@ -461,6 +482,7 @@ impl Sweep {
                         self.poll(n, stop)?;
                     }
                     let (l, r) = (helpers[0].best, helpers[1].best);
+                    DBG_EVALS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     self.found[mid] = (l, r);
                     let cost = l + r;
                     if cost < best.cost {
@@ -494,5 +516,167 @@ impl Sweep {
         })();
         self.helpers = helpers;
         out
+    }
+}
+
+pub static DBG_EVALS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+pub static DBG_CUTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::objective::{CostSensitive, Misclassification};
+    use crate::testing::stats_of;
+    use crate::Status;
+    use treeopt_core::NumericDataset;
+
+    /// A seeded random numeric dataset with many ties: values from a few levels, random
+    /// weights, `classes` classes.
+    fn numeric(rows: usize, m: usize, classes: usize, levels: usize, seed: u64) -> NumericDataset {
+        let mut s = seed;
+        let mut next = || {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (s >> 33) as usize
+        };
+        let x: Vec<f64> = (0..rows * m).map(|_| (next() % levels) as f64 * 0.5 - 1.0).collect();
+        let y: Vec<u32> = (0..rows).map(|_| (next() % classes) as u32).collect();
+        let w: Vec<f64> = (0..rows).map(|_| if seed % 2 == 0 { 1.0 } else { 0.5 + (next() % 4) as f64 }).collect();
+        NumericDataset::new(&x, rows, m, &y, classes, Some(&w)).unwrap()
+    }
+
+    /// Exhaustive optimum over every threshold tree of depth at most `depth` on `groups`.
+    fn brute<O: Objective>(obj: &O, th: &Thresholds, data: &NumericDataset, groups: &[usize], depth: u32, penalty: f64, min_support: f64) -> f64 {
+        let mut best = obj.leaf_loss(&stats_of(obj, groups)) + penalty;
+        if depth == 0 {
+            return best;
+        }
+        let rows = |side: &[usize]| side.iter().map(|&g| data.group_rows(g) as f64).sum::<f64>();
+        for s in 0..th.n_splits() {
+            let (l, r): (Vec<usize>, Vec<usize>) = groups.iter().partition(|&&g| !th.goes_right(g, s));
+            if l.is_empty() || r.is_empty() || rows(&l) < min_support || rows(&r) < min_support {
+                continue;
+            }
+            best = best.min(brute(obj, th, data, &l, depth - 1, penalty, min_support) + brute(obj, th, data, &r, depth - 1, penalty, min_support));
+        }
+        best
+    }
+
+    /// Cost of the kernel's tree, recomputed from the groups it routes to each leaf; and
+    /// whether every leaf holds the minimum support.
+    fn cost_of<O: Objective>(obj: &O, th: &Thresholds, data: &NumericDataset, groups: &[usize], tree: &SmallTree, penalty: f64, min_support: f64) -> f64 {
+        let leaf = |gs: &[usize]| {
+            assert!(gs.iter().map(|&g| data.group_rows(g) as f64).sum::<f64>() >= min_support, "a leaf below the support");
+            obj.leaf_loss(&stats_of(obj, gs)) + penalty
+        };
+        let split = |gs: &[usize], s: u32| -> (Vec<usize>, Vec<usize>) {
+            let parts: (Vec<usize>, Vec<usize>) = gs.iter().partition(|&&g| !th.goes_right(g, s as usize));
+            assert!(!parts.0.is_empty() && !parts.1.is_empty(), "a split with an empty side");
+            parts
+        };
+        match tree.split {
+            None => leaf(groups),
+            Some((f, fl, fr)) => {
+                let (l, r) = split(groups, f);
+                let side = |gs: &[usize], sub: Option<u32>| match sub {
+                    None => leaf(gs),
+                    Some(s) => {
+                        let (a, b) = split(gs, s);
+                        leaf(&a) + leaf(&b)
+                    }
+                };
+                side(&l, fl) + side(&r, fr)
+            }
+        }
+    }
+
+    fn check<O: Objective>(task: &Task<O, Thresholds>, data: &NumericDataset, groups: &[usize], rules: &Rules, seed: u64) {
+        let th = &task.splits;
+        let mut set = vec![0u64; data.words()];
+        groups.iter().for_each(|&g| set[g / 64] |= 1 << (g % 64));
+        let mut never = || None;
+        let mut kernel = Sweep::new(task, th);
+        for depth in [1, 2] {
+            let want = brute(&task.obj, th, data, groups, depth, rules.penalty, rules.min_support);
+            let (got, exact) = kernel.solve(task, th, &set, depth, rules, f64::INFINITY, usize::MAX, &mut never).unwrap();
+            assert!(exact);
+            assert!((got.cost - want).abs() < 1e-9, "seed {seed}, depth {depth}: kernel {} brute force {want}", got.cost);
+            let again = cost_of(&task.obj, th, data, groups, &got, rules.penalty, rules.min_support);
+            assert!((again - got.cost).abs() < 1e-9, "seed {seed}, depth {depth}: tree costs {again}, kernel said {}", got.cost);
+            // With a bound: exact below it, else a proof that nothing is below it.
+            for bound in [want - 1.0, want, want + 1e-6, want + 2.0] {
+                let (got, exact) = kernel.solve(task, th, &set, depth, rules, bound, usize::MAX, &mut never).unwrap();
+                let again = cost_of(&task.obj, th, data, groups, &got, rules.penalty, rules.min_support);
+                assert!((again - got.cost).abs() < 1e-9);
+                if exact {
+                    assert!(got.cost < bound && (got.cost - want).abs() < 1e-9, "seed {seed}: bound {bound}, kernel {} brute force {want}", got.cost);
+                } else {
+                    assert!(want >= bound - 1e-9 && got.cost >= bound, "seed {seed}: bound {bound}, kernel {} brute force {want}", got.cost);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn matches_brute_force_with_weights_penalty_support_and_costs() {
+        for seed in 0..300u64 {
+            let classes = 2 + (seed % 3) as usize;
+            let data = numeric(6 + (seed % 23) as usize, 1 + (seed % 4) as usize, classes, 2 + (seed % 5) as usize, seed + 3);
+            let rules = Rules { penalty: [0.0, 0.3, 1.0, 2.5][(seed % 4) as usize], min_support: 1.0 + (seed / 4 % 3) as f64 };
+            let groups: Vec<usize> = (0..data.n_groups()).filter(|g| seed % 5 == 0 || (g + seed as usize) % 4 != 0).collect();
+            if groups.is_empty() {
+                continue;
+            }
+            let plain = Task { data: &data, obj: Misclassification::new(&data), splits: Thresholds::new(&data) };
+            check(&plain, &data, &groups, &rules, seed);
+            let cost: Vec<f64> = (0..classes * classes).map(|i| if i / classes == i % classes { 0.0 } else { ((i * 7 + seed as usize) % 5) as f64 * 0.75 }).collect();
+            let costed = Task { data: &data, obj: CostSensitive::new(&data, &cost).unwrap(), splits: Thresholds::new(&data) };
+            check(&costed, &data, &groups, &rules, seed);
+        }
+    }
+
+    #[test]
+    fn large_sets_filter_the_sorted_orders_alike() {
+        // A set of most groups (the orders are filtered) and one of few (sorted).
+        for seed in 0..20u64 {
+            let data = numeric(200, 3, 2 + (seed % 2) as usize, 12, seed);
+            let task = Task { data: &data, obj: Misclassification::new(&data), splits: Thresholds::new(&data) };
+            let rules = Rules { penalty: 0.0, min_support: 1.0 + (seed % 3) as f64 };
+            let few: Vec<usize> = (0..data.n_groups()).filter(|g| g % 23 == (seed as usize % 23)).collect();
+            check(&task, &data, &few, &rules, seed);
+            let many: Vec<usize> = (0..data.n_groups()).filter(|g| g % 7 != 0).collect();
+            let mut set = vec![0u64; data.words()];
+            many.iter().for_each(|&g| set[g / 64] |= 1 << (g % 64));
+            let mut kernel = Sweep::new(&task, &task.splits);
+            let mut never = || None;
+            let (got, _) = kernel.solve(&task, &task.splits, &set, 2, &rules, f64::INFINITY, usize::MAX, &mut never).unwrap();
+            let again = cost_of(&task.obj, &task.splits, &data, &many, &got, 0.0, rules.min_support);
+            assert!((again - got.cost).abs() < 1e-9);
+            // Depth two of the whole set: every root threshold tried by hand.
+            let th = &task.splits;
+            let mut want = f64::INFINITY;
+            for s in 0..th.n_splits() {
+                let (l, r): (Vec<usize>, Vec<usize>) = many.iter().partition(|&&g| !th.goes_right(g, s));
+                let rows = |v: &[usize]| v.iter().map(|&g| data.group_rows(g) as f64).sum::<f64>();
+                if l.is_empty() || r.is_empty() || rows(&l) < rules.min_support || rows(&r) < rules.min_support {
+                    continue;
+                }
+                want = want.min(brute(&task.obj, th, &data, &l, 1, 0.0, rules.min_support) + brute(&task.obj, th, &data, &r, 1, 0.0, rules.min_support));
+            }
+            let leaf = task.obj.leaf_loss(&stats_of(&task.obj, &many));
+            assert!((got.cost - want.min(leaf)).abs() < 1e-9, "seed {seed}: kernel {} brute force {}", got.cost, want.min(leaf));
+        }
+    }
+
+    #[test]
+    fn stops_when_asked_and_refuses_a_budget_too_small() {
+        let data = numeric(400, 4, 2, 40, 5);
+        let task = Task { data: &data, obj: Misclassification::new(&data), splits: Thresholds::new(&data) };
+        let rules = Rules { penalty: 0.0, min_support: 1.0 };
+        let mut kernel = Sweep::new(&task, &task.splits);
+        let all = data.all_groups();
+        let mut stop = || Some(Status::TimeLimit);
+        assert_eq!(kernel.solve(&task, &task.splits, all.words(), 2, &rules, f64::INFINITY, usize::MAX, &mut stop).unwrap_err(), Status::TimeLimit);
+        let mut never = || None;
+        assert_eq!(kernel.solve(&task, &task.splits, all.words(), 2, &rules, f64::INFINITY, 1000, &mut never).unwrap_err(), Status::MemoryLimit);
     }
 }
