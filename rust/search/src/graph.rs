@@ -91,6 +91,8 @@ struct Candidate {
     run: u32,
     /// Mass (summed statistics) it sends left.
     mass: f64,
+    /// Candidates in its run.
+    run_len: u32,
 }
 
 impl Candidate {
@@ -246,9 +248,10 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
 
     /// Runs the depth-two kernel on `set` within the memory left by the store and the
     /// levels, polling the clock and the monitor as it goes. An `Err` is why it gave up
-    /// (after a stop it gives up at once). The flag is false when the kernel only proved
-    /// that no tree costs less than `bound` (the tree is then the best it met).
-    fn kernel(&mut self, set: Option<&[u64]>, id: u32, depth: u32, bound: f64) -> std::result::Result<(SmallTree, bool), Status> {
+    /// (after a stop it gives up at once). With the tree comes a proven lower bound on
+    /// the subproblem: the tree's cost when it is optimal, less when the kernel only
+    /// proved that no tree costs less than `bound` (at least `bound` then).
+    fn kernel(&mut self, set: Option<&[u64]>, id: u32, depth: u32, bound: f64) -> std::result::Result<(SmallTree, f64), Status> {
         let levels = self.levels.len() * Level::bytes_for(&self.t);
         let budget = self.limit.saturating_sub(self.store.bytes() + levels);
         let (store, root, w, stopped) = (&self.store, self.root, self.t.data.total_weight(), self.stopped);
@@ -263,7 +266,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         }
         let set = set.unwrap_or_else(|| store.key(id));
         let out = match &mut self.depth2 {
-            Kernel::Pairs(k) => k.solve(&self.t, set, depth, &self.rules, budget, &mut stop).map(|small| (small, true)),
+            Kernel::Pairs(k) => k.solve(&self.t, set, depth, &self.rules, budget, &mut stop).map(|small| (small, small.cost)),
             Kernel::Sweep(k) => {
                 let th = self.t.splits.as_thresholds().expect("the sweep kernel serves thresholds");
                 k.solve(&self.t, th, set, depth, &self.rules, bound, budget, &mut stop)
@@ -375,7 +378,18 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
                 ub: left.leaf_cost + right.leaf_cost,
                 run,
                 mass: lv.left_totals.iter().sum(),
+                run_len: 0,
             });
+        }
+        // Runs are contiguous in split order, as the candidates still are here.
+        let mut start = 0;
+        while start < lv.candidates.len() {
+            let run = lv.candidates[start].run;
+            let end = start + lv.candidates[start..].iter().take_while(|c| c.run == run).count();
+            for c in &mut lv.candidates[start..end] {
+                c.run_len = (end - start) as u32;
+            }
+            start = end;
         }
         lv.candidates
             .sort_unstable_by(|a, b| a.order.total_cmp(&b.order).then(a.feature.cmp(&b.feature)));
@@ -524,26 +538,35 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             }
         }
 
+        let total_mass: f64 = self.levels[level].totals.iter().sum();
         for k in 0..self.levels[level].candidates.len() {
             let cand = self.levels[level].candidates[k];
             let bound = self.store.get(id).ub.min(budget);
             if cand.exact() || cand.lb >= bound {
                 continue;
             }
+            // With neighbourhood pruning, children of a threshold among many are searched
+            // past the bound by a slack (ConTree searches its second child so): a bound
+            // above the target by `slack` prunes the thresholds within mass slack / unit.
+            let slack = match self.neighbourhood {
+                Some(unit) if cand.run_len > 8 => unit * total_mass / 32.0,
+                _ => 0.0,
+            };
+            let target = bound + slack;
             let Some(left) = self.child(level, cand.feature, false, cand.left, d) else { break };
             let Some(right) = self.child(level, cand.feature, true, cand.right, d) else { break };
             let mut l = self.bounds(left);
             let mut r = self.bounds(right);
             self.path.truncate(level);
             self.path.push((id, cand.feature, left, right));
-            if l.lb + r.lb < bound {
+            if l.lb + r.lb < target {
                 if let Child::Record(lid) = left {
-                    self.search(lid, level + 1, bound - r.lb);
+                    self.search(lid, level + 1, target - r.lb);
                     l = self.bounds(left);
                 }
-                if l.lb + r.lb < bound && l.closed() && self.stopped.is_none() {
+                if l.lb + r.lb < target && l.closed() && self.stopped.is_none() {
                     if let Child::Record(rid) = right {
-                        self.search(rid, level + 1, bound - l.ub);
+                        self.search(rid, level + 1, target - l.ub);
                         r = self.bounds(right);
                     }
                 }
@@ -609,7 +632,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
     /// record unchanged, the search stopped) when a limit or a stop request interrupted it.
     fn solve_small(&mut self, id: u32, level: usize, budget: f64) -> bool {
         let bound = budget.min(self.store.get(id).ub);
-        let (small, exact) = match self.kernel(None, id, 2, bound) {
+        let (small, proved) = match self.kernel(None, id, 2, bound) {
             Ok(out) => out,
             Err(status) => {
                 self.stopped.get_or_insert(status);
@@ -625,7 +648,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         }
         // Exact: the kernel's tree is optimal (the leaf-closing rules it shares are
         // sound). Otherwise no tree costs less than the bound (at most the record's ub).
-        r.lb = if exact { r.ub } else { r.lb.max(bound).min(r.ub) };
+        r.lb = if proved >= small.cost { r.ub } else { r.lb.max(proved).min(r.ub) };
         if !guessing {
             r.proven = r.lb;
         }
