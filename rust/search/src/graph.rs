@@ -296,6 +296,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
     fn bound_splits(&mut self, level: usize, depth: u32) {
         let (data, obj, splits) = (self.t.data, &self.t.obj, &self.t.splits);
         let rules = self.rules;
+        let runs = self.neighbourhood.is_some();
         let c = obj.n_stats();
         let lv = &mut self.levels[level];
         lv.totals.fill(0.0);
@@ -377,13 +378,13 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
                 proven: left.proven + right.proven,
                 ub: left.leaf_cost + right.leaf_cost,
                 run,
-                mass: lv.left_totals.iter().sum(),
+                mass: if runs { lv.left_totals.iter().sum() } else { 0.0 },
                 run_len: 0,
             });
         }
         // Runs are contiguous in split order, as the candidates still are here.
         let mut start = 0;
-        while start < lv.candidates.len() {
+        while runs && start < lv.candidates.len() {
             let run = lv.candidates[start].run;
             let end = start + lv.candidates[start..].iter().take_while(|c| c.run == run).count();
             for c in &mut lv.candidates[start..end] {

@@ -13,7 +13,7 @@ mod rules;
 pub mod osdt;
 pub mod split;
 mod store;
-pub mod sweep;
+mod sweep;
 #[cfg(test)]
 mod testing;
 

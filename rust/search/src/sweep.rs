@@ -539,7 +539,6 @@ impl Sweep {
                 if n_cuts == 0 {
                     continue;
                 }
-                DBG_CUTS.fetch_add(n_cuts, std::sync::atomic::Ordering::Relaxed);
                 self.left_pos = usize::MAX;
                 self.found.clear();
                 self.found.resize(n_cuts, (0.0, 0.0));
@@ -609,7 +608,6 @@ impl Sweep {
                     }
                     self.poll(self.val_rank.len() + moved * m, stop)?;
                     let (l, r) = (helpers[0].best, helpers[1].best);
-                    DBG_EVALS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     self.found[mid] = (l, r);
                     let cost = l + r;
                     if cost < best.cost {
@@ -656,9 +654,6 @@ impl Sweep {
         out.map(|_| proved)
     }
 }
-
-pub static DBG_EVALS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-pub static DBG_CUTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 #[cfg(test)]
 mod tests {

@@ -38,7 +38,6 @@ fn time_numeric_dl85_on_shared_sets() {
                 t.elapsed().as_secs_f64(),
                 r.stats.subproblems
             );
-            eprintln!("evals {} cuts {}", treeopt_search::sweep::DBG_EVALS.swap(0, std::sync::atomic::Ordering::Relaxed), treeopt_search::sweep::DBG_CUTS.swap(0, std::sync::atomic::Ordering::Relaxed));
         }
     }
 }
