@@ -8,8 +8,10 @@
 //! children to parents until the root's bounds meet (GOSDT, Lin et al. 2020). The graph is
 //! explored depth first with the parent's remaining budget passed down to each child
 //! (the branch and bound of DL8.5 and MurTree), so every expansion prunes against the
-//! best tree already known; subproblems with two levels left are solved exactly from
-//! pairwise counts ([`crate::depth2`]). Bounds used:
+//! best tree already known; subproblems with two levels left are solved exactly by a
+//! depth-two kernel: from pairwise counts on 0/1 columns ([`crate::depth2`]), by sweeps
+//! over sorted orders on numeric columns ([`crate::sweep`], which may instead prove that
+//! nothing beats the budget). Bounds used:
 //!
 //! * equivalent points (OSDT Thm B.2): rows sharing a feature vector cannot be
 //!   separated, so their minority weight is lost by every tree;
@@ -30,8 +32,14 @@
 //! ([`SplitFamily`]); both are monomorphised. GOSDT and DL8.5 use (cost-sensitive)
 //! misclassification over 0/1 columns or over the (column, threshold) splits of numeric
 //! columns. The pairwise-count kernel serves 0/1 columns only (it needs each group's
-//! list of right splits, and pairs of thresholds grow with their square): with
-//! thresholds the search solves subproblems of two levels too.
+//! list of right splits, and pairs of thresholds grow with their square); thresholds
+//! go to the sweep kernel, except under lower-bound guessing, where the search solves
+//! their subproblems of two levels too. Between the thresholds of one column the search
+//! prunes by ConTree's neighbourhood argument (minimum leaf support one): moving mass
+//! `w` across a split changes the best tree under it by at most `w` times the
+//! objective's [`Objective::max_unit_loss`], so a threshold near one proven to cost
+//! well above the bound is skipped; children of such thresholds are searched with a
+//! slack past the bound so that these proofs have room to prune.
 //!
 //! Ties between equally good splits go to the split met first in a fixed order (lowest
 //! two-leaf cost, then lowest feature index), so results are reproducible bit for bit.
@@ -202,8 +210,9 @@ struct Solver<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> {
     root: u32,
     /// Per group, the weight the reference model misclassifies (lower-bound guessing).
     reference: Option<Vec<f64>>,
-    /// Subproblems with two levels left go to the pairwise-count kernel (the split
-    /// family lists its splits per group); otherwise the search solves them too.
+    /// Subproblems with two levels left go to the depth-two kernel (pairwise counts
+    /// when the split family lists its splits per group, sweeps for thresholds without
+    /// a reference model); otherwise the search solves them too.
     kernel_on: bool,
     /// Neighbourhood pruning between thresholds of a column, with the objective's loss
     /// per unit of mass moved: on when that exists, the leaf support is one and there is

@@ -21,9 +21,9 @@ pub trait SplitFamily {
     /// Calls `f` with every split sending group `g` right, ascending.
     fn for_each_right(&self, g: usize, f: impl FnMut(u32));
     /// The splits sending group `g` right as a stored list, when the family keeps one
-    /// per group (0/1 columns). The pairwise-count depth-two kernel needs these lists:
-    /// a family without them (thresholds, whose pairs grow with the square of the
-    /// thresholds) has its depth-two subproblems searched by the generic search.
+    /// per group (0/1 columns). The pairwise-count depth-two kernel needs these lists;
+    /// thresholds (whose pairs grow with the square of the thresholds) have none and go
+    /// to the sweep kernel instead ([`SplitFamily::as_thresholds`]).
     fn right_list(&self, g: usize) -> Option<&[u32]>;
     /// True when split `s` sends group `g` right.
     fn goes_right(&self, g: usize, s: usize) -> bool;
