@@ -204,9 +204,9 @@ pub(crate) struct Sweep {
     val_stats: Vec<f64>,
     val_rows: Vec<f64>,
     val_mass: Vec<f64>,
-    left_stats: Vec<f64>,
-    left_rows: Vec<f64>,
-    left_mass: Vec<f64>,
+    /// Per value, `c + 2` sums over the members left of the current root threshold:
+    /// statistics, rows and mass, side by side (one cache line per update).
+    left: Vec<f64>,
     /// Members of the root column's order currently summed left.
     left_pos: usize,
     totals: Vec<f64>,
@@ -240,9 +240,7 @@ impl Sweep {
             val_stats: Vec::new(),
             val_rows: Vec::new(),
             val_mass: Vec::new(),
-            left_stats: Vec::new(),
-            left_rows: Vec::new(),
-            left_mass: Vec::new(),
+            left: Vec::new(),
             left_pos: 0,
             totals: vec![0.0; c],
             right: vec![0.0; c],
@@ -263,9 +261,7 @@ impl Sweep {
                 + self.val_stats.capacity()
                 + self.val_rows.capacity()
                 + self.val_mass.capacity()
-                + self.left_stats.capacity()
-                + self.left_rows.capacity()
-                + self.left_mass.capacity()
+                + self.left.capacity()
                 + self.prefix.capacity()
                 + 2 * self.found.capacity())
             + std::mem::size_of::<Cut>() * self.cuts.capacity()
@@ -278,7 +274,7 @@ impl Sweep {
     pub fn release(&mut self) {
         (self.cols, self.vid, self.val_rank) = (Vec::new(), Vec::new(), Vec::new());
         (self.val_stats, self.val_rows, self.val_mass) = (Vec::new(), Vec::new(), Vec::new());
-        (self.left_stats, self.left_rows, self.left_mass) = (Vec::new(), Vec::new(), Vec::new());
+        self.left = Vec::new();
         (self.prefix, self.found, self.cuts) = (Vec::new(), Vec::new(), Vec::new());
         self.last = None;
     }
@@ -457,12 +453,8 @@ impl Sweep {
         let from = self.left_pos;
         if to < from / 2 || from == usize::MAX {
             // Rebuilding from zero is shorter (and sheds rounding residues).
-            self.left_stats.clear();
-            self.left_stats.resize(self.val_stats.len(), 0.0);
-            self.left_rows.clear();
-            self.left_rows.resize(self.val_rows.len(), 0.0);
-            self.left_mass.clear();
-            self.left_mass.resize(self.val_mass.len(), 0.0);
+            self.left.clear();
+            self.left.resize(self.val_rows.len() * (c + 2), 0.0);
             self.left_pos = 0;
             return self.shift(t, f, to);
         }
@@ -474,11 +466,12 @@ impl Sweep {
             let q = self.local[g] as usize;
             for &v in &self.vid[q * m..(q + 1) * m] {
                 let v = v as usize;
-                for (a, s) in self.left_stats[v * c..(v + 1) * c].iter_mut().zip(st) {
+                let entry = &mut self.left[v * (c + 2)..(v + 1) * (c + 2)];
+                for (a, s) in entry[..c].iter_mut().zip(st) {
                     *a += sign * s;
                 }
-                self.left_rows[v] += r;
-                self.left_mass[v] += w;
+                entry[c] += r;
+                entry[c + 1] += w;
             }
         }
         self.left_pos = to;
@@ -590,16 +583,17 @@ impl Sweep {
                         helpers[0].begin(base);
                         helpers[1].begin(base);
                         for v in self.val_start[j]..self.val_start[j + 1] {
-                            let (lr, tr) = (self.left_rows[v], self.val_rows[v]);
+                            let left = &self.left[v * (c + 2)..(v + 1) * (c + 2)];
+                            let (lr, tr) = (left[c], self.val_rows[v]);
                             let rank = self.val_rank[v];
                             if lr > 0.0 {
-                                helpers[0].push(obj, &self.left_stats[v * c..(v + 1) * c], lr, self.left_mass[v], rank, rules, self.unit);
+                                helpers[0].push(obj, &left[..c], lr, left[c + 1], rank, rules, self.unit);
                             }
                             if tr > lr {
-                                for ((x, a), b) in scratch.iter_mut().zip(&self.val_stats[v * c..(v + 1) * c]).zip(&self.left_stats[v * c..(v + 1) * c]) {
+                                for ((x, a), b) in scratch.iter_mut().zip(&self.val_stats[v * c..(v + 1) * c]).zip(&left[..c]) {
                                     *x = a - b;
                                 }
-                                helpers[1].push(obj, &scratch, tr - lr, self.val_mass[v] - self.left_mass[v], rank, rules, self.unit);
+                                helpers[1].push(obj, &scratch, tr - lr, self.val_mass[v] - left[c + 1], rank, rules, self.unit);
                             }
                             if helpers[0].col_done && helpers[1].col_done {
                                 break;
