@@ -265,7 +265,12 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         let budget = self.limit.saturating_sub(self.store.bytes() + levels);
         let (store, root, w, stopped) = (&self.store, self.root, self.t.data.total_weight(), self.stopped);
         let budget_clock = &mut self.budget;
+        // A subtree of depth one is one pass over the set: finished even after a stop,
+        // so that the tree of a stopped search is rebuilt as the search accounted it.
         let mut stop = || {
+            if depth == 1 {
+                return None;
+            }
             stopped.or_else(|| budget_clock.poll(|elapsed| progress(store, root, w, elapsed)))
         };
         if let Some(s) = stopped {
@@ -466,6 +471,17 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         let depth = self.store.get(id).depth;
         if depth == 2 && self.kernel_on && self.solve_small(id, level, f64::INFINITY) {
             return self.store.get(id).ub;
+        }
+        if depth == 3 && self.kernel_on && matches!(self.depth2, Kernel::Sweep(_)) {
+            // The best tree of depth two is a tree of depth three: a sweep finds it
+            // quickly, and it is often far better than the greedy stump's.
+            if let Ok((small, _)) = self.kernel(None, id, 2, f64::INFINITY) {
+                let rec = self.store.get_mut(id);
+                if let (Some((root, _, _)), true) = (small.split, small.cost < rec.ub) {
+                    rec.ub = small.cost;
+                    rec.best = root;
+                }
+            }
         }
         // After a stop the greedy tree is still completed (it costs one pass per node),
         // except on the unlimited-depth path, which may be long.
@@ -741,6 +757,13 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             }
             if depth == 1 {
                 return self.push_leaf(set, tree);
+            }
+            if matches!(self.depth2, Kernel::Sweep(_)) && self.store.find(set, depth).map_or(true, |id| self.store.get(id).best == LEAF) {
+                // No record to follow (a tree of depth two found by a sweep, say): the
+                // best stump, which a stopped search still computes in one pass.
+                if let Ok((small, _)) = self.kernel(Some(set), 0, 1, f64::INFINITY) {
+                    return self.push_small(set, small.split, tree);
+                }
             }
         }
         match self.store.find(set, depth).map_or(LEAF, |id| self.store.get(id).best) {
