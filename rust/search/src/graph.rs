@@ -8,8 +8,10 @@
 //! children to parents until the root's bounds meet (GOSDT, Lin et al. 2020). The graph is
 //! explored depth first with the parent's remaining budget passed down to each child
 //! (the branch and bound of DL8.5 and MurTree), so every expansion prunes against the
-//! best tree already known; subproblems with two levels left are solved exactly from
-//! pairwise counts ([`crate::depth2`]). Bounds used:
+//! best tree already known; subproblems with two levels left are solved exactly by a
+//! depth-two kernel: from pairwise counts on 0/1 columns ([`crate::depth2`]), by sweeps
+//! over sorted orders on numeric columns ([`crate::sweep`], which may instead prove that
+//! nothing beats the budget). Bounds used:
 //!
 //! * equivalent points (OSDT Thm B.2): rows sharing a feature vector cannot be
 //!   separated, so their minority weight is lost by every tree;
@@ -30,8 +32,14 @@
 //! ([`SplitFamily`]); both are monomorphised. GOSDT and DL8.5 use (cost-sensitive)
 //! misclassification over 0/1 columns or over the (column, threshold) splits of numeric
 //! columns. The pairwise-count kernel serves 0/1 columns only (it needs each group's
-//! list of right splits, and pairs of thresholds grow with their square): with
-//! thresholds the search solves subproblems of two levels too.
+//! list of right splits, and pairs of thresholds grow with their square); thresholds
+//! go to the sweep kernel, except under lower-bound guessing, where the search solves
+//! their subproblems of two levels too. Between the thresholds of one column the search
+//! prunes by ConTree's neighbourhood argument (minimum leaf support one): moving mass
+//! `w` across a split changes the best tree under it by at most `w` times the
+//! objective's [`Objective::max_unit_loss`], so a threshold near one proven to cost
+//! well above the bound is skipped; children of such thresholds are searched with a
+//! slack past the bound so that these proofs have room to prune.
 //!
 //! Ties between equally good splits go to the split met first in a fixed order (lowest
 //! two-leaf cost, then lowest feature index), so results are reproducible bit for bit.
@@ -39,6 +47,7 @@
 use crate::budget::{Budget, Limits, Monitor, Progress};
 use crate::store::{Store, LEAF};
 use crate::depth2::{Depth2, SmallTree};
+use crate::sweep::Sweep;
 use crate::objective::{stats_totals, CostSensitive, Misclassification, Objective};
 use crate::rules::{side, Rules, Side};
 use crate::split::{SplitFamily, Task, Thresholds, ZeroOneColumns};
@@ -86,6 +95,12 @@ struct Candidate {
     proven: f64,
     /// Cost of the best tree known rooted at this split (at first, two leaves).
     ub: f64,
+    /// The first split of its run of nested splits (the thresholds of one column).
+    run: u32,
+    /// Mass (summed statistics) it sends left.
+    mass: f64,
+    /// Candidates in its run.
+    run_len: u32,
 }
 
 impl Candidate {
@@ -153,10 +168,34 @@ impl Bounds {
     }
 }
 
+/// The exact solver of subproblems with at most two levels left: pairwise counts for
+/// 0/1 columns, sweeps over sorted orders for thresholds of numeric columns.
+enum Kernel {
+    Pairs(Depth2),
+    Sweep(Sweep),
+}
+
+impl Kernel {
+    fn bytes(&self) -> usize {
+        match self {
+            Kernel::Pairs(k) => k.bytes(),
+            Kernel::Sweep(k) => k.bytes(),
+        }
+    }
+
+    /// Gives back the room of the buffers that are only a cache.
+    fn release(&mut self) {
+        match self {
+            Kernel::Pairs(k) => k.release_pairs(),
+            Kernel::Sweep(k) => k.release(),
+        }
+    }
+}
+
 struct Solver<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> {
     t: Task<'a, O, S>,
     rules: Rules,
-    depth2: Depth2,
+    depth2: Kernel,
     store: Store,
     levels: Vec<Level>,
     /// Bytes the store, the levels and the depth-two kernel may hold together.
@@ -171,9 +210,14 @@ struct Solver<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> {
     root: u32,
     /// Per group, the weight the reference model misclassifies (lower-bound guessing).
     reference: Option<Vec<f64>>,
-    /// Subproblems with two levels left go to the pairwise-count kernel (the split
-    /// family lists its splits per group); otherwise the search solves them too.
+    /// Subproblems with two levels left go to the depth-two kernel (pairwise counts
+    /// when the split family lists its splits per group, sweeps for thresholds without
+    /// a reference model); otherwise the search solves them too.
     kernel_on: bool,
+    /// Neighbourhood pruning between thresholds of a column, with the objective's loss
+    /// per unit of mass moved: on when that exists, the leaf support is one and there is
+    /// no reference model.
+    neighbourhood: Option<f64>,
 }
 
 #[inline]
@@ -193,7 +237,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             let need = Level::bytes_for(&self.t);
             if self.store.bytes() + self.other_bytes() + need > self.limit {
                 // The kernel's pair sums are a cache: give their room back first.
-                self.depth2.release_pairs();
+                self.depth2.release();
                 self.store.set_external(self.other_bytes());
                 if self.store.bytes() + self.other_bytes() + need > self.limit {
                     self.stopped.get_or_insert(Status::MemoryLimit);
@@ -213,13 +257,20 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
 
     /// Runs the depth-two kernel on `set` within the memory left by the store and the
     /// levels, polling the clock and the monitor as it goes. An `Err` is why it gave up
-    /// (after a stop it gives up at once).
-    fn kernel(&mut self, set: Option<&[u64]>, id: u32, depth: u32) -> std::result::Result<SmallTree, Status> {
+    /// (after a stop it gives up at once). With the tree comes a proven lower bound on
+    /// the subproblem: the tree's cost when it is optimal, less when the kernel only
+    /// proved that no tree costs less than `bound` (at least `bound` then).
+    fn kernel(&mut self, set: Option<&[u64]>, id: u32, depth: u32, bound: f64) -> std::result::Result<(SmallTree, f64), Status> {
         let levels = self.levels.len() * Level::bytes_for(&self.t);
         let budget = self.limit.saturating_sub(self.store.bytes() + levels);
         let (store, root, w, stopped) = (&self.store, self.root, self.t.data.total_weight(), self.stopped);
         let budget_clock = &mut self.budget;
+        // A subtree of depth one is one pass over the set: finished even after a stop,
+        // so that the tree of a stopped search is rebuilt as the search accounted it.
         let mut stop = || {
+            if depth == 1 {
+                return None;
+            }
             stopped.or_else(|| budget_clock.poll(|elapsed| progress(store, root, w, elapsed)))
         };
         if let Some(s) = stopped {
@@ -228,7 +279,13 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             }
         }
         let set = set.unwrap_or_else(|| store.key(id));
-        let out = self.depth2.solve(&self.t, set, depth, &self.rules, budget, &mut stop);
+        let out = match &mut self.depth2 {
+            Kernel::Pairs(k) => k.solve(&self.t, set, depth, &self.rules, budget, &mut stop).map(|small| (small, small.cost)),
+            Kernel::Sweep(k) => {
+                let th = self.t.splits.as_thresholds().expect("the sweep kernel serves thresholds");
+                k.solve(&self.t, th, set, depth, &self.rules, bound, budget, &mut stop)
+            }
+        };
         self.store.set_external(self.other_bytes());
         out
     }
@@ -253,6 +310,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
     fn bound_splits(&mut self, level: usize, depth: u32) {
         let (data, obj, splits) = (self.t.data, &self.t.obj, &self.t.splits);
         let rules = self.rules;
+        let runs = self.neighbourhood.is_some();
         let c = obj.n_stats();
         let lv = &mut self.levels[level];
         lv.totals.fill(0.0);
@@ -304,7 +362,11 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         }
         lv.candidates.clear();
         let d = child_depth(depth);
+        let mut run = 0u32;
         for f in 0..splits.n_splits() {
+            if !splits.nested_in_previous(f) {
+                run = f as u32;
+            }
             let ng = lv.right_groups[f];
             let rr_rows = lv.right_rows[f];
             if ng == 0 || ng == n_groups || rr_rows < rules.min_support || rows - rr_rows < rules.min_support {
@@ -329,7 +391,20 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
                 lb: left.lb + right.lb,
                 proven: left.proven + right.proven,
                 ub: left.leaf_cost + right.leaf_cost,
+                run,
+                mass: if runs { lv.left_totals.iter().sum() } else { 0.0 },
+                run_len: 0,
             });
+        }
+        // Runs are contiguous in split order, as the candidates still are here.
+        let mut start = 0;
+        while runs && start < lv.candidates.len() {
+            let run = lv.candidates[start].run;
+            let end = start + lv.candidates[start..].iter().take_while(|c| c.run == run).count();
+            for c in &mut lv.candidates[start..end] {
+                c.run_len = (end - start) as u32;
+            }
+            start = end;
         }
         lv.candidates
             .sort_unstable_by(|a, b| a.order.total_cmp(&b.order).then(a.feature.cmp(&b.feature)));
@@ -394,8 +469,19 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
     /// initial budget and the anytime result a good tree from the start.
     fn greedy(&mut self, id: u32, level: usize) -> f64 {
         let depth = self.store.get(id).depth;
-        if depth == 2 && self.kernel_on && self.solve_small(id, level) {
+        if depth == 2 && self.kernel_on && self.solve_small(id, level, f64::INFINITY) {
             return self.store.get(id).ub;
+        }
+        if depth == 3 && self.kernel_on && matches!(self.depth2, Kernel::Sweep(_)) {
+            // The best tree of depth two is a tree of depth three: a sweep finds it
+            // quickly, and it is often far better than the greedy stump's.
+            if let Ok((small, _)) = self.kernel(None, id, 2, f64::INFINITY) {
+                let rec = self.store.get_mut(id);
+                if let (Some((root, _, _)), true) = (small.split, small.cost < rec.ub) {
+                    rec.ub = small.cost;
+                    rec.best = root;
+                }
+            }
         }
         // After a stop the greedy tree is still completed (it costs one pass per node),
         // except on the unlimited-depth path, which may be long.
@@ -415,8 +501,8 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
                 Some(Child::Record(cid)) if d == 1 && self.kernel_on => {
                     // A stump or leaf, solved exactly from the feature sums.
                     let set = self.levels[level].child.clone();
-                    match self.kernel(Some(&set), cid, 1) {
-                        Ok(small) => small.cost.min(self.store.get(cid).ub),
+                    match self.kernel(Some(&set), cid, 1, f64::INFINITY) {
+                        Ok((small, _)) => small.cost.min(self.store.get(cid).ub),
                         Err(_) => self.store.get(cid).ub,
                     }
                 }
@@ -441,7 +527,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         }
         self.expansions += 1;
         if rec.depth == 2 && self.kernel_on {
-            self.solve_small(id, level);
+            self.solve_small(id, level, budget);
             return;
         }
         if !self.level(level) {
@@ -478,26 +564,35 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             }
         }
 
+        let total_mass: f64 = self.levels[level].totals.iter().sum();
         for k in 0..self.levels[level].candidates.len() {
             let cand = self.levels[level].candidates[k];
             let bound = self.store.get(id).ub.min(budget);
             if cand.exact() || cand.lb >= bound {
                 continue;
             }
+            // With neighbourhood pruning, children of a threshold among many are searched
+            // past the bound by a slack (ConTree searches its second child so): a bound
+            // above the target by `slack` prunes the thresholds within mass slack / unit.
+            let slack = match self.neighbourhood {
+                Some(unit) if cand.run_len > 8 => unit * total_mass / 32.0,
+                _ => 0.0,
+            };
+            let target = bound + slack;
             let Some(left) = self.child(level, cand.feature, false, cand.left, d) else { break };
             let Some(right) = self.child(level, cand.feature, true, cand.right, d) else { break };
             let mut l = self.bounds(left);
             let mut r = self.bounds(right);
             self.path.truncate(level);
             self.path.push((id, cand.feature, left, right));
-            if l.lb + r.lb < bound {
+            if l.lb + r.lb < target {
                 if let Child::Record(lid) = left {
-                    self.search(lid, level + 1, bound - r.lb);
+                    self.search(lid, level + 1, target - r.lb);
                     l = self.bounds(left);
                 }
-                if l.lb + r.lb < bound && l.closed() && self.stopped.is_none() {
+                if l.lb + r.lb < target && l.closed() && self.stopped.is_none() {
                     if let Child::Record(rid) = right {
-                        self.search(rid, level + 1, bound - l.ub);
+                        self.search(rid, level + 1, target - l.ub);
                         r = self.bounds(right);
                     }
                 }
@@ -510,6 +605,20 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             c.lb = lb;
             c.proven = if self.reference.is_some() { l.proven + r.proven } else { lb };
             c.ub = c.ub.min(l.ub + r.ub);
+            if let Some(unit) = self.neighbourhood {
+                // ConTree's neighbourhood pruning at every depth: another threshold of the
+                // column moves mass w across the split, and the best tree under it costs
+                // at least lb - w x unit (the side gaining rows gets no cheaper with a
+                // minimum support of one, the side losing them loses at most w x unit).
+                let (run, mass) = (cand.run, cand.mass);
+                for o in self.levels[level].candidates[k + 1..].iter_mut().filter(|o| o.run == run) {
+                    let reach = lb - (o.mass - mass).abs() * unit * (1.0 + 1e-9);
+                    if reach > o.lb {
+                        o.lb = reach;
+                        o.proven = reach;
+                    }
+                }
+            }
             let rec = self.store.get_mut(id);
             if l.ub + r.ub < rec.ub {
                 rec.ub = l.ub + r.ub;
@@ -544,12 +653,13 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         }
     }
 
-    /// Solves a record with two levels left exactly with the pairwise-count kernel;
-    /// false (the record unchanged, the search stopped) when a limit or a stop request
-    /// interrupted it.
-    fn solve_small(&mut self, id: u32, level: usize) -> bool {
-        let small = match self.kernel(None, id, 2) {
-            Ok(small) => small,
+    /// Solves a record with two levels left exactly with the depth-two kernel, or (the
+    /// sweep kernel) proves that no tree of it costs less than `budget`; false (the
+    /// record unchanged, the search stopped) when a limit or a stop request interrupted it.
+    fn solve_small(&mut self, id: u32, level: usize, budget: f64) -> bool {
+        let bound = budget.min(self.store.get(id).ub);
+        let (small, proved) = match self.kernel(None, id, 2, bound) {
+            Ok(out) => out,
             Err(status) => {
                 self.stopped.get_or_insert(status);
                 return false;
@@ -562,10 +672,11 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             r.ub = small.cost;
             r.best = small.split.map_or(LEAF, |s| s.0);
         }
-        r.lb = r.ub;
+        // Exact: the kernel's tree is optimal (the leaf-closing rules it shares are
+        // sound). Otherwise no tree costs less than the bound (at most the record's ub).
+        r.lb = if proved >= small.cost { r.ub } else { r.lb.max(proved).min(r.ub) };
         if !guessing {
-            // The kernel's tree is optimal: the leaf-closing rules it shares are sound.
-            r.proven = r.ub;
+            r.proven = r.lb;
         }
         if improved {
             self.propagate(level);
@@ -641,11 +752,18 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         if depth <= 2 && self.kernel_on {
             // Once stopped, a subproblem with two levels left follows its record (its
             // children re-solved from the feature sums) instead of the pairwise kernel.
-            if let Ok(small) = self.kernel(Some(set), 0, depth) {
+            if let Ok((small, _)) = self.kernel(Some(set), 0, depth, f64::INFINITY) {
                 return self.push_small(set, small.split, tree);
             }
             if depth == 1 {
                 return self.push_leaf(set, tree);
+            }
+            if matches!(self.depth2, Kernel::Sweep(_)) && self.store.find(set, depth).map_or(true, |id| self.store.get(id).best == LEAF) {
+                // No record to follow (a tree of depth two found by a sweep, say): the
+                // best stump, which a stopped search still computes in one pass.
+                if let Ok((small, _)) = self.kernel(Some(set), 0, 1, f64::INFINITY) {
+                    return self.push_small(set, small.split, tree);
+                }
             }
         }
         match self.store.find(set, depth).map_or(LEAF, |id| self.store.get(id).best) {
@@ -714,7 +832,11 @@ fn tree_loss<O: Objective, S: SplitFamily>(t: &Task<O, S>, tree: &Tree) -> f64 {
 /// The search of [`run`] for one objective: the result (its `labels` left empty) and the
 /// label of every node of its tree.
 fn run_with<M: Monitor, O: Objective, S: SplitFamily>(data: &Groups, obj: O, splits: S, config: &Problem, reference: Option<Vec<f64>>, monitor: &mut M) -> Result<(SearchResult, Vec<O::Label>)> {
-    let kernel_on = data.n_groups() > 0 && splits.right_list(0).is_some();
+    // Thresholds go to the sweep kernel, except under lower-bound guessing (its
+    // reference losses are left to the generic search).
+    let sweep = splits.as_thresholds().is_some() && reference.is_none();
+    let kernel_on = data.n_groups() > 0 && (sweep || splits.right_list(0).is_some());
+    let task_unit = if (1..splits.n_splits()).any(|s| splits.nested_in_previous(s)) { obj.max_unit_loss() } else { None };
     let task = Task { data, obj, splits };
     let reg = config.regularization;
     let depth = match config.max_depth {
@@ -725,7 +847,10 @@ fn run_with<M: Monitor, O: Objective, S: SplitFamily>(data: &Groups, obj: O, spl
     let w = data.total_weight();
     let rules = Rules { penalty: reg * w, min_support: config.min_support.max(1) as f64 };
     let mut solver = Solver {
-        depth2: Depth2::new(&task, reference.as_deref(), rules.min_support),
+        depth2: match task.splits.as_thresholds() {
+            Some(th) if sweep => Kernel::Sweep(Sweep::new(&task, th)),
+            _ => Kernel::Pairs(Depth2::new(&task, reference.as_deref(), rules.min_support)),
+        },
         t: task,
         rules,
         store: Store::new(data.words(), config.limits.memory_limit),
@@ -736,6 +861,7 @@ fn run_with<M: Monitor, O: Objective, S: SplitFamily>(data: &Groups, obj: O, spl
         stopped: None,
         expansions: 0,
         root: 0,
+        neighbourhood: task_unit.filter(|_| rules.min_support <= 1.0 && reference.is_none()),
         reference,
         kernel_on,
     };

@@ -13,6 +13,7 @@ mod rules;
 pub mod osdt;
 pub mod split;
 mod store;
+mod sweep;
 #[cfg(test)]
 mod testing;
 

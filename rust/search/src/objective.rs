@@ -60,6 +60,15 @@ pub trait Objective {
     fn has_weight(&self, stats: &[f64]) -> bool {
         stats.iter().any(|&w| w > 0.0)
     }
+    /// A constant `k` such that moving statistics `s` from one leaf to another changes
+    /// neither leaf's loss by more than `k` times the sum of `s` (and adding statistics
+    /// to a leaf never lowers its loss), when the objective knows one. The sweep kernel
+    /// then skips thresholds that cannot beat the best one by that argument (ConTree's
+    /// neighbourhood pruning); `None` turns that pruning off.
+    #[inline]
+    fn max_unit_loss(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// Weighted misclassification: statistics are the class weights, a leaf predicts its
@@ -99,6 +108,11 @@ impl Objective for Misclassification<'_> {
     #[inline]
     fn group_loss(&self, g: usize, label: usize) -> f64 {
         self.data.group_weight(g) - self.data.class_weights(g)[label]
+    }
+    /// Moving weight `w` between leaves changes each one's misclassified weight by at most `w`.
+    #[inline]
+    fn max_unit_loss(&self) -> Option<f64> {
+        Some(1.0)
     }
     /// With three or more classes, each leaf serving one class bounds a split tree too.
     #[inline]
@@ -218,5 +232,10 @@ impl Objective for CostSensitive<'_> {
     #[inline]
     fn group_loss(&self, g: usize, label: usize) -> f64 {
         self.cost_of(self.data.class_weights(g), label)
+    }
+    /// A row of weight `w` costs at most `w` times the largest entry at any label.
+    #[inline]
+    fn max_unit_loss(&self) -> Option<f64> {
+        Some(self.cost.iter().cloned().fold(0.0, f64::max))
     }
 }

@@ -21,9 +21,9 @@ pub trait SplitFamily {
     /// Calls `f` with every split sending group `g` right, ascending.
     fn for_each_right(&self, g: usize, f: impl FnMut(u32));
     /// The splits sending group `g` right as a stored list, when the family keeps one
-    /// per group (0/1 columns). The pairwise-count depth-two kernel needs these lists:
-    /// a family without them (thresholds, whose pairs grow with the square of the
-    /// thresholds) has its depth-two subproblems searched by the generic search.
+    /// per group (0/1 columns). The pairwise-count depth-two kernel needs these lists;
+    /// thresholds (whose pairs grow with the square of the thresholds) have none and go
+    /// to the sweep kernel instead ([`SplitFamily::as_thresholds`]).
     fn right_list(&self, g: usize) -> Option<&[u32]>;
     /// True when split `s` sends group `g` right.
     fn goes_right(&self, g: usize, s: usize) -> bool;
@@ -46,6 +46,12 @@ pub trait SplitFamily {
     #[inline]
     fn for_each_last_right(&self, g: usize, f: impl FnMut(u32)) {
         self.for_each_right(g, f)
+    }
+    /// The family as thresholds of numeric columns, when it is: subproblems with two
+    /// levels left then go to the sorted-order sweep kernel ([`crate::sweep`]).
+    #[inline]
+    fn as_thresholds(&self) -> Option<&Thresholds<'_>> {
+        None
     }
 }
 
@@ -125,6 +131,18 @@ impl<'a> Thresholds<'a> {
     pub fn locate(&self, s: usize) -> (usize, u32) {
         let j = self.column[s] as usize;
         (j, s as u32 - self.start[j])
+    }
+
+    /// The numeric dataset the splits are thresholds of.
+    #[inline]
+    pub(crate) fn numeric(&self) -> &'a NumericDataset {
+        self.data
+    }
+
+    /// The split of column `j`'s threshold `t` (left: rank at most `t`).
+    #[inline]
+    pub(crate) fn split_of(&self, j: usize, t: u32) -> u32 {
+        self.start[j] + t
     }
 
     /// The midpoint between the largest value of split `s`'s column sent left and the
@@ -228,6 +246,10 @@ impl SplitFamily for Thresholds<'_> {
                 f(self.start[j] + r - 1);
             }
         }
+    }
+    #[inline]
+    fn as_thresholds(&self) -> Option<&Thresholds<'_>> {
+        Some(self)
     }
 }
 

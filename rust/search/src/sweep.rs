@@ -1,0 +1,810 @@
+//! Exact optimal subtrees of depth one or two on numeric columns by sweeps over sorted
+//! orders (the depth-two solver of ConTree, Brița, van der Linden and Demirović, AAAI
+//! 2025), the counterpart for [`Thresholds`] of the pairwise-count kernel of 0/1 columns
+//! ([`crate::depth2`]), whose pairs of thresholds would grow with their square.
+//!
+//! * Depth one: one pass per column over the subproblem's groups in that column's
+//!   sorted order, summing the statistics sent left and scoring every boundary between
+//!   distinct values. After a boundary scoring `gap` above the best, the next boundaries
+//!   are skipped until the left part has gained more than `gap / k` of mass, `k` the
+//!   objective's [`Objective::max_unit_loss`]: moving mass `w` between the two leaves
+//!   lowers their cost by at most `w k` (ConTree's skip).
+//! * Depth two: for a root threshold, the best depth-one trees of both sides come from
+//!   one pass over every column's sorted order, each group routed by its root rank. The
+//!   root thresholds of a column are visited by bisection of intervals (ConTree's
+//!   interval search): with a minimum leaf support of one, the optimum `L(t)` of the
+//!   left side never decreases as the threshold `t` grows (it only gains rows: any tree
+//!   of the larger side restricted to the smaller is still a valid tree, or a leaf that
+//!   costs no more) and the right side's `R(t)` never increases, so an interval between
+//!   evaluated thresholds `a < b` costs at least `L(a) + R(b)` everywhere (sub-interval
+//!   pruning); and moving groups of mass `w` across the root changes `L + R` by at most
+//!   `w k` downwards (the side gaining rows only gets dearer, the side losing them loses
+//!   at most `w k`), so near a threshold scoring `gap` above the best nothing better lies
+//!   within mass `gap / k` (neighbourhood pruning). With a minimum leaf support above one
+//!   the restriction argument fails (a restricted leaf may fall below the support), so
+//!   both interval prunings are off there and every root threshold is evaluated.
+//!
+//! Leaves are closed by the same rules as in the graph search ([`crate::rules`]); the
+//! sides of a root split take the equivalent-points floor as zero (that only closes
+//! fewer nodes, and a node the rules close can never gain from a split). The caller's
+//! bound prunes too: when no tree costs less than it, the kernel says so instead of
+//! finishing the search for the exact optimum.
+
+use crate::depth2::{Halt, SmallTree};
+use crate::objective::Objective;
+use crate::rules::{side, Rules};
+use crate::split::{SplitFamily, Task, Thresholds};
+use std::collections::VecDeque;
+use treeopt_core::bitset::for_each_one;
+
+/// Group visits between two checks of the clock and the monitor.
+const POLL_WORK: usize = 1 << 16;
+
+const NONE: usize = usize::MAX;
+
+/// The best depth-at-most-one tree of one side, built up by sweeps over sorted columns.
+struct Helper {
+    total: Vec<f64>,
+    acc: Vec<f64>,
+    rest: Vec<f64>,
+    total_rows: f64,
+    total_mass: f64,
+    acc_rows: f64,
+    acc_mass: f64,
+    /// A group of the current column has been summed, the last of rank `prev`.
+    started: bool,
+    prev: u32,
+    /// Cost of the best tree found (at first the leaf) and its split.
+    best: f64,
+    split: Option<u32>,
+    /// No split tree of the side costs less.
+    split_lb: f64,
+    /// Nothing can beat `best`: the side needs no more sweeps.
+    done: bool,
+    /// The rest of the current column cannot beat `best`.
+    col_done: bool,
+    /// Boundaries of the current column are scored once the left part holds more.
+    skip_until: f64,
+    /// Split number of the current column's threshold 0.
+    base: u32,
+}
+
+impl Helper {
+    fn new(c: usize) -> Self {
+        Helper {
+            total: vec![0.0; c],
+            acc: vec![0.0; c],
+            rest: vec![0.0; c],
+            total_rows: 0.0,
+            total_mass: 0.0,
+            acc_rows: 0.0,
+            acc_mass: 0.0,
+            started: false,
+            prev: 0,
+            best: f64::INFINITY,
+            split: None,
+            split_lb: 0.0,
+            done: true,
+            col_done: true,
+            skip_until: f64::NEG_INFINITY,
+            base: 0,
+        }
+    }
+
+    /// Starts a side with these statistics, equivalent-points floor and rows.
+    fn reset<O: Objective>(&mut self, obj: &O, totals: &[f64], floor: f64, rows: f64, rules: &Rules) {
+        self.total.copy_from_slice(totals);
+        self.total_rows = rows;
+        self.total_mass = totals.iter().sum();
+        let s = side(obj, totals, floor, None, rows, 1, rules);
+        self.best = s.leaf_cost;
+        self.split = None;
+        self.split_lb = s.proven;
+        self.done = s.terminal || self.best <= self.split_lb;
+    }
+
+    /// Starts a sweep over a column whose threshold 0 is split `base`.
+    #[inline]
+    fn begin(&mut self, base: u32) {
+        self.acc.fill(0.0);
+        self.acc_rows = 0.0;
+        self.acc_mass = 0.0;
+        self.started = false;
+        self.col_done = self.done;
+        self.skip_until = f64::NEG_INFINITY;
+        self.base = base;
+    }
+
+    /// The next value of the column present in the side, with the statistics, rows and
+    /// mass of its groups there: scores the boundary before it, then sums it left.
+    #[inline]
+    fn push<O: Objective>(&mut self, obj: &O, stats: &[f64], rows: f64, mass: f64, rank: u32, rules: &Rules, unit: Option<f64>) {
+        if self.col_done {
+            return;
+        }
+        if self.started
+            && rank != self.prev
+            && self.acc_mass > self.skip_until
+            && self.acc_rows >= rules.min_support
+            && self.total_rows - self.acc_rows >= rules.min_support
+        {
+            for ((r, t), a) in self.rest.iter_mut().zip(&self.total).zip(&self.acc) {
+                *r = t - a;
+            }
+            let cost = obj.leaf_loss(&self.acc) + obj.leaf_loss(&self.rest) + 2.0 * rules.penalty;
+            if cost < self.best {
+                self.best = cost;
+                self.split = Some(self.base + self.prev);
+                if cost <= self.split_lb {
+                    self.done = true;
+                    self.col_done = true;
+                    return;
+                }
+            } else if let Some(k) = unit {
+                // Moving mass w lowers the cost by at most w k: the next boundaries
+                // cannot beat the best before the left part gains (cost - best) / k.
+                let gap = cost - self.best;
+                self.skip_until = if k > 0.0 {
+                    self.acc_mass + gap / k * (1.0 - 1e-9)
+                } else if gap > 0.0 {
+                    f64::INFINITY
+                } else {
+                    self.acc_mass
+                };
+                if self.skip_until >= self.total_mass {
+                    self.col_done = true;
+                    return;
+                }
+            }
+        }
+        for (a, s) in self.acc.iter_mut().zip(stats) {
+            *a += s;
+        }
+        self.acc_rows += rows;
+        self.acc_mass += mass;
+        self.started = true;
+        self.prev = rank;
+    }
+}
+/// A root threshold of a column: its rank (left: rank at most `t`), the groups it sends
+/// left (a prefix of the column's sorted members) and their mass and rows.
+#[derive(Clone, Copy)]
+struct Cut {
+    t: u32,
+    pos: usize,
+    mass: f64,
+    rows: f64,
+}
+
+/// Reusable buffers of the sweep kernel for one numeric dataset.
+///
+/// A subproblem is held as its distinct values per column (`V` in all) with the sums of
+/// the groups taking each; a root threshold's left side is kept as per-value sums too,
+/// updated as groups cross the root, so scoring both sides of a root threshold costs one
+/// pass over the `V` values rather than over every (group, column).
+pub(crate) struct Sweep {
+    c: usize,
+    m: usize,
+    /// The objective's bound on the loss per unit of mass moved (neighbourhood pruning
+    /// and the depth-one skip), `None` when it has none.
+    unit: Option<f64>,
+    /// Per dataset group, its index among the current subproblem's members.
+    local: Vec<u32>,
+    /// The members of the current subproblem (dataset groups), ascending.
+    members: Vec<u32>,
+    /// Per column (`m * n`), the members in sorted order.
+    cols: Vec<u32>,
+    /// Per (member, column) (`n * m`), the index of its value among all values.
+    vid: Vec<u32>,
+    /// Per column, its first value (`m + 1`); per value, its rank in its column and the
+    /// statistics (`c` each), rows and mass of the members taking it; and the same sums
+    /// over the members on the left of the current root threshold.
+    val_start: Vec<usize>,
+    val_rank: Vec<u32>,
+    val_stats: Vec<f64>,
+    val_rows: Vec<f64>,
+    val_mass: Vec<f64>,
+    /// Per value, `c + 2` sums over the members left of the current root threshold:
+    /// statistics, rows and mass, side by side (one cache line per update).
+    left: Vec<f64>,
+    /// Members of the root column's order currently summed left.
+    left_pos: usize,
+    totals: Vec<f64>,
+    right: Vec<f64>,
+    cuts: Vec<Cut>,
+    /// Per cut, the statistics it sends left (`cuts.len() * c`).
+    prefix: Vec<f64>,
+    /// Per cut, the optima of its left and right sides once evaluated.
+    found: Vec<(f64, f64)>,
+    queue: VecDeque<(usize, usize, usize, usize)>,
+    helpers: [Helper; 2],
+    work: usize,
+    /// The last optimum solved, by set and depth: the search's tree is rebuilt from the
+    /// kernel, which then finds its answer here instead of solving again.
+    last: Option<(Vec<u64>, u32, SmallTree)>,
+}
+
+impl Sweep {
+    pub fn new<O: Objective, S: SplitFamily>(t: &Task<O, S>, th: &Thresholds) -> Self {
+        let c = t.obj.n_stats();
+        Sweep {
+            c,
+            m: th.numeric().n_columns(),
+            unit: t.obj.max_unit_loss(),
+            local: Vec::new(),
+            members: Vec::new(),
+            cols: Vec::new(),
+            vid: Vec::new(),
+            val_start: Vec::new(),
+            val_rank: Vec::new(),
+            val_stats: Vec::new(),
+            val_rows: Vec::new(),
+            val_mass: Vec::new(),
+            left: Vec::new(),
+            left_pos: 0,
+            totals: vec![0.0; c],
+            right: vec![0.0; c],
+            cuts: Vec::new(),
+            prefix: Vec::new(),
+            found: Vec::new(),
+            queue: VecDeque::new(),
+            helpers: [Helper::new(c), Helper::new(c)],
+            work: 0,
+            last: None,
+        }
+    }
+
+    /// Bytes held by the kernel's buffers.
+    pub fn bytes(&self) -> usize {
+        4 * (self.local.capacity() + self.members.capacity() + self.cols.capacity() + self.vid.capacity() + self.val_rank.capacity())
+            + 8 * (self.val_start.capacity()
+                + self.val_stats.capacity()
+                + self.val_rows.capacity()
+                + self.val_mass.capacity()
+                + self.left.capacity()
+                + self.prefix.capacity()
+                + 2 * self.found.capacity())
+            + std::mem::size_of::<Cut>() * self.cuts.capacity()
+            + 32 * self.queue.capacity()
+            + 8 * 8 * self.c
+            + self.last.as_ref().map_or(0, |l| 8 * l.0.capacity())
+    }
+
+    /// Frees the per-subproblem buffers.
+    pub fn release(&mut self) {
+        (self.cols, self.vid, self.val_rank) = (Vec::new(), Vec::new(), Vec::new());
+        (self.val_stats, self.val_rows, self.val_mass) = (Vec::new(), Vec::new(), Vec::new());
+        self.left = Vec::new();
+        (self.prefix, self.found, self.cuts) = (Vec::new(), Vec::new(), Vec::new());
+        self.last = None;
+    }
+
+    /// Counts work and polls `stop` every [`POLL_WORK`] units.
+    #[inline]
+    fn poll(&mut self, work: usize, stop: &mut dyn FnMut() -> Option<Halt>) -> Result<(), Halt> {
+        self.work += work;
+        if self.work >= POLL_WORK {
+            self.work = 0;
+            if let Some(h) = stop() {
+                return Err(h);
+            }
+        }
+        Ok(())
+    }
+
+    /// The optimal subtree of depth at most `depth` (1 or 2) for the groups in `set`
+    /// under the leaf-closing rules, with a proven lower bound on its cost: the tree's
+    /// own cost, unless no tree costs less than `bound`: then the tree returned is the
+    /// best found (costing `bound` or more) and the bound (at least `bound`) is the least
+    /// that the searched and the pruned trees were shown to cost. The
+    /// kernel holds at most `budget_bytes` (else [`Halt::MemoryLimit`]) and gives up
+    /// with `stop`'s status when `stop` asks it to.
+    #[allow(clippy::too_many_arguments)]
+    pub fn solve<O: Objective, S: SplitFamily>(
+        &mut self,
+        t: &Task<O, S>,
+        th: &Thresholds,
+        set: &[u64],
+        depth: u32,
+        rules: &Rules,
+        bound: f64,
+        budget_bytes: usize,
+        stop: &mut dyn FnMut() -> Option<Halt>,
+    ) -> Result<(SmallTree, f64), Halt> {
+        debug_assert!(depth == 1 || depth == 2);
+        if let Some((s, d, tree)) = &self.last {
+            if *d == depth && s.as_slice() == set {
+                return Ok((*tree, tree.cost));
+            }
+        }
+        let (floor, rows) = self.prepare(t, th, set, budget_bytes, stop)?;
+        let obj = &t.obj;
+        let s = side(obj, &self.totals, floor, None, rows, depth, rules);
+        if s.terminal {
+            return Ok((SmallTree { cost: s.leaf_cost, split: None }, s.leaf_cost));
+        }
+        // The best stump (a tree of depth two too), and per column its best stump.
+        let mut h = std::mem::replace(&mut self.helpers[0], Helper::new(0));
+        h.reset(obj, &self.totals, floor, rows, rules);
+        let mut order: Vec<(f64, usize)> = Vec::with_capacity(self.m);
+        for j in 0..self.m {
+            let before = h.best;
+            if !h.done {
+                h.begin(th.split_of(j, 0));
+                for v in self.val_start[j]..self.val_start[j + 1] {
+                    let st = &self.val_stats[v * self.c..(v + 1) * self.c];
+                    h.push(obj, st, self.val_rows[v], self.val_mass[v], self.val_rank[v], rules, self.unit);
+                    if h.col_done {
+                        break;
+                    }
+                }
+            }
+            order.push((if h.best < before { h.best } else { f64::INFINITY }, j));
+        }
+        let mut best = SmallTree { cost: h.best, split: h.split.map(|f| (f, None, None)) };
+        self.helpers[0] = h;
+        if depth == 2 && best.cost > s.proven {
+            // Root columns by their best stump: good trees early make the bounds bite.
+            order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            let proved = self.depth_two(t, th, rows, s.proven, bound, &mut best, &order, rules, stop)?;
+            if best.cost >= bound {
+                return Ok((best, proved.min(best.cost)));
+            }
+        }
+        if best.cost < bound {
+            match &mut self.last {
+                Some((s, d, tree)) => {
+                    s.clear();
+                    s.extend_from_slice(set);
+                    (*d, *tree) = (depth, best);
+                }
+                None => self.last = Some((set.to_vec(), depth, best)),
+            }
+        }
+        Ok((best, best.cost))
+    }
+
+    /// Lists the members of `set` in every column's sorted order (filtering the
+    /// dataset's orders when the set is large, sorting the members when it is small),
+    /// their distinct values per column with the sums of each, and the totals. Returns
+    /// the equivalent-points floor and the rows of the set.
+    fn prepare<O: Objective, S: SplitFamily>(&mut self, t: &Task<O, S>, th: &Thresholds, set: &[u64], budget: usize, stop: &mut dyn FnMut() -> Option<Halt>) -> Result<(f64, f64), Halt> {
+        let data = th.numeric();
+        let (m, c) = (self.m, self.c);
+        let n_all = data.n_groups();
+        let n = set.iter().map(|w| w.count_ones() as usize).sum::<usize>();
+        let need = 4 * n_all + 12 * m * n + 8 * (2 * c + 4) * m * n + (8 * c + 48) * n;
+        if self.bytes() + need > budget {
+            self.release();
+            if self.bytes() + need > budget {
+                return Err(Halt::MemoryLimit);
+            }
+        }
+        if self.local.len() != n_all {
+            self.local = vec![0; n_all];
+        }
+        self.members.clear();
+        self.totals.fill(0.0);
+        let (mut floor, mut rows) = (0.0, 0.0);
+        {
+            let (members, totals, local) = (&mut self.members, &mut self.totals, &mut self.local);
+            for_each_one(set, |g| {
+                local[g] = members.len() as u32;
+                members.push(g as u32);
+                for (s, w) in totals.iter_mut().zip(t.obj.group_stats(g)) {
+                    *s += w;
+                }
+                floor += t.obj.group_floor(g);
+                rows += t.data.group_rows(g) as f64;
+            });
+        }
+        self.cols.resize(m * n, 0);
+        self.vid.resize(n * m, 0);
+        self.val_start.clear();
+        self.val_rank.clear();
+        self.val_stats.clear();
+        self.val_rows.clear();
+        self.val_mass.clear();
+        let filter = n * 16 >= n_all;
+        for j in 0..m {
+            self.val_start.push(self.val_rank.len());
+            let out = &mut self.cols[j * n..(j + 1) * n];
+            if filter {
+                let mut k = 0;
+                for &g in data.sorted(j) {
+                    if set[g as usize >> 6] >> (g & 63) & 1 == 1 {
+                        out[k] = g;
+                        k += 1;
+                    }
+                }
+                debug_assert_eq!(k, n);
+            } else {
+                out.copy_from_slice(&self.members);
+                out.sort_unstable_by_key(|&g| data.rank(g as usize, j));
+            }
+            for k in 0..n {
+                let g = self.cols[j * n + k] as usize;
+                let r = data.rank(g, j);
+                if self.val_rank.last() != Some(&r) || self.val_rank.len() == self.val_start[j] {
+                    self.val_rank.push(r);
+                    self.val_stats.extend(std::iter::repeat(0.0).take(c));
+                    self.val_rows.push(0.0);
+                    self.val_mass.push(0.0);
+                }
+                let v = self.val_rank.len() - 1;
+                let st = t.obj.group_stats(g);
+                for (a, s) in self.val_stats[v * c..(v + 1) * c].iter_mut().zip(st) {
+                    *a += s;
+                }
+                self.val_rows[v] += t.data.group_rows(g) as f64;
+                self.val_mass[v] += st.iter().sum::<f64>();
+                self.vid[self.local[g] as usize * m + j] = v as u32;
+            }
+            self.poll(if filter { n_all } else { 4 * n }, stop)?;
+        }
+        self.val_start.push(self.val_rank.len());
+        Ok((floor, rows))
+    }
+
+    /// Moves the members at positions `from..to` (or `to..from`) of root column `f`'s
+    /// order into (out of) the left sums.
+    fn shift<O: Objective, S: SplitFamily>(&mut self, t: &Task<O, S>, f: usize, to: usize) {
+        let (n, m, c) = (self.members.len(), self.m, self.c);
+        let from = self.left_pos;
+        if to < from / 2 || from == usize::MAX {
+            // Rebuilding from zero is shorter (and sheds rounding residues).
+            self.left.clear();
+            self.left.resize(self.val_rows.len() * (c + 2), 0.0);
+            self.left_pos = 0;
+            return self.shift(t, f, to);
+        }
+        let (lo, hi, sign) = if to >= from { (from, to, 1.0) } else { (to, from, -1.0) };
+        for p in lo..hi {
+            let g = self.cols[f * n + p] as usize;
+            let st = t.obj.group_stats(g);
+            let (r, w) = (sign * t.data.group_rows(g) as f64, sign * st.iter().sum::<f64>());
+            let q = self.local[g] as usize;
+            for &v in &self.vid[q * m..(q + 1) * m] {
+                let v = v as usize;
+                let entry = &mut self.left[v * (c + 2)..(v + 1) * (c + 2)];
+                for (a, s) in entry[..c].iter_mut().zip(st) {
+                    *a += sign * s;
+                }
+                entry[c] += r;
+                entry[c + 1] += w;
+            }
+        }
+        self.left_pos = to;
+    }
+
+    /// Searches the depth-two trees of the members for one cheaper than `best` (and,
+    /// for pruning, than `bound`), root column by root column in `order`; `lb` bounds
+    /// every split tree of the members. Returns the least bound by which a tree was
+    /// pruned (every tree costs at least that or `best`).
+    #[allow(clippy::too_many_arguments)]
+    fn depth_two<O: Objective, S: SplitFamily>(
+        &mut self,
+        t: &Task<O, S>,
+        th: &Thresholds,
+        rows: f64,
+        lb: f64,
+        bound: f64,
+        best: &mut SmallTree,
+        order: &[(f64, usize)],
+        rules: &Rules,
+        stop: &mut dyn FnMut() -> Option<Halt>,
+    ) -> Result<f64, Halt> {
+        let (n, m, c) = (self.members.len(), self.m, self.c);
+        let mut proved = f64::INFINITY;
+        let obj = &t.obj;
+        let monotone = rules.min_support <= 1.0;
+        let unit = self.unit.filter(|_| monotone);
+        let mut helpers = std::mem::replace(&mut self.helpers, [Helper::new(0), Helper::new(0)]);
+        let mut scratch = vec![0.0; c];
+        let out = (|| {
+            for &(_, f) in order {
+                if best.cost.min(bound) <= lb {
+                    proved = proved.min(lb);
+                    break;
+                }
+                // The root thresholds of column f with their left sums.
+                self.cuts.clear();
+                self.prefix.clear();
+                let (mut acc_rows, mut acc_mass) = (0.0, 0.0);
+                let mut acc = vec![0.0; c];
+                let mut prev = u32::MAX;
+                for p in 0..n {
+                    let g = self.cols[f * n + p] as usize;
+                    let r = th.numeric().rank(g, f);
+                    if p > 0 && r != prev && acc_rows >= rules.min_support && rows - acc_rows >= rules.min_support {
+                        self.cuts.push(Cut { t: prev, pos: p, mass: acc_mass, rows: acc_rows });
+                        self.prefix.extend_from_slice(&acc);
+                    }
+                    let st = obj.group_stats(g);
+                    for (a, s) in acc.iter_mut().zip(st) {
+                        *a += s;
+                    }
+                    acc_mass += st.iter().sum::<f64>();
+                    acc_rows += t.data.group_rows(g) as f64;
+                    prev = r;
+                }
+                let n_cuts = self.cuts.len();
+                if n_cuts == 0 {
+                    continue;
+                }
+                self.left_pos = usize::MAX;
+                self.found.clear();
+                self.found.resize(n_cuts, (0.0, 0.0));
+                self.queue.clear();
+                self.queue.push_back((0, n_cuts - 1, NONE, NONE));
+                while let Some((lo, hi, le, re)) = self.queue.pop_front() {
+                    let target = best.cost.min(bound);
+                    if target <= lb {
+                        proved = proved.min(lb);
+                        break;
+                    }
+                    if monotone {
+                        // Sub-interval pruning: L grows and R shrinks with the threshold;
+                        // and moving mass w across the root lowers a side by at most w k,
+                        // so L(i) >= L(re) - k (mass(re) - mass(i)) and R(i) >=
+                        // R(le) - k (mass(i) - mass(le)), each weakest at an interval end.
+                        let (mut l, mut r) = (0.0f64, 0.0f64);
+                        if le != NONE {
+                            l = self.found[le].0;
+                            if let Some(k) = unit {
+                                r = self.found[le].1 - k * (self.cuts[hi].mass - self.cuts[le].mass) * (1.0 + 1e-9);
+                            }
+                        }
+                        if re != NONE {
+                            r = r.max(self.found[re].1);
+                            if let Some(k) = unit {
+                                l = l.max(self.found[re].0 - k * (self.cuts[re].mass - self.cuts[lo].mass) * (1.0 + 1e-9));
+                            }
+                        }
+                        if l + r >= target {
+                            proved = proved.min(l + r);
+                            continue;
+                        }
+                    }
+                    let mid = lo + (hi - lo) / 2;
+                    let cut = self.cuts[mid];
+                    let moved = if self.left_pos == usize::MAX { cut.pos } else { self.left_pos.abs_diff(cut.pos) };
+                    self.shift(t, f, cut.pos);
+                    for ((r, tot), p) in self.right.iter_mut().zip(&self.totals).zip(&self.prefix[mid * c..(mid + 1) * c]) {
+                        *r = tot - p;
+                    }
+                    helpers[0].reset(obj, &self.prefix[mid * c..(mid + 1) * c], 0.0, cut.rows, rules);
+                    helpers[1].reset(obj, &self.right, 0.0, rows - cut.rows, rules);
+                    for j in 0..m {
+                        if helpers[0].done && helpers[1].done {
+                            break;
+                        }
+                        let base = th.split_of(j, 0);
+                        helpers[0].begin(base);
+                        helpers[1].begin(base);
+                        for v in self.val_start[j]..self.val_start[j + 1] {
+                            let left = &self.left[v * (c + 2)..(v + 1) * (c + 2)];
+                            let (lr, tr) = (left[c], self.val_rows[v]);
+                            let rank = self.val_rank[v];
+                            if lr > 0.0 {
+                                helpers[0].push(obj, &left[..c], lr, left[c + 1], rank, rules, self.unit);
+                            }
+                            if tr > lr {
+                                for ((x, a), b) in scratch.iter_mut().zip(&self.val_stats[v * c..(v + 1) * c]).zip(&left[..c]) {
+                                    *x = a - b;
+                                }
+                                helpers[1].push(obj, &scratch, tr - lr, self.val_mass[v] - left[c + 1], rank, rules, self.unit);
+                            }
+                            if helpers[0].col_done && helpers[1].col_done {
+                                break;
+                            }
+                        }
+                    }
+                    self.poll(self.val_rank.len() + moved * m, stop)?;
+                    let (l, r) = (helpers[0].best, helpers[1].best);
+                    self.found[mid] = (l, r);
+                    let cost = l + r;
+                    if cost < best.cost {
+                        *best = SmallTree { cost, split: Some((th.split_of(f, cut.t), helpers[0].split, helpers[1].split)) };
+                    }
+                    let target = best.cost.min(bound);
+                    let (mut left_end, mut right_start) = (mid as isize - 1, mid + 1);
+                    if let Some(k) = unit {
+                        // Neighbourhood pruning: within mass gap / k of this threshold the
+                        // cost stays at or above the target.
+                        let gap = cost - target;
+                        if gap > 0.0 {
+                            let reach = if k > 0.0 { gap / k * (1.0 - 1e-9) } else { f64::INFINITY };
+                            while right_start <= hi && self.cuts[right_start].mass - cut.mass <= reach {
+                                right_start += 1;
+                            }
+                            while left_end >= lo as isize && cut.mass - self.cuts[left_end as usize].mass <= reach {
+                                left_end -= 1;
+                            }
+                            // What the pruned thresholds were shown to cost at least.
+                            let mut far = 0.0f64;
+                            if right_start > mid + 1 {
+                                far = far.max(self.cuts[right_start - 1].mass - cut.mass);
+                            }
+                            if left_end + 1 < mid as isize {
+                                far = far.max(cut.mass - self.cuts[(left_end + 1) as usize].mass);
+                            }
+                            proved = proved.min(cost - far * k * (1.0 + 1e-9));
+                        }
+                    }
+                    // Left first: each level of the bisection then runs left to right, and
+                    // the left sums follow it with few moves.
+                    if left_end >= lo as isize {
+                        self.queue.push_back((lo, left_end as usize, le, mid));
+                    }
+                    if right_start <= hi {
+                        self.queue.push_back((right_start, hi, mid, re));
+                    }
+                }
+            }
+            Ok(())
+        })();
+        self.helpers = helpers;
+        out.map(|_| proved)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::objective::{CostSensitive, Misclassification};
+    use crate::testing::stats_of;
+    use crate::Status;
+    use treeopt_core::NumericDataset;
+
+    /// A seeded random numeric dataset with many ties: values from a few levels, random
+    /// weights, `classes` classes.
+    fn numeric(rows: usize, m: usize, classes: usize, levels: usize, seed: u64) -> NumericDataset {
+        let mut s = seed;
+        let mut next = || {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (s >> 33) as usize
+        };
+        let x: Vec<f64> = (0..rows * m).map(|_| (next() % levels) as f64 * 0.5 - 1.0).collect();
+        let y: Vec<u32> = (0..rows).map(|_| (next() % classes) as u32).collect();
+        let w: Vec<f64> = (0..rows).map(|_| if seed % 2 == 0 { 1.0 } else { 0.5 + (next() % 4) as f64 }).collect();
+        NumericDataset::new(&x, rows, m, &y, classes, Some(&w)).unwrap()
+    }
+
+    /// Exhaustive optimum over every threshold tree of depth at most `depth` on `groups`.
+    fn brute<O: Objective>(obj: &O, th: &Thresholds, data: &NumericDataset, groups: &[usize], depth: u32, penalty: f64, min_support: f64) -> f64 {
+        let mut best = obj.leaf_loss(&stats_of(obj, groups)) + penalty;
+        if depth == 0 {
+            return best;
+        }
+        let rows = |side: &[usize]| side.iter().map(|&g| data.group_rows(g) as f64).sum::<f64>();
+        for s in 0..th.n_splits() {
+            let (l, r): (Vec<usize>, Vec<usize>) = groups.iter().partition(|&&g| !th.goes_right(g, s));
+            if l.is_empty() || r.is_empty() || rows(&l) < min_support || rows(&r) < min_support {
+                continue;
+            }
+            best = best.min(brute(obj, th, data, &l, depth - 1, penalty, min_support) + brute(obj, th, data, &r, depth - 1, penalty, min_support));
+        }
+        best
+    }
+
+    /// Cost of the kernel's tree, recomputed from the groups it routes to each leaf; and
+    /// whether every leaf holds the minimum support.
+    fn cost_of<O: Objective>(obj: &O, th: &Thresholds, data: &NumericDataset, groups: &[usize], tree: &SmallTree, penalty: f64, min_support: f64) -> f64 {
+        let leaf = |gs: &[usize]| {
+            assert!(gs.iter().map(|&g| data.group_rows(g) as f64).sum::<f64>() >= min_support, "a leaf below the support");
+            obj.leaf_loss(&stats_of(obj, gs)) + penalty
+        };
+        let split = |gs: &[usize], s: u32| -> (Vec<usize>, Vec<usize>) {
+            let parts: (Vec<usize>, Vec<usize>) = gs.iter().partition(|&&g| !th.goes_right(g, s as usize));
+            assert!(!parts.0.is_empty() && !parts.1.is_empty(), "a split with an empty side");
+            parts
+        };
+        match tree.split {
+            None => leaf(groups),
+            Some((f, fl, fr)) => {
+                let (l, r) = split(groups, f);
+                let side = |gs: &[usize], sub: Option<u32>| match sub {
+                    None => leaf(gs),
+                    Some(s) => {
+                        let (a, b) = split(gs, s);
+                        leaf(&a) + leaf(&b)
+                    }
+                };
+                side(&l, fl) + side(&r, fr)
+            }
+        }
+    }
+
+    fn check<O: Objective>(task: &Task<O, Thresholds>, data: &NumericDataset, groups: &[usize], rules: &Rules, seed: u64) {
+        let th = &task.splits;
+        let mut set = vec![0u64; data.words()];
+        groups.iter().for_each(|&g| set[g / 64] |= 1 << (g % 64));
+        let mut never = || None;
+        let mut kernel = Sweep::new(task, th);
+        for depth in [1, 2] {
+            let want = brute(&task.obj, th, data, groups, depth, rules.penalty, rules.min_support);
+            let (got, proved) = kernel.solve(task, th, &set, depth, rules, f64::INFINITY, usize::MAX, &mut never).unwrap();
+            assert_eq!(proved, got.cost);
+            assert!((got.cost - want).abs() < 1e-9, "seed {seed}, depth {depth}: kernel {} brute force {want}", got.cost);
+            let again = cost_of(&task.obj, th, data, groups, &got, rules.penalty, rules.min_support);
+            assert!((again - got.cost).abs() < 1e-9, "seed {seed}, depth {depth}: tree costs {again}, kernel said {}", got.cost);
+            // With a bound: exact below it, else a proof that nothing is below it.
+            for bound in [want - 1.0, want, want + 1e-6, want + 2.0] {
+                let (got, proved) = kernel.solve(task, th, &set, depth, rules, bound, usize::MAX, &mut never).unwrap();
+                let again = cost_of(&task.obj, th, data, groups, &got, rules.penalty, rules.min_support);
+                assert!((again - got.cost).abs() < 1e-9);
+                assert!(proved <= got.cost && proved <= want + 1e-9, "seed {seed}: bound {bound}, proved {proved}, brute force {want}");
+                if proved >= got.cost {
+                    assert!((got.cost - want).abs() < 1e-9, "seed {seed}: bound {bound}, kernel {} brute force {want}", got.cost);
+                } else {
+                    assert!(proved >= bound - 1e-9 && got.cost >= bound, "seed {seed}: bound {bound}, proved {proved}, kernel {}", got.cost);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn matches_brute_force_with_weights_penalty_support_and_costs() {
+        for seed in 0..300u64 {
+            let classes = 2 + (seed % 3) as usize;
+            let data = numeric(6 + (seed % 23) as usize, 1 + (seed % 4) as usize, classes, 2 + (seed % 5) as usize, seed + 3);
+            let rules = Rules { penalty: [0.0, 0.3, 1.0, 2.5][(seed % 4) as usize], min_support: 1.0 + (seed / 4 % 3) as f64 };
+            let groups: Vec<usize> = (0..data.n_groups()).filter(|g| seed % 5 == 0 || (g + seed as usize) % 4 != 0).collect();
+            if groups.is_empty() {
+                continue;
+            }
+            let plain = Task { data: &data, obj: Misclassification::new(&data), splits: Thresholds::new(&data) };
+            check(&plain, &data, &groups, &rules, seed);
+            let cost: Vec<f64> = (0..classes * classes).map(|i| if i / classes == i % classes { 0.0 } else { ((i * 7 + seed as usize) % 5) as f64 * 0.75 }).collect();
+            let costed = Task { data: &data, obj: CostSensitive::new(&data, &cost).unwrap(), splits: Thresholds::new(&data) };
+            check(&costed, &data, &groups, &rules, seed);
+        }
+    }
+
+    #[test]
+    fn large_sets_filter_the_sorted_orders_alike() {
+        // A set of most groups (the orders are filtered) and one of few (sorted).
+        for seed in 0..20u64 {
+            let data = numeric(200, 3, 2 + (seed % 2) as usize, 12, seed);
+            let task = Task { data: &data, obj: Misclassification::new(&data), splits: Thresholds::new(&data) };
+            let rules = Rules { penalty: 0.0, min_support: 1.0 + (seed % 3) as f64 };
+            let few: Vec<usize> = (0..data.n_groups()).filter(|g| g % 23 == (seed as usize % 23)).collect();
+            check(&task, &data, &few, &rules, seed);
+            let many: Vec<usize> = (0..data.n_groups()).filter(|g| g % 7 != 0).collect();
+            let mut set = vec![0u64; data.words()];
+            many.iter().for_each(|&g| set[g / 64] |= 1 << (g % 64));
+            let mut kernel = Sweep::new(&task, &task.splits);
+            let mut never = || None;
+            let (got, _) = kernel.solve(&task, &task.splits, &set, 2, &rules, f64::INFINITY, usize::MAX, &mut never).unwrap();
+            let again = cost_of(&task.obj, &task.splits, &data, &many, &got, 0.0, rules.min_support);
+            assert!((again - got.cost).abs() < 1e-9);
+            // Depth two of the whole set: every root threshold tried by hand.
+            let th = &task.splits;
+            let mut want = f64::INFINITY;
+            for s in 0..th.n_splits() {
+                let (l, r): (Vec<usize>, Vec<usize>) = many.iter().partition(|&&g| !th.goes_right(g, s));
+                let rows = |v: &[usize]| v.iter().map(|&g| data.group_rows(g) as f64).sum::<f64>();
+                if l.is_empty() || r.is_empty() || rows(&l) < rules.min_support || rows(&r) < rules.min_support {
+                    continue;
+                }
+                want = want.min(brute(&task.obj, th, &data, &l, 1, 0.0, rules.min_support) + brute(&task.obj, th, &data, &r, 1, 0.0, rules.min_support));
+            }
+            let leaf = task.obj.leaf_loss(&stats_of(&task.obj, &many));
+            assert!((got.cost - want.min(leaf)).abs() < 1e-9, "seed {seed}: kernel {} brute force {}", got.cost, want.min(leaf));
+        }
+    }
+
+    #[test]
+    fn stops_when_asked_and_refuses_a_budget_too_small() {
+        let data = numeric(20000, 4, 2, 5000, 5);
+        let task = Task { data: &data, obj: Misclassification::new(&data), splits: Thresholds::new(&data) };
+        let rules = Rules { penalty: 0.0, min_support: 1.0 };
+        let mut kernel = Sweep::new(&task, &task.splits);
+        let all = data.all_groups();
+        let mut stop = || Some(Status::TimeLimit);
+        assert_eq!(kernel.solve(&task, &task.splits, all.words(), 2, &rules, f64::INFINITY, usize::MAX, &mut stop).unwrap_err(), Status::TimeLimit);
+        let mut never = || None;
+        assert_eq!(kernel.solve(&task, &task.splits, all.words(), 2, &rules, f64::INFINITY, 1000, &mut never).unwrap_err(), Status::MemoryLimit);
+    }
+}

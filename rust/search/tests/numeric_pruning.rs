@@ -1,0 +1,67 @@
+//! The interval prunings of the numeric search (ConTree's neighbourhood pruning and the
+//! slack it searches children with, the sweep kernel's interval bisection) only act on
+//! columns with many thresholds, beyond the small instances of `numeric_oracle.rs`: here
+//! the numeric search is checked against the 0/1 search on the same rows binarized at
+//! every midpoint (which prunes no interval), on random instances with many distinct
+//! values, weights, 2-3 classes, a penalty, a cost matrix and depths 2-4.
+
+use treeopt_core::{BinaryDataset, NumericDataset};
+use treeopt_search::{solve_dl85, solve_dl85_numeric, solve_gosdt, solve_gosdt_numeric, Dl85Config, GosdtConfig, NoMonitor, Status};
+
+fn instance(seed: u64, rows: usize, m: usize, classes: usize, levels: usize) -> (Vec<f64>, Vec<u32>, Vec<f64>) {
+    let mut s = seed;
+    let mut next = || {
+        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (s >> 33) as usize
+    };
+    // A noisy threshold concept, so that good trees exist and bounds bite.
+    let x: Vec<f64> = (0..rows * m).map(|_| (next() % levels) as f64 * 0.25).collect();
+    let y: Vec<u32> = (0..rows)
+        .map(|i| {
+            let v = x[i * m] + if m > 1 { x[i * m + 1] } else { 0.0 };
+            let c = ((v / (levels as f64 * 0.25)) * classes as f64) as usize % classes;
+            if next() % 5 == 0 { (next() % classes) as u32 } else { c as u32 }
+        })
+        .collect();
+    let w: Vec<f64> = (0..rows).map(|_| if seed % 2 == 0 { 1.0 } else { 0.5 + (next() % 7) as f64 * 0.5 }).collect();
+    (x, y, w)
+}
+
+fn binarize(x: &[f64], rows: usize, m: usize) -> (Vec<u8>, usize) {
+    let mut cuts = Vec::new();
+    for j in 0..m {
+        let mut v: Vec<f64> = (0..rows).map(|i| x[i * m + j]).collect();
+        v.sort_by(f64::total_cmp);
+        v.dedup();
+        cuts.extend(v.windows(2).map(|p| (j, (p[0] + p[1]) / 2.0)));
+    }
+    let bits = (0..rows).flat_map(|i| cuts.iter().map(move |&(j, t)| (x[i * m + j] > t) as u8)).collect();
+    (bits, cuts.len())
+}
+
+#[test]
+fn numeric_search_equals_the_binarized_search_with_many_thresholds() {
+    for seed in 0..48u64 {
+        let (rows, m, classes) = (40 + (seed % 5) as usize * 15, 1 + (seed % 3) as usize, 2 + (seed % 2) as usize);
+        let levels = 12 + (seed % 4) as usize * 8;
+        let (x, y, w) = instance(seed, rows, m, classes, levels);
+        let numeric = NumericDataset::new(&x, rows, m, &y, classes, Some(&w)).unwrap();
+        let (bits, n_cuts) = binarize(&x, rows, m);
+        let binary = BinaryDataset::new(&bits, rows, n_cuts, &y, classes, Some(&w)).unwrap();
+        let depth = 2 + (seed % 3) as usize;
+        let regularization = [0.0, 0.0, 0.01, 0.03][(seed / 3 % 4) as usize];
+        let cost = (seed % 4 == 1).then(|| (0..classes * classes).map(|i| if i / classes == i % classes { 0.0 } else { 1.0 + (i % 3) as f64 * 0.5 }).collect::<Vec<f64>>());
+        let config = Dl85Config { max_depth: depth, regularization, misclassification_cost: cost.clone(), ..Default::default() };
+        let a = solve_dl85_numeric(&numeric, &config, &mut NoMonitor).unwrap();
+        let b = solve_dl85(&binary, &config, &mut NoMonitor).unwrap();
+        assert_eq!((a.status, b.status), (Status::Optimal, Status::Optimal), "seed {seed}");
+        assert!((a.objective - b.objective).abs() < 1e-9, "seed {seed}, depth {depth}: numeric {} binarized {}", a.objective, b.objective);
+        if seed % 4 == 0 {
+            // GOSDT without a depth limit and a penalty.
+            let config = GosdtConfig { regularization: 0.02, max_depth: None, ..Default::default() };
+            let a = solve_gosdt_numeric(&numeric, &config, &mut NoMonitor).unwrap();
+            let b = solve_gosdt(&binary, &config, &mut NoMonitor).unwrap();
+            assert!((a.objective - b.objective).abs() < 1e-9, "seed {seed}, GOSDT: numeric {} binarized {}", a.objective, b.objective);
+        }
+    }
+}
