@@ -193,11 +193,22 @@ def test_a_zero_one_column_among_numeric_ones_reads_as_yes_no(make):
     text = est.tree_.to_text()
     assert est.objective_ <= est.regularization * est.n_leaves_ + 1e-12  # y is separable
     assert "if smoker:" in text and "if age <= " in text, text
-    # the age threshold is a midpoint between ages of the smokers (the node's rows)
-    t = est.tree_.threshold[est.tree_.feature == 1][0]
-    ages = X["age"][X["smoker"] == 1].to_numpy()
-    assert t == ages[ages <= t].max() / 2 + ages[ages > t].min() / 2
-    assert 50 <= t < 51 + 1
+    # every age threshold is a midpoint between ages of the rows its node holds (the
+    # optimum may test age first, over all rows, or after smoker, over the smokers)
+    tree, values = est.tree_, X.to_numpy(dtype=float)
+    reached = {}
+    for row in values:
+        node = 0
+        while tree.feature[node] >= 0:
+            reached.setdefault(node, []).append(row)
+            go_left = row[tree.feature[node]] <= tree.threshold[node]
+            node = tree.children_left[node] if go_left else tree.children_right[node]
+    age_nodes = [n for n in reached if tree.feature[n] == 1]
+    assert age_nodes
+    for n in age_nodes:
+        t, ages = tree.threshold[n], np.array(reached[n])[:, 1]
+        assert t == ages[ages <= t].max() / 2 + ages[ages > t].min() / 2
+        assert 50 <= t < 51 + 1
     check_tree(est.tree_, X.to_numpy())
 
 
