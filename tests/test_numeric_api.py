@@ -8,10 +8,7 @@ statuses, Ctrl-C, pickling, clone, Pipeline, GridSearchCV, OptimalTreeClassifier
 
 from __future__ import annotations
 
-import os
 import pickle
-import signal
-import threading
 import warnings
 
 import numpy as np
@@ -25,6 +22,7 @@ from sklearn.preprocessing import StandardScaler
 import treeopt
 from numeric_oracle import numeric_brute_force
 from sklearn_conformance import sklearn_checks_test
+from test_binding_reliability import _fit_interrupted
 from test_rules_interpreter import check_tree
 from treeopt import DL85Classifier, GOSDTClassifier, NumericBinarizer, OptimalTreeClassifier
 from treeopt import _core
@@ -334,16 +332,7 @@ def test_memory_limit_stops_the_search():
 
 def test_ctrl_c_keeps_the_best_tree_and_raises():
     X, y = hard_numeric()
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    timer = threading.Timer(0.5, os.kill, args=(os.getpid(), signal.SIGINT))
-    est = DL85Classifier(max_depth=5, time_limit=60)
-    try:
-        timer.start()
-        with pytest.raises(KeyboardInterrupt):
-            est.fit(X, y)
-    finally:
-        timer.cancel()
-        signal.signal(signal.SIGINT, previous)
+    est = _fit_interrupted(lambda: DL85Classifier(max_depth=5, time_limit=60), X, y)
     assert est.status_ == "interrupted"
     assert est.search_stats_["seconds"] < 30
     assert 0 <= est.lower_bound_ <= est.objective_

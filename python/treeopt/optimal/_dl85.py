@@ -47,16 +47,10 @@ class DL85Classifier(CertifiedTreeClassifier):
         Bytes the subproblem cache may use (``status_ == "memory_limit"`` when reached).
     verbose : bool, default=False
         Print the search progress.
-
     max_thresholds : int or None, default=None
-        Numeric columns only (a matrix whose values are all 0/1 is searched as 0/1
-        columns and ignores it). None: every midpoint between consecutive distinct
-        values of a column, within the rows a node captures, is a candidate split
-        ``x <= threshold``. An int ``k``: a column with more than ``k`` midpoints keeps
-        ``k`` of them, those at the weighted quantiles ``1/(k+1), ..., k/(k+1)`` of its
-        training values (by ``sample_weight * class_weight``; ties can leave fewer), and
-        the tree's thresholds are among them; the optimum is then over those
-        thresholds only, and the search is faster.
+        Numeric columns only, as for :class:`GOSDTClassifier`: None makes every
+        midpoint between consecutive distinct values (within a node's rows) a candidate
+        split; ``k`` keeps at most ``k`` per column, at weighted quantiles.
 
     Attributes
     ----------

@@ -48,7 +48,6 @@ class GOSDTClassifier(CertifiedTreeClassifier):
         ``predict`` follows that choice (``tree_.labels``), ``predict_proba`` still
         gives the leaf's class proportions. None counts every error as 1 (the matrix
         ``1 - I`` gives the same objective).
-
     max_thresholds : int or None, default=None
         Numeric columns only (a matrix whose values are all 0/1 is searched as 0/1
         columns and ignores it). None: every midpoint between consecutive distinct
