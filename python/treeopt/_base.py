@@ -23,6 +23,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 __all__ = [
     "INT_SATURATION",
+    "COST_AND_THRESHOLD_CONSTRAINTS",
     "SEARCH_CONSTRAINTS",
     "cost_matrix",
     "refuse_booleans",
@@ -39,6 +40,13 @@ SEARCH_CONSTRAINTS = {
     "memory_limit": [Interval(Integral, 1, None, closed="left"), None],
     "class_weight": [dict, StrOptions({"balanced"}), None],
     "verbose": ["verbose"],
+}
+
+#: Constraints of the parameters GOSDT and DL8.5 share beyond those (the cost matrix
+#: and the threshold cap of numeric columns; OSDT takes neither).
+COST_AND_THRESHOLD_CONSTRAINTS = {
+    "misclassification_cost": ["array-like", None],
+    "max_thresholds": [Interval(Integral, 1, None, closed="left"), None],
 }
 
 #: Integer limits at or above this mean "no limit in practice" and are passed to Rust as

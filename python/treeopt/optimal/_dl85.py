@@ -7,7 +7,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval
 
 from .. import _core
-from .._base import SEARCH_CONSTRAINTS, row_major, saturated, store_init_params
+from .._base import COST_AND_THRESHOLD_CONSTRAINTS, SEARCH_CONSTRAINTS, row_major, saturated, store_init_params
 from ._base import CertifiedTreeClassifier
 
 __all__ = ["DL85Classifier"]
@@ -74,13 +74,12 @@ class DL85Classifier(CertifiedTreeClassifier):
 
     _parameter_constraints = {
         **SEARCH_CONSTRAINTS,
+        **COST_AND_THRESHOLD_CONSTRAINTS,
         "max_depth": [Interval(Integral, 0, None, closed="left")],
         "min_samples_leaf": [
             Interval(Integral, 1, None, closed="left"),
             Interval(Real, 0, 1, closed="neither"),
         ],
-        "misclassification_cost": ["array-like", None],
-        "max_thresholds": [Interval(Integral, 1, None, closed="left"), None],
     }
 
     _accepts_numeric = True

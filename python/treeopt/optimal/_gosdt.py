@@ -5,7 +5,7 @@ from numbers import Integral
 from sklearn.utils._param_validation import Interval
 
 from .. import _core
-from .._base import SEARCH_CONSTRAINTS, row_major, saturated, store_init_params
+from .._base import COST_AND_THRESHOLD_CONSTRAINTS, SEARCH_CONSTRAINTS, row_major, saturated, store_init_params
 from ._base import CertifiedTreeClassifier
 
 __all__ = ["GOSDTClassifier"]
@@ -114,9 +114,8 @@ class GOSDTClassifier(CertifiedTreeClassifier):
 
     _parameter_constraints = {
         **SEARCH_CONSTRAINTS,
+        **COST_AND_THRESHOLD_CONSTRAINTS,
         "max_depth": [Interval(Integral, 0, None, closed="left"), None],
-        "misclassification_cost": ["array-like", None],
-        "max_thresholds": [Interval(Integral, 1, None, closed="left"), None],
     }
 
     _accepts_numeric = True
