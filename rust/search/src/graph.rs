@@ -101,6 +101,10 @@ struct Candidate {
     mass: f64,
     /// Candidates in its run.
     run_len: u32,
+    /// Search bounds on the best trees of its left and right children (at first their
+    /// sides' bounds), raised by what the other thresholds of its run proved.
+    llb: f64,
+    rlb: f64,
 }
 
 impl Candidate {
@@ -394,6 +398,8 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
                 run,
                 mass: if runs { lv.left_totals.iter().sum() } else { 0.0 },
                 run_len: 0,
+                llb: left.lb,
+                rlb: right.lb,
             });
         }
         // Runs are contiguous in split order, as the candidates still are here.
@@ -610,9 +616,23 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
                 // column moves mass w across the split, and the best tree under it costs
                 // at least lb - w x unit (the side gaining rows gets no cheaper with a
                 // minimum support of one, the side losing them loses at most w x unit).
+                // Per side too (ConTree's sub-interval pruning): the left child only gains
+                // rows as the threshold grows, so its best tree gets no cheaper (a tree of
+                // the larger side restricted to the smaller is a tree of it, with a minimum
+                // support of one), and the right child's none cheaper as it shrinks; the
+                // side losing mass w gets cheaper by at most w x unit.
                 let (run, mass) = (cand.run, cand.mass);
                 for o in self.levels[level].candidates[k + 1..].iter_mut().filter(|o| o.run == run) {
-                    let reach = lb - (o.mass - mass).abs() * unit * (1.0 + 1e-9);
+                    let moved = (o.mass - mass).abs() * unit * (1.0 + 1e-9);
+                    let mut reach = lb - moved;
+                    if o.mass > mass {
+                        o.llb = o.llb.max(l.lb);
+                        o.rlb = o.rlb.max(r.lb - moved);
+                    } else {
+                        o.llb = o.llb.max(l.lb - moved);
+                        o.rlb = o.rlb.max(r.lb);
+                    }
+                    reach = reach.max(o.llb + o.rlb);
                     if reach > o.lb {
                         o.lb = reach;
                         o.proven = reach;
