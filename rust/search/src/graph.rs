@@ -265,6 +265,11 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
     /// the subproblem: the tree's cost when it is optimal, less when the kernel only
     /// proved that no tree costs less than `bound` (at least `bound` then).
     fn kernel(&mut self, set: Option<&[u64]>, id: u32, depth: u32, bound: f64) -> std::result::Result<(SmallTree, f64), Status> {
+        self.kernel_above(set, id, depth, f64::NEG_INFINITY, bound)
+    }
+
+    /// [`Solver::kernel`] knowing that no tree of the subproblem costs less than `known`.
+    fn kernel_above(&mut self, set: Option<&[u64]>, id: u32, depth: u32, known: f64, bound: f64) -> std::result::Result<(SmallTree, f64), Status> {
         let levels = self.levels.len() * Level::bytes_for(&self.t);
         let budget = self.limit.saturating_sub(self.store.bytes() + levels);
         let (store, root, w, stopped) = (&self.store, self.root, self.t.data.total_weight(), self.stopped);
@@ -287,7 +292,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             Kernel::Pairs(k) => k.solve(&self.t, set, depth, &self.rules, budget, &mut stop).map(|small| (small, small.cost)),
             Kernel::Sweep(k) => {
                 let th = self.t.splits.as_thresholds().expect("the sweep kernel serves thresholds");
-                k.solve(&self.t, th, set, depth, &self.rules, bound, budget, &mut stop)
+                k.solve_above(&self.t, th, set, depth, &self.rules, known, bound, budget, &mut stop)
             }
         };
         self.store.set_external(self.other_bytes());
@@ -577,8 +582,8 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             if cand.exact() || cand.lb >= bound {
                 continue;
             }
-            // With neighbourhood pruning, children of a threshold among many are searched
-            // past the bound by a slack (ConTree searches its second child so): a bound
+            // With neighbourhood pruning, the second child of a threshold among many is
+            // searched past the bound by a slack (as ConTree does): a bound
             // above the target by `slack` prunes the thresholds within mass slack / unit.
             let slack = match self.neighbourhood {
                 Some(unit) if cand.run_len > 8 => unit * total_mass / 32.0,
@@ -587,13 +592,28 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             let target = bound + slack;
             let Some(left) = self.child(level, cand.feature, false, cand.left, d) else { break };
             let Some(right) = self.child(level, cand.feature, true, cand.right, d) else { break };
+            if self.neighbourhood.is_some() {
+                // What the run's other thresholds proved about these children.
+                for (child, lb) in [(left, cand.llb), (right, cand.rlb)] {
+                    if let Child::Record(id) = child {
+                        let rec = self.store.get_mut(id);
+                        if lb > rec.lb {
+                            rec.lb = lb.min(rec.ub);
+                            rec.proven = rec.lb;
+                        }
+                    }
+                }
+            }
             let mut l = self.bounds(left);
             let mut r = self.bounds(right);
             self.path.truncate(level);
             self.path.push((id, cand.feature, left, right));
             if l.lb + r.lb < target {
                 if let Child::Record(lid) = left {
-                    self.search(lid, level + 1, target - r.lb);
+                    // The first child against the bound itself: below it, it is solved
+                    // exactly (and proves what neighbouring thresholds need); above it,
+                    // the split is pruned at once. Only the second gets the slack.
+                    self.search(lid, level + 1, bound - r.lb);
                     l = self.bounds(left);
                 }
                 if l.lb + r.lb < target && l.closed() && self.stopped.is_none() {
@@ -678,7 +698,10 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
     /// record unchanged, the search stopped) when a limit or a stop request interrupted it.
     fn solve_small(&mut self, id: u32, level: usize, budget: f64) -> bool {
         let bound = budget.min(self.store.get(id).ub);
-        let (small, proved) = match self.kernel(None, id, 2, bound) {
+        // The record's bound (from neighbouring thresholds, say) lets the sweeps stop
+        // at a tree meeting it; it is a search bound only without a reference model.
+        let known = if self.reference.is_none() { self.store.get(id).lb } else { f64::NEG_INFINITY };
+        let (small, proved) = match self.kernel_above(None, id, 2, known, bound) {
             Ok(out) => out,
             Err(status) => {
                 self.stopped.get_or_insert(status);
