@@ -582,8 +582,8 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             if cand.exact() || cand.lb >= bound {
                 continue;
             }
-            // With neighbourhood pruning, the second child of a threshold among many is
-            // searched past the bound by a slack (as ConTree does): a bound
+            // With neighbourhood pruning, children of a threshold among many are searched
+            // past the bound by a slack (ConTree searches its second child so): a bound
             // above the target by `slack` prunes the thresholds within mass slack / unit.
             let slack = match self.neighbourhood {
                 Some(unit) if cand.run_len > 8 => unit * total_mass / 32.0,
@@ -610,10 +610,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             self.path.push((id, cand.feature, left, right));
             if l.lb + r.lb < target {
                 if let Child::Record(lid) = left {
-                    // The first child against the bound itself: below it, it is solved
-                    // exactly (and proves what neighbouring thresholds need); above it,
-                    // the split is pruned at once. Only the second gets the slack.
-                    self.search(lid, level + 1, bound - r.lb);
+                    self.search(lid, level + 1, target - r.lb);
                     l = self.bounds(left);
                 }
                 if l.lb + r.lb < target && l.closed() && self.stopped.is_none() {
