@@ -42,7 +42,8 @@
 //! slack past the bound so that these proofs have room to prune.
 //!
 //! Ties between equally good splits go to the split met first in a fixed order (lowest
-//! two-leaf cost, then lowest feature index), so results are reproducible bit for bit.
+//! two-leaf cost, then lowest feature index; with neighbourhood pruning, the thresholds'
+//! bisection level first), so results are reproducible bit for bit.
 
 use crate::budget::{Budget, Limits, Monitor, Progress};
 use crate::store::{Store, LEAF};
@@ -85,7 +86,7 @@ pub(crate) struct Problem {
 #[derive(Clone, Copy, Debug)]
 struct Candidate {
     feature: u32,
-    /// Exploration order: cost of the split into two leaves.
+    /// Exploration order (after the bisection level): cost of the split into two leaves.
     order: f64,
     left: Side,
     right: Side,
@@ -105,6 +106,8 @@ struct Candidate {
     /// sides' bounds), raised by what the other thresholds of its run proved.
     llb: f64,
     rlb: f64,
+    /// Its level in the bisection of its run's thresholds (0: the middle one).
+    level: u32,
 }
 
 impl Candidate {
@@ -405,6 +408,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
                 run_len: 0,
                 llb: left.lb,
                 rlb: right.lb,
+                level: 0,
             });
         }
         // Runs are contiguous in split order, as the candidates still are here.
@@ -415,10 +419,28 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             for c in &mut lv.candidates[start..end] {
                 c.run_len = (end - start) as u32;
             }
+            // Each threshold's level in the bisection of its run (ConTree's order of
+            // work): the middle threshold first, then those of the halves, and so on, so
+            // that the per-side bounds of evaluated thresholds enclose the others early.
+            // A stack of (lo, hi, level) holds at most one pending half per level.
+            let mut stack = [(0usize, 0usize, 0u32); 66];
+            let mut top = 1;
+            stack[0] = (start, end, 0);
+            while top > 0 {
+                top -= 1;
+                let (lo, hi, d) = stack[top];
+                if lo < hi {
+                    let mid = lo + (hi - lo) / 2;
+                    lv.candidates[mid].level = d;
+                    stack[top] = (lo, mid, d + 1);
+                    stack[top + 1] = (mid + 1, hi, d + 1);
+                    top += 2;
+                }
+            }
             start = end;
         }
         lv.candidates
-            .sort_unstable_by(|a, b| a.order.total_cmp(&b.order).then(a.feature.cmp(&b.feature)));
+            .sort_unstable_by(|a, b| a.level.cmp(&b.level).then(a.order.total_cmp(&b.order)).then(a.feature.cmp(&b.feature)));
     }
 
     /// The child of split `feature` on one side, created in the store when it is new.
@@ -501,7 +523,9 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         }
         self.levels[level].set.copy_from_slice(self.store.key(id));
         self.bound_splits(level, depth);
-        let Some(&cand) = self.levels[level].candidates.first() else {
+        // The best stump (the candidates are in search order: by bisection level first).
+        let best_stump = self.levels[level].candidates.iter().min_by(|a, b| a.order.total_cmp(&b.order).then(a.feature.cmp(&b.feature)));
+        let Some(&cand) = best_stump else {
             return self.store.get(id).ub;
         };
         let d = child_depth(depth);
