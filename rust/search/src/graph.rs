@@ -616,18 +616,6 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             let target = bound + slack;
             let Some(left) = self.child(level, cand.feature, false, cand.left, d) else { break };
             let Some(right) = self.child(level, cand.feature, true, cand.right, d) else { break };
-            if self.neighbourhood.is_some() {
-                // What the run's other thresholds proved about these children.
-                for (child, lb) in [(left, cand.llb), (right, cand.rlb)] {
-                    if let Child::Record(id) = child {
-                        let rec = self.store.get_mut(id);
-                        if lb > rec.lb {
-                            rec.lb = lb.min(rec.ub);
-                            rec.proven = rec.lb;
-                        }
-                    }
-                }
-            }
             let mut l = self.bounds(left);
             let mut r = self.bounds(right);
             self.path.truncate(level);
