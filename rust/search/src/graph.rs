@@ -42,7 +42,8 @@
 //! slack past the bound so that these proofs have room to prune.
 //!
 //! Ties between equally good splits go to the split met first in a fixed order (lowest
-//! two-leaf cost, then lowest feature index), so results are reproducible bit for bit.
+//! two-leaf cost, then lowest feature index; with neighbourhood pruning, the thresholds'
+//! bisection level first), so results are reproducible bit for bit.
 
 use crate::budget::{Budget, Limits, Monitor, Progress};
 use crate::store::{Store, LEAF};
@@ -85,7 +86,7 @@ pub(crate) struct Problem {
 #[derive(Clone, Copy, Debug)]
 struct Candidate {
     feature: u32,
-    /// Exploration order: cost of the split into two leaves.
+    /// Exploration order (after the bisection level): cost of the split into two leaves.
     order: f64,
     left: Side,
     right: Side,
@@ -101,6 +102,12 @@ struct Candidate {
     mass: f64,
     /// Candidates in its run.
     run_len: u32,
+    /// Search bounds on the best trees of its left and right children (at first their
+    /// sides' bounds), raised by what the other thresholds of its run proved.
+    llb: f64,
+    rlb: f64,
+    /// Its level in the bisection of its run's thresholds (0: the middle one).
+    level: u32,
 }
 
 impl Candidate {
@@ -261,6 +268,11 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
     /// the subproblem: the tree's cost when it is optimal, less when the kernel only
     /// proved that no tree costs less than `bound` (at least `bound` then).
     fn kernel(&mut self, set: Option<&[u64]>, id: u32, depth: u32, bound: f64) -> std::result::Result<(SmallTree, f64), Status> {
+        self.kernel_above(set, id, depth, f64::NEG_INFINITY, bound)
+    }
+
+    /// [`Solver::kernel`] knowing that no tree of the subproblem costs less than `known`.
+    fn kernel_above(&mut self, set: Option<&[u64]>, id: u32, depth: u32, known: f64, bound: f64) -> std::result::Result<(SmallTree, f64), Status> {
         let levels = self.levels.len() * Level::bytes_for(&self.t);
         let budget = self.limit.saturating_sub(self.store.bytes() + levels);
         let (store, root, w, stopped) = (&self.store, self.root, self.t.data.total_weight(), self.stopped);
@@ -283,7 +295,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             Kernel::Pairs(k) => k.solve(&self.t, set, depth, &self.rules, budget, &mut stop).map(|small| (small, small.cost)),
             Kernel::Sweep(k) => {
                 let th = self.t.splits.as_thresholds().expect("the sweep kernel serves thresholds");
-                k.solve(&self.t, th, set, depth, &self.rules, bound, budget, &mut stop)
+                k.solve_above(&self.t, th, set, depth, &self.rules, known, bound, budget, &mut stop)
             }
         };
         self.store.set_external(self.other_bytes());
@@ -394,6 +406,9 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
                 run,
                 mass: if runs { lv.left_totals.iter().sum() } else { 0.0 },
                 run_len: 0,
+                llb: left.lb,
+                rlb: right.lb,
+                level: 0,
             });
         }
         // Runs are contiguous in split order, as the candidates still are here.
@@ -404,10 +419,28 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             for c in &mut lv.candidates[start..end] {
                 c.run_len = (end - start) as u32;
             }
+            // Each threshold's level in the bisection of its run (ConTree's order of
+            // work): the middle threshold first, then those of the halves, and so on, so
+            // that the per-side bounds of evaluated thresholds enclose the others early.
+            // A stack of (lo, hi, level) holds at most one pending half per level.
+            let mut stack = [(0usize, 0usize, 0u32); 66];
+            let mut top = 1;
+            stack[0] = (start, end, 0);
+            while top > 0 {
+                top -= 1;
+                let (lo, hi, d) = stack[top];
+                if lo < hi {
+                    let mid = lo + (hi - lo) / 2;
+                    lv.candidates[mid].level = d;
+                    stack[top] = (lo, mid, d + 1);
+                    stack[top + 1] = (mid + 1, hi, d + 1);
+                    top += 2;
+                }
+            }
             start = end;
         }
         lv.candidates
-            .sort_unstable_by(|a, b| a.order.total_cmp(&b.order).then(a.feature.cmp(&b.feature)));
+            .sort_unstable_by(|a, b| a.level.cmp(&b.level).then(a.order.total_cmp(&b.order)).then(a.feature.cmp(&b.feature)));
     }
 
     /// The child of split `feature` on one side, created in the store when it is new.
@@ -490,7 +523,9 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         }
         self.levels[level].set.copy_from_slice(self.store.key(id));
         self.bound_splits(level, depth);
-        let Some(&cand) = self.levels[level].candidates.first() else {
+        // The best stump (the candidates are in search order: by bisection level first).
+        let best_stump = self.levels[level].candidates.iter().min_by(|a, b| a.order.total_cmp(&b.order).then(a.feature.cmp(&b.feature)));
+        let Some(&cand) = best_stump else {
             return self.store.get(id).ub;
         };
         let d = child_depth(depth);
@@ -610,9 +645,23 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
                 // column moves mass w across the split, and the best tree under it costs
                 // at least lb - w x unit (the side gaining rows gets no cheaper with a
                 // minimum support of one, the side losing them loses at most w x unit).
+                // Per side too (ConTree's sub-interval pruning): the left child only gains
+                // rows as the threshold grows, so its best tree gets no cheaper (a tree of
+                // the larger side restricted to the smaller is a tree of it, with a minimum
+                // support of one), and the right child's none cheaper as it shrinks; the
+                // side losing mass w gets cheaper by at most w x unit.
                 let (run, mass) = (cand.run, cand.mass);
                 for o in self.levels[level].candidates[k + 1..].iter_mut().filter(|o| o.run == run) {
-                    let reach = lb - (o.mass - mass).abs() * unit * (1.0 + 1e-9);
+                    let moved = (o.mass - mass).abs() * unit * (1.0 + 1e-9);
+                    let mut reach = lb - moved;
+                    if o.mass > mass {
+                        o.llb = o.llb.max(l.lb);
+                        o.rlb = o.rlb.max(r.lb - moved);
+                    } else {
+                        o.llb = o.llb.max(l.lb - moved);
+                        o.rlb = o.rlb.max(r.lb);
+                    }
+                    reach = reach.max(o.llb + o.rlb);
                     if reach > o.lb {
                         o.lb = reach;
                         o.proven = reach;
@@ -658,7 +707,10 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
     /// record unchanged, the search stopped) when a limit or a stop request interrupted it.
     fn solve_small(&mut self, id: u32, level: usize, budget: f64) -> bool {
         let bound = budget.min(self.store.get(id).ub);
-        let (small, proved) = match self.kernel(None, id, 2, bound) {
+        // The record's bound (from neighbouring thresholds, say) lets the sweeps stop
+        // at a tree meeting it; it is a search bound only without a reference model.
+        let known = if self.reference.is_none() { self.store.get(id).lb } else { f64::NEG_INFINITY };
+        let (small, proved) = match self.kernel_above(None, id, 2, known, bound) {
             Ok(out) => out,
             Err(status) => {
                 self.stopped.get_or_insert(status);

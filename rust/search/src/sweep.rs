@@ -67,6 +67,9 @@ struct Helper {
     skip_until: f64,
     /// Split number of the current column's threshold 0.
     base: u32,
+    /// The current column, and the column of the best split.
+    col: usize,
+    best_col: usize,
 }
 
 impl Helper {
@@ -88,6 +91,8 @@ impl Helper {
             col_done: true,
             skip_until: f64::NEG_INFINITY,
             base: 0,
+            col: NONE,
+            best_col: NONE,
         }
     }
 
@@ -99,13 +104,15 @@ impl Helper {
         let s = side(obj, totals, floor, None, rows, 1, rules);
         self.best = s.leaf_cost;
         self.split = None;
+        self.best_col = NONE;
         self.split_lb = s.proven;
         self.done = s.terminal || self.best <= self.split_lb;
     }
 
     /// Starts a sweep over a column whose threshold 0 is split `base`.
     #[inline]
-    fn begin(&mut self, base: u32) {
+    fn begin(&mut self, base: u32, col: usize) {
+        self.col = col;
         self.acc.fill(0.0);
         self.acc_rows = 0.0;
         self.acc_mass = 0.0;
@@ -135,6 +142,7 @@ impl Helper {
             if cost < self.best {
                 self.best = cost;
                 self.split = Some(self.base + self.prev);
+                self.best_col = self.col;
                 if cost <= self.split_lb {
                     self.done = true;
                     self.col_done = true;
@@ -216,6 +224,10 @@ pub(crate) struct Sweep {
     prefix: Vec<f64>,
     /// Per cut, the optima of its left and right sides once evaluated.
     found: Vec<(f64, f64)>,
+    /// Per cut, the columns of its sides' best splits once evaluated.
+    found_col: Vec<(usize, usize)>,
+    /// The root column of the last best tree of depth two found.
+    last_root: usize,
     queue: VecDeque<(usize, usize, usize, usize)>,
     helpers: [Helper; 2],
     work: usize,
@@ -247,6 +259,8 @@ impl Sweep {
             cuts: Vec::new(),
             prefix: Vec::new(),
             found: Vec::new(),
+            found_col: Vec::new(),
+            last_root: NONE,
             queue: VecDeque::new(),
             helpers: [Helper::new(c), Helper::new(c)],
             work: 0,
@@ -263,7 +277,8 @@ impl Sweep {
                 + self.val_mass.capacity()
                 + self.left.capacity()
                 + self.prefix.capacity()
-                + 2 * self.found.capacity())
+                + 2 * self.found.capacity()
+                + 2 * self.found_col.capacity())
             + std::mem::size_of::<Cut>() * self.cuts.capacity()
             + 32 * self.queue.capacity()
             + 8 * 8 * self.c
@@ -276,6 +291,7 @@ impl Sweep {
         (self.val_stats, self.val_rows, self.val_mass) = (Vec::new(), Vec::new(), Vec::new());
         self.left = Vec::new();
         (self.prefix, self.found, self.cuts) = (Vec::new(), Vec::new(), Vec::new());
+        self.found_col = Vec::new();
         self.last = None;
     }
 
@@ -299,6 +315,7 @@ impl Sweep {
     /// that the searched and the pruned trees were shown to cost. The
     /// kernel holds at most `budget_bytes` (else [`Halt::MemoryLimit`]) and gives up
     /// with `stop`'s status when `stop` asks it to.
+    #[cfg(test)]
     #[allow(clippy::too_many_arguments)]
     pub fn solve<O: Objective, S: SplitFamily>(
         &mut self,
@@ -307,6 +324,25 @@ impl Sweep {
         set: &[u64],
         depth: u32,
         rules: &Rules,
+        bound: f64,
+        budget_bytes: usize,
+        stop: &mut dyn FnMut() -> Option<Halt>,
+    ) -> Result<(SmallTree, f64), Halt> {
+        self.solve_above(t, th, set, depth, rules, f64::NEG_INFINITY, bound, budget_bytes, stop)
+    }
+
+    /// `solve` knowing that no tree of the set costs less than `known` (what the
+    /// search proved of it, from neighbouring thresholds say): a tree meeting it is
+    /// optimal, and the search for one stops there.
+    #[allow(clippy::too_many_arguments)]
+    pub fn solve_above<O: Objective, S: SplitFamily>(
+        &mut self,
+        t: &Task<O, S>,
+        th: &Thresholds,
+        set: &[u64],
+        depth: u32,
+        rules: &Rules,
+        known: f64,
         bound: f64,
         budget_bytes: usize,
         stop: &mut dyn FnMut() -> Option<Halt>,
@@ -330,7 +366,7 @@ impl Sweep {
         for j in 0..self.m {
             let before = h.best;
             if !h.done {
-                h.begin(th.split_of(j, 0));
+                h.begin(th.split_of(j, 0), j);
                 for v in self.val_start[j]..self.val_start[j + 1] {
                     let st = &self.val_stats[v * self.c..(v + 1) * self.c];
                     h.push(obj, st, self.val_rows[v], self.val_mass[v], self.val_rank[v], rules, self.unit);
@@ -343,10 +379,17 @@ impl Sweep {
         }
         let mut best = SmallTree { cost: h.best, split: h.split.map(|f| (f, None, None)) };
         self.helpers[0] = h;
-        if depth == 2 && best.cost > s.proven {
+        let floor = s.proven.max(known);
+        if depth == 2 && best.cost > floor {
             // Root columns by their best stump: good trees early make the bounds bite.
             order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            let proved = self.depth_two(t, th, rows, s.proven, bound, &mut best, &order, rules, stop)?;
+            // The root column of the last tree of depth two found first: the search asks
+            // for neighbouring subproblems in turn, whose optima often share it.
+            if let Some(p) = order.iter().position(|o| o.1 == self.last_root) {
+                let o = order.remove(p);
+                order.insert(0, o);
+            }
+            let proved = self.depth_two(t, th, rows, floor, bound, &mut best, &order, rules, stop)?;
             if best.cost >= bound {
                 return Ok((best, proved.min(best.cost)));
             }
@@ -501,6 +544,7 @@ impl Sweep {
         let unit = self.unit.filter(|_| monotone);
         let mut helpers = std::mem::replace(&mut self.helpers, [Helper::new(0), Helper::new(0)]);
         let mut scratch = vec![0.0; c];
+        let mut col_order: Vec<usize> = Vec::with_capacity(m + 4);
         let out = (|| {
             for &(_, f) in order {
                 if best.cost.min(bound) <= lb {
@@ -535,6 +579,8 @@ impl Sweep {
                 self.left_pos = usize::MAX;
                 self.found.clear();
                 self.found.resize(n_cuts, (0.0, 0.0));
+                self.found_col.clear();
+                self.found_col.resize(n_cuts, (NONE, NONE));
                 self.queue.clear();
                 self.queue.push_back((0, n_cuts - 1, NONE, NONE));
                 while let Some((lo, hi, le, re)) = self.queue.pop_front() {
@@ -575,13 +621,58 @@ impl Sweep {
                     }
                     helpers[0].reset(obj, &self.prefix[mid * c..(mid + 1) * c], 0.0, cut.rows, rules);
                     helpers[1].reset(obj, &self.right, 0.0, rows - cut.rows, rules);
+                    // Columns in order: first those of the sides' best splits at the
+                    // evaluated neighbours, where the optimum of a side often stays.
+                    col_order.clear();
+                    if monotone {
+                        // What the evaluated neighbours prove about this threshold's sides
+                        // (as for sub-interval pruning, at the threshold itself): a side
+                        // whose best tree meets it is solved, and its sweeps stop.
+                        let (mut l, mut r) = (0.0f64, 0.0f64);
+                        if le != NONE {
+                            l = self.found[le].0;
+                            if let Some(k) = unit {
+                                r = self.found[le].1 - k * (cut.mass - self.cuts[le].mass) * (1.0 + 1e-9);
+                            }
+                            col_order.push(self.found_col[le].0);
+                            col_order.push(self.found_col[le].1);
+                        }
+                        if re != NONE {
+                            r = r.max(self.found[re].1);
+                            if let Some(k) = unit {
+                                l = l.max(self.found[re].0 - k * (self.cuts[re].mass - cut.mass) * (1.0 + 1e-9));
+                            }
+                            col_order.push(self.found_col[re].1);
+                            col_order.push(self.found_col[re].0);
+                        }
+                        for (h, b) in helpers.iter_mut().zip([l, r]) {
+                            if b > h.split_lb {
+                                h.split_lb = b;
+                                h.done |= h.best <= b;
+                            }
+                        }
+                    }
+                    let mut hinted = 0;
+                    for k in 0..col_order.len() {
+                        let j = col_order[k];
+                        if j != NONE && !col_order[..hinted].contains(&j) {
+                            col_order[hinted] = j;
+                            hinted += 1;
+                        }
+                    }
+                    col_order.truncate(hinted);
                     for j in 0..m {
+                        if !col_order[..hinted].contains(&j) {
+                            col_order.push(j);
+                        }
+                    }
+                    for &j in col_order.iter() {
                         if helpers[0].done && helpers[1].done {
                             break;
                         }
                         let base = th.split_of(j, 0);
-                        helpers[0].begin(base);
-                        helpers[1].begin(base);
+                        helpers[0].begin(base, j);
+                        helpers[1].begin(base, j);
                         for v in self.val_start[j]..self.val_start[j + 1] {
                             let left = &self.left[v * (c + 2)..(v + 1) * (c + 2)];
                             let (lr, tr) = (left[c], self.val_rows[v]);
@@ -603,9 +694,11 @@ impl Sweep {
                     self.poll(self.val_rank.len() + moved * m, stop)?;
                     let (l, r) = (helpers[0].best, helpers[1].best);
                     self.found[mid] = (l, r);
+                    self.found_col[mid] = (helpers[0].best_col, helpers[1].best_col);
                     let cost = l + r;
                     if cost < best.cost {
                         *best = SmallTree { cost, split: Some((th.split_of(f, cut.t), helpers[0].split, helpers[1].split)) };
+                        self.last_root = f;
                     }
                     let target = best.cost.min(bound);
                     let (mut left_end, mut right_start) = (mid as isize - 1, mid + 1);
@@ -759,6 +852,33 @@ mod tests {
             let cost: Vec<f64> = (0..classes * classes).map(|i| if i / classes == i % classes { 0.0 } else { ((i * 7 + seed as usize) % 5) as f64 * 0.75 }).collect();
             let costed = Task { data: &data, obj: CostSensitive::new(&data, &cost).unwrap(), splits: Thresholds::new(&data) };
             check(&costed, &data, &groups, &rules, seed);
+        }
+    }
+
+    #[test]
+    fn a_known_bound_stops_the_search_only_at_an_optimum() {
+        // One kernel for many sets and depths (the root column of its last tree is tried
+        // first); a bound known of the set, up to its true optimum, never changes the cost.
+        for seed in 0..200u64 {
+            let data = numeric(8 + (seed % 21) as usize, 1 + (seed % 4) as usize, 2 + (seed % 2) as usize, 2 + (seed % 6) as usize, seed + 101);
+            let task = Task { data: &data, obj: Misclassification::new(&data), splits: Thresholds::new(&data) };
+            let rules = Rules { penalty: [0.0, 0.5][(seed % 2) as usize], min_support: 1.0 };
+            let mut kernel = Sweep::new(&task, &task.splits);
+            let mut never = || None;
+            for part in 0..3usize {
+                let groups: Vec<usize> = (0..data.n_groups()).filter(|g| part == 0 || (g + part) % 3 != 0).collect();
+                let mut set = vec![0u64; data.words()];
+                groups.iter().for_each(|&g| set[g / 64] |= 1 << (g % 64));
+                let want = brute(&task.obj, &task.splits, &data, &groups, 2, rules.penalty, rules.min_support);
+                for known in [f64::NEG_INFINITY, want - 2.0, want - 0.5, want] {
+                    kernel.last = None;
+                    let (got, proved) = kernel.solve_above(&task, &task.splits, &set, 2, &rules, known, f64::INFINITY, usize::MAX, &mut never).unwrap();
+                    assert!((got.cost - want).abs() < 1e-9, "seed {seed}, known {known}: kernel {} brute force {want}", got.cost);
+                    assert_eq!(proved, got.cost);
+                    let again = cost_of(&task.obj, &task.splits, &data, &groups, &got, rules.penalty, rules.min_support);
+                    assert!((again - got.cost).abs() < 1e-9);
+                }
+            }
         }
     }
 
