@@ -631,28 +631,13 @@ mod tests {
     use super::*;
     use crate::objective::Misclassification;
     use crate::split::ZeroOneColumns;
-    use crate::testing::{brute, random, stats_of};
+    use crate::testing::{brute, random, small_tree_cost};
     use treeopt_core::BinaryDataset;
     use crate::Status;
 
     /// Cost of the kernel's tree, recomputed from the groups it routes to each leaf.
     fn cost_of<O: Objective>(obj: &O, data: &BinaryDataset, groups: &[usize], tree: &SmallTree, penalty: f64) -> f64 {
-        let leaf = |gs: &[usize]| obj.leaf_loss(&stats_of(obj, gs)) + penalty;
-        let split = |gs: &[usize], f: u32| -> (Vec<usize>, Vec<usize>) { gs.iter().partition(|&&g| data.feature_of(g, f as usize) == 0) };
-        match tree.split {
-            None => leaf(groups),
-            Some((f, fl, fr)) => {
-                let (l, r) = split(groups, f);
-                let side = |gs: &[usize], sub: Option<u32>| match sub {
-                    None => leaf(gs),
-                    Some(g) => {
-                        let (a, b) = split(gs, g);
-                        leaf(&a) + leaf(&b)
-                    }
-                };
-                side(&l, fl) + side(&r, fr)
-            }
-        }
+        small_tree_cost(obj, groups, tree, penalty, 0.0, |g| data.group_rows(g) as f64, |g, f| data.feature_of(g, f as usize) != 0)
     }
 
     #[test]

@@ -746,7 +746,7 @@ impl Sweep {
 mod tests {
     use super::*;
     use crate::objective::{CostSensitive, Misclassification};
-    use crate::testing::stats_of;
+    use crate::testing::{small_tree_cost, stats_of};
     use crate::Status;
     use treeopt_core::NumericDataset;
 
@@ -784,29 +784,7 @@ mod tests {
     /// Cost of the kernel's tree, recomputed from the groups it routes to each leaf; and
     /// whether every leaf holds the minimum support.
     fn cost_of<O: Objective>(obj: &O, th: &Thresholds, data: &NumericDataset, groups: &[usize], tree: &SmallTree, penalty: f64, min_support: f64) -> f64 {
-        let leaf = |gs: &[usize]| {
-            assert!(gs.iter().map(|&g| data.group_rows(g) as f64).sum::<f64>() >= min_support, "a leaf below the support");
-            obj.leaf_loss(&stats_of(obj, gs)) + penalty
-        };
-        let split = |gs: &[usize], s: u32| -> (Vec<usize>, Vec<usize>) {
-            let parts: (Vec<usize>, Vec<usize>) = gs.iter().partition(|&&g| !th.goes_right(g, s as usize));
-            assert!(!parts.0.is_empty() && !parts.1.is_empty(), "a split with an empty side");
-            parts
-        };
-        match tree.split {
-            None => leaf(groups),
-            Some((f, fl, fr)) => {
-                let (l, r) = split(groups, f);
-                let side = |gs: &[usize], sub: Option<u32>| match sub {
-                    None => leaf(gs),
-                    Some(s) => {
-                        let (a, b) = split(gs, s);
-                        leaf(&a) + leaf(&b)
-                    }
-                };
-                side(&l, fl) + side(&r, fr)
-            }
-        }
+        small_tree_cost(obj, groups, tree, penalty, min_support, |g| data.group_rows(g) as f64, |g, s| th.goes_right(g, s as usize))
     }
 
     fn check<O: Objective>(task: &Task<O, Thresholds>, data: &NumericDataset, groups: &[usize], rules: &Rules, seed: u64) {

@@ -51,3 +51,41 @@ pub(crate) fn brute<O: Objective>(obj: &O, data: &BinaryDataset, groups: &[usize
     }
     best
 }
+
+/// Cost (loss + `penalty` per leaf) of a kernel's subtree of depth at most two on
+/// `groups`, recomputed from the groups each split sends right (`goes_right(g, split)`);
+/// asserts that every split has two non-empty sides and every leaf `min_support` rows
+/// (`rows(g)` per group).
+pub(crate) fn small_tree_cost<O: Objective>(
+    obj: &O,
+    groups: &[usize],
+    tree: &crate::depth2::SmallTree,
+    penalty: f64,
+    min_support: f64,
+    rows: impl Fn(usize) -> f64,
+    goes_right: impl Fn(usize, u32) -> bool,
+) -> f64 {
+    let leaf = |gs: &[usize]| {
+        assert!(gs.iter().map(|&g| rows(g)).sum::<f64>() >= min_support, "a leaf below the support");
+        obj.leaf_loss(&stats_of(obj, gs)) + penalty
+    };
+    let split = |gs: &[usize], s: u32| -> (Vec<usize>, Vec<usize>) {
+        let parts: (Vec<usize>, Vec<usize>) = gs.iter().partition(|&&g| !goes_right(g, s));
+        assert!(!parts.0.is_empty() && !parts.1.is_empty(), "a split with an empty side");
+        parts
+    };
+    let side = |gs: &[usize], sub: Option<u32>| match sub {
+        None => leaf(gs),
+        Some(s) => {
+            let (a, b) = split(gs, s);
+            leaf(&a) + leaf(&b)
+        }
+    };
+    match tree.split {
+        None => leaf(groups),
+        Some((f, fl, fr)) => {
+            let (l, r) = split(groups, f);
+            side(&l, fl) + side(&r, fr)
+        }
+    }
+}

@@ -3,6 +3,9 @@
 //! absent): proven optimal, and equal to the 0/1 path on the same rows binarized at
 //! every midpoint (on a prefix of the rows, where that route finishes quickly).
 
+mod common;
+
+use common::binarize_every_midpoint;
 use std::path::PathBuf;
 use treeopt_core::io::read_numeric_csv_values;
 use treeopt_core::{BinaryDataset, NumericDataset};
@@ -21,18 +24,6 @@ fn rows_of(name: &str, rows: usize) -> Option<(Vec<f64>, Vec<u32>, usize, usize)
     Some((x[..n * m].to_vec(), y[..n].to_vec(), m, classes))
 }
 
-/// One 0/1 column per (column, midpoint of consecutive distinct values).
-fn binarize(x: &[f64], rows: usize, m: usize) -> (Vec<u8>, usize) {
-    let mut cuts = Vec::new();
-    for j in 0..m {
-        let mut v: Vec<f64> = (0..rows).map(|i| x[i * m + j]).collect();
-        v.sort_by(f64::total_cmp);
-        v.dedup();
-        cuts.extend(v.windows(2).map(|p| (j, (p[0] + p[1]) / 2.0)));
-    }
-    let bits = (0..rows).flat_map(|i| cuts.iter().map(move |&(j, t)| (x[i * m + j] > t) as u8)).collect();
-    (bits, cuts.len())
-}
 
 #[test]
 fn numeric_dl85_equals_the_binarized_route_on_shared_sets() {
@@ -40,7 +31,7 @@ fn numeric_dl85_equals_the_binarized_route_on_shared_sets() {
         let Some((x, y, m, classes)) = rows_of(name, rows) else { return };
         let n = y.len();
         let numeric = NumericDataset::new(&x, n, m, &y, classes, None).unwrap();
-        let (bits, cuts) = binarize(&x, n, m);
+        let (bits, cuts) = binarize_every_midpoint(&x, n, m);
         let binary = BinaryDataset::new(&bits, n, cuts, &y, classes, None).unwrap();
         let config = Dl85Config { max_depth: depth, ..Default::default() };
         let t = std::time::Instant::now();

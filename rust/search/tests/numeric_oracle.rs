@@ -3,6 +3,9 @@
 //! consecutive distinct values of the rows the node holds — and against the 0/1 path on
 //! the same data binarized at every midpoint.
 
+mod common;
+
+use common::binarize_every_midpoint;
 use proptest::prelude::*;
 use std::collections::HashMap;
 use treeopt_core::{BinaryDataset, NumericDataset};
@@ -27,15 +30,8 @@ impl Instance {
     /// The data with one 0/1 column per (column, midpoint of consecutive distinct
     /// values), 1 above the midpoint.
     fn binarized(&self) -> BinaryDataset {
-        let mut cuts = Vec::new();
-        for j in 0..self.columns {
-            let mut v: Vec<f64> = (0..self.rows).map(|i| self.x[i * self.columns + j]).collect();
-            v.sort_by(f64::total_cmp);
-            v.dedup();
-            cuts.extend(v.windows(2).map(|p| (j, (p[0] + p[1]) / 2.0)));
-        }
-        let bits: Vec<u8> = (0..self.rows).flat_map(|i| cuts.iter().map(move |&(j, t)| (self.x[i * self.columns + j] > t) as u8)).collect();
-        BinaryDataset::new(&bits, self.rows, cuts.len(), &self.y, self.classes, Some(&self.w)).unwrap()
+        let (bits, n_cuts) = binarize_every_midpoint(&self.x, self.rows, self.columns);
+        BinaryDataset::new(&bits, self.rows, n_cuts, &self.y, self.classes, Some(&self.w)).unwrap()
     }
 
     fn leaf_loss(&self, rows: &[usize]) -> f64 {
@@ -160,6 +156,23 @@ proptest! {
     }
 }
 
+/// DL8.5 on numeric columns against the oracle (and, with `against_binary`, against the
+/// 0/1 path on the data binarized at every midpoint).
+fn check_dl85(inst: &Instance, reg: f64, depth: usize, min_samples_leaf: usize, against_binary: bool) -> Result<(), TestCaseError> {
+    let data = inst.data();
+    let total: f64 = inst.w.iter().sum();
+    let config = Dl85Config { max_depth: depth, min_samples_leaf, regularization: reg, ..Default::default() };
+    let res = solve_dl85_numeric(&data, &config, &mut NoMonitor).unwrap();
+    let want = oracle(inst, reg * total, (0..inst.rows).collect(), Some(depth), min_samples_leaf, &mut HashMap::new()) / total;
+    check(inst, &res, want, Some(depth))?;
+    check_described(inst, &data, &res, reg)?;
+    if against_binary {
+        let binary = solve_dl85(&inst.binarized(), &config, &mut NoMonitor).unwrap();
+        prop_assert!((binary.objective - res.objective).abs() < 1e-9, "binarized {} numeric {}", binary.objective, res.objective);
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(500))]
     /// DL8.5 on numeric columns with a minimum leaf support.
@@ -170,15 +183,7 @@ proptest! {
         depth in 1usize..=3,
         min_samples_leaf in 1usize..=3,
     ) {
-        let data = inst.data();
-        let total: f64 = inst.w.iter().sum();
-        let config = Dl85Config { max_depth: depth, min_samples_leaf, regularization: reg, ..Default::default() };
-        let res = solve_dl85_numeric(&data, &config, &mut NoMonitor).unwrap();
-        let want = oracle(&inst, reg * total, (0..inst.rows).collect(), Some(depth), min_samples_leaf, &mut HashMap::new()) / total;
-        check(&inst, &res, want, Some(depth))?;
-        check_described(&inst, &data, &res, reg)?;
-        let binary = solve_dl85(&inst.binarized(), &config, &mut NoMonitor).unwrap();
-        prop_assert!((binary.objective - res.objective).abs() < 1e-9, "binarized {} numeric {}", binary.objective, res.objective);
+        check_dl85(&inst, reg, depth, min_samples_leaf, true)?;
     }
 }
 
@@ -193,12 +198,6 @@ proptest! {
         depth in 1usize..=3,
         min_samples_leaf in 1usize..=3,
     ) {
-        let data = inst.data();
-        let total: f64 = inst.w.iter().sum();
-        let config = Dl85Config { max_depth: depth, min_samples_leaf, regularization: reg, ..Default::default() };
-        let res = solve_dl85_numeric(&data, &config, &mut NoMonitor).unwrap();
-        let want = oracle(&inst, reg * total, (0..inst.rows).collect(), Some(depth), min_samples_leaf, &mut HashMap::new()) / total;
-        check(&inst, &res, want, Some(depth))?;
-        check_described(&inst, &data, &res, reg)?;
+        check_dl85(&inst, reg, depth, min_samples_leaf, false)?;
     }
 }

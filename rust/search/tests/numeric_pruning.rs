@@ -5,6 +5,9 @@
 //! every midpoint (which prunes no interval), on random instances with many distinct
 //! values, weights, 2-3 classes, a penalty, a cost matrix and depths 2-4.
 
+mod common;
+
+use common::binarize_every_midpoint;
 use treeopt_core::{BinaryDataset, NumericDataset};
 use treeopt_search::{solve_dl85, solve_dl85_numeric, solve_gosdt, solve_gosdt_numeric, Dl85Config, GosdtConfig, NoMonitor, Status};
 
@@ -27,17 +30,6 @@ fn instance(seed: u64, rows: usize, m: usize, classes: usize, levels: usize) -> 
     (x, y, w)
 }
 
-fn binarize(x: &[f64], rows: usize, m: usize) -> (Vec<u8>, usize) {
-    let mut cuts = Vec::new();
-    for j in 0..m {
-        let mut v: Vec<f64> = (0..rows).map(|i| x[i * m + j]).collect();
-        v.sort_by(f64::total_cmp);
-        v.dedup();
-        cuts.extend(v.windows(2).map(|p| (j, (p[0] + p[1]) / 2.0)));
-    }
-    let bits = (0..rows).flat_map(|i| cuts.iter().map(move |&(j, t)| (x[i * m + j] > t) as u8)).collect();
-    (bits, cuts.len())
-}
 
 #[test]
 fn numeric_search_equals_the_binarized_search_with_many_thresholds() {
@@ -46,7 +38,7 @@ fn numeric_search_equals_the_binarized_search_with_many_thresholds() {
         let levels = 12 + (seed % 4) as usize * 8;
         let (x, y, w) = instance(seed, rows, m, classes, levels);
         let numeric = NumericDataset::new(&x, rows, m, &y, classes, Some(&w)).unwrap();
-        let (bits, n_cuts) = binarize(&x, rows, m);
+        let (bits, n_cuts) = binarize_every_midpoint(&x, rows, m);
         let binary = BinaryDataset::new(&bits, rows, n_cuts, &y, classes, Some(&w)).unwrap();
         let depth = 2 + (seed % 3) as usize;
         let regularization = [0.0, 0.0, 0.01, 0.03][(seed / 3 % 4) as usize];

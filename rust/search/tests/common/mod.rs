@@ -86,3 +86,18 @@ pub fn instance_with(max_rows: usize, max_features: usize, classes: std::ops::Ra
             .prop_map(move |(x, y, w)| Instance { x, y, w, rows, features, classes })
     })
 }
+
+/// The 0/1 matrix of a row-major numeric matrix (`rows x m`) with one column per
+/// (column, midpoint between consecutive distinct values), 1 when the value is above
+/// it; and its number of columns. The search on it must equal the numeric search.
+pub fn binarize_every_midpoint(x: &[f64], rows: usize, m: usize) -> (Vec<u8>, usize) {
+    let mut cuts = Vec::new();
+    for j in 0..m {
+        let mut v: Vec<f64> = (0..rows).map(|i| x[i * m + j]).collect();
+        v.sort_by(f64::total_cmp);
+        v.dedup();
+        cuts.extend(v.windows(2).map(|p| (j, (p[0] + p[1]) / 2.0)));
+    }
+    let bits = (0..rows).flat_map(|i| cuts.iter().map(move |&(j, t)| (x[i * m + j] > t) as u8)).collect();
+    (bits, cuts.len())
+}
