@@ -315,25 +315,9 @@ impl Sweep {
     /// that the searched and the pruned trees were shown to cost. The
     /// kernel holds at most `budget_bytes` (else [`Halt::MemoryLimit`]) and gives up
     /// with `stop`'s status when `stop` asks it to.
-    #[cfg(test)]
-    #[allow(clippy::too_many_arguments)]
-    pub fn solve<O: Objective, S: SplitFamily>(
-        &mut self,
-        t: &Task<O, S>,
-        th: &Thresholds,
-        set: &[u64],
-        depth: u32,
-        rules: &Rules,
-        bound: f64,
-        budget_bytes: usize,
-        stop: &mut dyn FnMut() -> Option<Halt>,
-    ) -> Result<(SmallTree, f64), Halt> {
-        self.solve_above(t, th, set, depth, rules, f64::NEG_INFINITY, bound, budget_bytes, stop)
-    }
-
-    /// `solve` knowing that no tree of the set costs less than `known` (what the
-    /// search proved of it, from neighbouring thresholds say): a tree meeting it is
-    /// optimal, and the search for one stops there.
+    /// `known` is a bound the caller already proved (no tree of the set costs less,
+    /// from neighbouring thresholds say; `f64::NEG_INFINITY` when none): a tree meeting
+    /// it is optimal, and the search for one stops there.
     #[allow(clippy::too_many_arguments)]
     pub fn solve_above<O: Objective, S: SplitFamily>(
         &mut self,
@@ -795,14 +779,14 @@ mod tests {
         let mut kernel = Sweep::new(task, th);
         for depth in [1, 2] {
             let want = brute(&task.obj, th, data, groups, depth, rules.penalty, rules.min_support);
-            let (got, proved) = kernel.solve(task, th, &set, depth, rules, f64::INFINITY, usize::MAX, &mut never).unwrap();
+            let (got, proved) = kernel.solve_above(task, th, &set, depth, rules, f64::NEG_INFINITY, f64::INFINITY, usize::MAX, &mut never).unwrap();
             assert_eq!(proved, got.cost);
             assert!((got.cost - want).abs() < 1e-9, "seed {seed}, depth {depth}: kernel {} brute force {want}", got.cost);
             let again = cost_of(&task.obj, th, data, groups, &got, rules.penalty, rules.min_support);
             assert!((again - got.cost).abs() < 1e-9, "seed {seed}, depth {depth}: tree costs {again}, kernel said {}", got.cost);
             // With a bound: exact below it, else a proof that nothing is below it.
             for bound in [want - 1.0, want, want + 1e-6, want + 2.0] {
-                let (got, proved) = kernel.solve(task, th, &set, depth, rules, bound, usize::MAX, &mut never).unwrap();
+                let (got, proved) = kernel.solve_above(task, th, &set, depth, rules, f64::NEG_INFINITY, bound, usize::MAX, &mut never).unwrap();
                 let again = cost_of(&task.obj, th, data, groups, &got, rules.penalty, rules.min_support);
                 assert!((again - got.cost).abs() < 1e-9);
                 assert!(proved <= got.cost && proved <= want + 1e-9, "seed {seed}: bound {bound}, proved {proved}, brute force {want}");
@@ -874,7 +858,7 @@ mod tests {
             many.iter().for_each(|&g| set[g / 64] |= 1 << (g % 64));
             let mut kernel = Sweep::new(&task, &task.splits);
             let mut never = || None;
-            let (got, _) = kernel.solve(&task, &task.splits, &set, 2, &rules, f64::INFINITY, usize::MAX, &mut never).unwrap();
+            let (got, _) = kernel.solve_above(&task, &task.splits, &set, 2, &rules, f64::NEG_INFINITY, f64::INFINITY, usize::MAX, &mut never).unwrap();
             let again = cost_of(&task.obj, &task.splits, &data, &many, &got, 0.0, rules.min_support);
             assert!((again - got.cost).abs() < 1e-9);
             // Depth two of the whole set: every root threshold tried by hand.
@@ -901,8 +885,8 @@ mod tests {
         let mut kernel = Sweep::new(&task, &task.splits);
         let all = data.all_groups();
         let mut stop = || Some(Status::TimeLimit);
-        assert_eq!(kernel.solve(&task, &task.splits, all.words(), 2, &rules, f64::INFINITY, usize::MAX, &mut stop).unwrap_err(), Status::TimeLimit);
+        assert_eq!(kernel.solve_above(&task, &task.splits, all.words(), 2, &rules, f64::NEG_INFINITY, f64::INFINITY, usize::MAX, &mut stop).unwrap_err(), Status::TimeLimit);
         let mut never = || None;
-        assert_eq!(kernel.solve(&task, &task.splits, all.words(), 2, &rules, f64::INFINITY, 1000, &mut never).unwrap_err(), Status::MemoryLimit);
+        assert_eq!(kernel.solve_above(&task, &task.splits, all.words(), 2, &rules, f64::NEG_INFINITY, f64::INFINITY, 1000, &mut never).unwrap_err(), Status::MemoryLimit);
     }
 }
