@@ -51,6 +51,9 @@ pub(crate) struct Budget<'m, M: Monitor> {
     deadline: Option<Instant>,
     next_report: Instant,
     monitor: &'m mut M,
+    /// Set once the monitor asked to stop: every later poll says so too, so a stop
+    /// request seen by a caller that cannot act on it is not lost.
+    interrupted: bool,
 }
 
 impl<'m, M: Monitor> Budget<'m, M> {
@@ -62,6 +65,7 @@ impl<'m, M: Monitor> Budget<'m, M> {
             deadline: limits.time_limit.and_then(|t| start.checked_add(t)),
             next_report: start + M::INTERVAL,
             monitor,
+            interrupted: false,
         }
     }
 
@@ -90,13 +94,42 @@ impl<'m, M: Monitor> Budget<'m, M> {
                 return Some(Status::TimeLimit);
             }
         }
+        if self.interrupted {
+            return Some(Status::Interrupted);
+        }
         if now >= self.next_report {
             self.next_report = now + M::INTERVAL;
             let p = progress((now - self.start).as_secs_f64());
             if !self.monitor.report(&p) {
+                self.interrupted = true;
                 return Some(Status::Interrupted);
             }
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Asks to stop once (as Ctrl-C is seen once), then would let the search go on.
+    struct StopOnce(bool);
+
+    impl Monitor for StopOnce {
+        const INTERVAL: Duration = Duration::ZERO;
+        fn report(&mut self, _: &Progress) -> bool {
+            std::mem::replace(&mut self.0, true)
+        }
+    }
+
+    #[test]
+    fn a_stop_request_is_repeated_to_every_later_poll() {
+        let mut monitor = StopOnce(false);
+        let mut budget = Budget::new(&Limits::default(), &mut monitor);
+        let progress = |elapsed| Progress { elapsed, lower_bound: 0.0, objective: 1.0, subproblems: 0 };
+        assert_eq!(budget.poll(progress), Some(Status::Interrupted));
+        // A caller that dropped the first answer still sees the request.
+        assert_eq!(budget.poll(progress), Some(Status::Interrupted));
     }
 }

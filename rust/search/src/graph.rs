@@ -538,7 +538,11 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
                     let set = self.levels[level].child.clone();
                     match self.kernel(Some(&set), cid, 1, f64::INFINITY) {
                         Ok((small, _)) => small.cost.min(self.store.get(cid).ub),
-                        Err(_) => self.store.get(cid).ub,
+                        Err(status) => {
+                            // Keep the stop (a time limit, Ctrl-C) for the search above.
+                            self.stopped.get_or_insert(status);
+                            self.store.get(cid).ub
+                        }
                     }
                 }
                 Some(Child::Record(cid)) => self.greedy(cid, level + 1),
