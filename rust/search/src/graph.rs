@@ -277,10 +277,13 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         let budget = self.limit.saturating_sub(self.store.bytes() + levels);
         let (store, root, w, stopped) = (&self.store, self.root, self.t.data.total_weight(), self.stopped);
         let budget_clock = &mut self.budget;
-        // A subtree of depth one is one pass over the set: finished even after a stop,
-        // so that the tree of a stopped search is rebuilt as the search accounted it.
+        // On numeric columns a subtree of depth one is one pass over the set: finished
+        // even after a stop, so that the tree of a stopped search is rebuilt as the
+        // search accounted it. (The pairwise kernel sums pairs of columns even at depth
+        // one, which on wide data takes long: it keeps answering stops.)
+        let finish = depth == 1 && matches!(self.depth2, Kernel::Sweep(_));
         let mut stop = || {
-            if depth == 1 {
+            if finish {
                 return None;
             }
             stopped.or_else(|| budget_clock.poll(|elapsed| progress(store, root, w, elapsed)))
