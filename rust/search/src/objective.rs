@@ -69,6 +69,25 @@ pub trait Objective {
     fn max_unit_loss(&self) -> Option<f64> {
         None
     }
+    /// An impurity of a node with statistics `stats`, only to order candidate splits
+    /// (good first, so the bounds bite early); any value is correct, the search stays
+    /// exact. Defaults to the leaf loss.
+    #[inline]
+    fn impurity(&self, stats: &[f64]) -> f64 {
+        self.leaf_loss(stats)
+    }
+}
+
+/// Gini impurity of class weights `stats`, scaled by their total: `W - sum(w_k^2) / W`.
+/// Smoother than the misclassified weight, it tells good splits apart where every
+/// stump still predicts the majority (ConTree orders features by it).
+#[inline]
+pub fn gini(stats: &[f64]) -> f64 {
+    let total: f64 = stats.iter().sum();
+    if total <= 0.0 {
+        return 0.0;
+    }
+    total - stats.iter().map(|w| w * w).sum::<f64>() / total
 }
 
 /// Weighted misclassification: statistics are the class weights, a leaf predicts its
@@ -113,6 +132,10 @@ impl Objective for Misclassification<'_> {
     #[inline]
     fn max_unit_loss(&self) -> Option<f64> {
         Some(1.0)
+    }
+    #[inline]
+    fn impurity(&self, stats: &[f64]) -> f64 {
+        gini(stats)
     }
     /// With three or more classes, each leaf serving one class bounds a split tree too.
     #[inline]
@@ -237,5 +260,9 @@ impl Objective for CostSensitive<'_> {
     #[inline]
     fn max_unit_loss(&self) -> Option<f64> {
         Some(self.cost.iter().cloned().fold(0.0, f64::max))
+    }
+    #[inline]
+    fn impurity(&self, stats: &[f64]) -> f64 {
+        gini(stats)
     }
 }
