@@ -658,6 +658,7 @@ def _expected_failed(estimator):
         make_pipeline(BinnedOneHotEncoder(), CostAwareTreeClassifier()),
         make_pipeline(BinnedOneHotEncoder(), EC45Classifier(post_prune=True, random_state=0)),
         make_pipeline(BinnedOneHotEncoder(), ECARTClassifier(lam=0.5)),
+        make_pipeline(BinnedOneHotEncoder(), EC45Classifier(lam="auto", random_state=0)),
         BinnedOneHotEncoder(),
     ],
     expected_failed_checks=_expected_failed,
