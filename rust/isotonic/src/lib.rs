@@ -631,13 +631,16 @@ impl TreePav {
 
     /// Whether the last forward pass succeeded on exactly these scores (bit for bit) and
     /// `lam`, so that its state serves [`TreePav::backward`] without solving again.
-    /// Costs one comparison pass over `q` (stops at the first difference).
+    /// Costs one comparison pass over `q` (in blocks that vectorise; stops at the
+    /// first block with a difference).
     pub fn is_solved_for(&self, q: &[f64], n_rows: usize, n_nodes: usize, lam: f64) -> bool {
+        let same_block =
+            |(x, y): (&[f64], &[f64])| x.iter().zip(y).fold(true, |ok, (a, b)| ok & (a.to_bits() == b.to_bits()));
         self.solved
             && (self.n_rows, self.n_nodes) == (n_rows, n_nodes)
             && self.lam.to_bits() == lam.to_bits()
             && self.q.len() == q.len()
-            && self.q.iter().zip(q).all(|(x, y)| x.to_bits() == y.to_bits())
+            && self.q.chunks(256).zip(q.chunks(256)).all(same_block)
     }
 
     /// Vector-Jacobian product of the last forward pass: given `dL/da` (length `n_nodes`)
