@@ -658,6 +658,7 @@ def _expected_failed(estimator):
         make_pipeline(BinnedOneHotEncoder(), CostAwareTreeClassifier()),
         make_pipeline(BinnedOneHotEncoder(), EC45Classifier(post_prune=True, random_state=0)),
         make_pipeline(BinnedOneHotEncoder(), ECARTClassifier(lam=0.5)),
+        make_pipeline(BinnedOneHotEncoder(), EC45Classifier(lam="auto", random_state=0)),
         BinnedOneHotEncoder(),
     ],
     expected_failed_checks=_expected_failed,
@@ -719,6 +720,10 @@ def test_multiclass_iris_through_the_encoder():
         ({"criterion": "c45"}, "criterion"),
         ({"prune_alphas": [-1.0], "post_prune": True}, "prune_alphas"),
         ({"prune_cv": 1}, "prune_cv"),
+        ({"lam": "tuned"}, "lam"),
+        ({"cost_exponent": -0.5}, "cost_exponent"),
+        ({"auc_tolerance": 1.5}, "auc_tolerance"),
+        ({"auto_cv": 1, "lam": "auto"}, "auto_cv"),
     ],
 )
 def test_bad_parameters_raise_clear_errors(params, match):
@@ -726,6 +731,127 @@ def test_bad_parameters_raise_clear_errors(params, match):
     y = [0, 1, 1, 0] * 3
     with pytest.raises(ValueError, match=match):
         CostAwareTreeClassifier(**params).fit(X, y)
+
+
+# --------------------------------------------------------------------------- #
+# lam="auto" and cost_exponent
+# --------------------------------------------------------------------------- #
+def _costly_problem(seed=5, n=240):
+    """Cheap weak tests and expensive strong ones, with label noise."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, size=(n, 8), dtype=np.uint8)
+    y = ((X[:, 0] & X[:, 1]) | X[:, 2]) ^ (rng.random(n) < 0.1)
+    y = y.astype(int) + (X[:, 7] & (rng.random(n) < 0.3))  # a third, rarer class
+    costs = np.array([9.0, 8.0, 10.0, 1.0, 1.0, 2.0, 3.0, 1.0])
+    return X, y, costs
+
+
+def test_cost_exponent_divides_by_a_power_of_the_costs():
+    X, y, costs = _costly_problem()
+    for w in (0.0, 0.5, 1.0):
+        ours = EC45Classifier(lam=3.0, test_costs=costs, cost_exponent=w).fit(X, y)
+        same = EC45Classifier(lam=3.0, test_costs=costs**w).fit(X, y)
+        np.testing.assert_array_equal(ours.tree_.feature, same.tree_.feature)
+        assert ours.cost_exponent_ == w and ours.lam_ == 3.0
+        # expected_cost_ always uses the real costs
+        assert ours.expected_cost_ == pytest.approx(expected_cost(ours.tree_, X, costs))
+    blind = EC45Classifier(lam=3.0, test_costs=costs, cost_exponent=0.0).fit(X, y)
+    unit = EC45Classifier(lam=3.0).fit(X, y)
+    np.testing.assert_array_equal(blind.tree_.feature, unit.tree_.feature)
+    assert EC45Classifier(lam=3.0, test_costs=costs).fit(X, y).cost_exponent_ == 1.0
+
+
+def test_auto_search_results_equal_an_independent_cross_validation():
+    """search_results_ recomputed with scikit-learn's folds, roc_auc_score and separately
+    fitted estimators; the choice is the cheapest setting whose paired AUC difference
+    to the cost-blind tree, less one standard error, is within the tolerance."""
+    from sklearn.metrics import roc_auc_score
+
+    X, y, costs = _costly_problem(seed=7)
+    est = EC45Classifier(lam="auto", test_costs=costs, random_state=3).fit(X, y)
+    seed = np.random.RandomState(3).randint(np.iinfo(np.int32).max)
+    folds = list(StratifiedKFold(5, shuffle=True, random_state=seed).split(X, y))
+    settings = [(lam, w) for w in (0.25, 0.5, 0.75, 1.0) for lam in (np.inf, 100, 30, 10, 3, 1)]
+    settings.append((np.inf, 0.0))  # the cost-blind reference, last
+    assert [(r["lam"], r["cost_exponent"]) for r in est.search_results_] == settings
+    aucs = np.zeros((len(settings), 5))
+    for k, (lam, w) in enumerate(settings):
+        cost = []
+        for f, (tr, te) in enumerate(folds):
+            m = EC45Classifier(lam=lam, cost_exponent=w, test_costs=costs).fit(X[tr], y[tr])
+            proba = m.predict_proba(X[te])
+            aucs[k, f] = np.mean([roc_auc_score(y[te] == c, proba[:, c]) for c in range(3)])
+            cost.append(expected_cost(m, X[te], costs))
+        assert est.search_results_[k]["auc"] == pytest.approx(aucs[k].mean(), abs=1e-12)
+        assert est.search_results_[k]["expected_cost"] == pytest.approx(np.mean(cost), rel=1e-12)
+    diff = aucs[:-1] - aucs[-1]
+    lower = diff.mean(axis=1) - diff.std(axis=1, ddof=1) / np.sqrt(5)
+    eligible = np.flatnonzero(lower >= -0.01)
+    assert 0 < len(eligible) < len(settings) - 1  # the rule matters on this problem
+    costs_cv = np.array([r["expected_cost"] for r in est.search_results_])
+    best = eligible[np.argmin(costs_cv[eligible])]
+    assert (est.lam_, est.cost_exponent_) == settings[best]
+    # the fitted tree is the chosen setting's, grown on all rows
+    again = EC45Classifier(lam=est.lam_, cost_exponent=est.cost_exponent_, test_costs=costs)
+    np.testing.assert_array_equal(again.fit(X, y).tree_.feature, est.tree_.feature)
+
+
+def test_auto_tolerance_bounds_the_auc():
+    X, y, costs = _costly_problem(seed=6)
+    loose = ECARTClassifier(lam="auto", test_costs=costs, auc_tolerance=1.0, random_state=0)
+    loose.fit(X, y)
+    strict = ECARTClassifier(lam="auto", test_costs=costs, auc_tolerance=0.0, random_state=0)
+    strict.fit(X, y)
+    results = {(r["lam"], r["cost_exponent"]): r for r in strict.search_results_}
+    candidates = strict.search_results_[:-1]
+    chosen = results[(strict.lam_, strict.cost_exponent_)]
+    # no loss at all allowed: as accurate as the cost-blind tree, else the most accurate
+    assert chosen["auc"] >= min(results[(np.inf, 0.0)]["auc"], max(r["auc"] for r in candidates))
+    # any loss allowed: the cheapest candidate (the cost-blind tree is not one)
+    assert (loose.lam_, loose.cost_exponent_) != (np.inf, 0.0)
+    assert min(r["expected_cost"] for r in candidates) == pytest.approx(
+        results[(loose.lam_, loose.cost_exponent_)]["expected_cost"]
+    )
+    assert chosen["expected_cost"] >= results[(loose.lam_, loose.cost_exponent_)]["expected_cost"]
+
+
+def test_auto_is_deterministic_and_searches_only_lam_with_equal_costs():
+    X, y, costs = _costly_problem(seed=7)
+    a = EC45Classifier(lam="auto", test_costs=costs, random_state=1).fit(X, y)
+    b = EC45Classifier(lam="auto", test_costs=costs, random_state=1).fit(X, y)
+    assert a.search_results_ == b.search_results_ and (a.lam_, a.cost_exponent_) == (b.lam_, b.cost_exponent_)
+    unit = EC45Classifier(lam="auto", random_state=1).fit(X, y)
+    assert unit.cost_exponent_ == 1.0 and len(unit.search_results_) == 6
+    fixed = EC45Classifier(lam="auto", test_costs=costs, cost_exponent=0.5, random_state=1).fit(X, y)
+    assert fixed.cost_exponent_ == 0.5
+    assert [r["cost_exponent"] for r in fixed.search_results_] == [0.5] * 6 + [0.0]
+    # post-pruning applies on top of the chosen setting
+    pruned = EC45Classifier(lam="auto", test_costs=costs, post_prune=True, random_state=1).fit(X, y)
+    assert (pruned.lam_, pruned.cost_exponent_) == (a.lam_, a.cost_exponent_)
+    assert pruned.tree_.node_count <= a.tree_.node_count
+
+
+def test_auto_handles_tiny_and_single_class_data():
+    est = EC45Classifier(lam="auto", test_costs=[2.0, 1.0]).fit([[0, 1], [1, 0]], [0, 1])
+    assert est.predict([[0, 1], [1, 0]]).tolist() == [0, 1]
+    one = EC45Classifier(lam="auto", test_costs=[2.0, 1.0]).fit([[0, 1], [1, 0], [1, 1]], [4, 4, 4])
+    assert one.tree_.n_leaves == 1 and one.lam_ == np.inf
+
+
+def test_binary_auc_equals_scikit_learn_with_weights_and_ties():
+    from sklearn.metrics import roc_auc_score
+    from treeopt.greedy import _binary_auc
+
+    rng = np.random.default_rng(8)
+    for _ in range(200):
+        n = int(rng.integers(2, 60))
+        pos = rng.random(n) < 0.4
+        score = np.round(rng.random(n), 1)
+        w = rng.random(n) * (rng.random(n) < 0.8)
+        if w[pos].sum() > 0 and w[~pos].sum() > 0:
+            assert _binary_auc(pos, score, w) == pytest.approx(
+                roc_auc_score(pos, score, sample_weight=w), abs=1e-12
+            )
 
 
 def test_non_binary_features_point_to_the_encoder():

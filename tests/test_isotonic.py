@@ -329,6 +329,81 @@ def test_backward_defaults_and_determinism():
 
 
 # --------------------------------------------------------------------------- #
+# the public functions' per-thread solver
+# --------------------------------------------------------------------------- #
+def fresh_solution(q, lam, grad_a, grad_z):
+    solver = TreePAV()
+    a, z = solver.forward(q, lam)
+    return a, z, solver.backward(grad_a, grad_z)
+
+
+def changing_problems(rng, count):
+    """Shapes that grow and shrink (depth 0-6, 1-600 rows), lam 0 to 100, ties, with
+    the same q twice in a row now and then."""
+    q = None
+    for k in range(count):
+        if q is None or k % 5 != 4:
+            depth, n = int(rng.integers(0, 7)), int(rng.integers(1, 600))
+            t = 2 ** (depth + 1) - 1
+            q = rng.normal(size=(n, t)) if k % 3 else np.round(rng.normal(size=(n, t)), 1)
+        lam = float(rng.choice([0.0, 0.01, 1.0, 100.0]))
+        yield q, lam, rng.normal(size=q.shape[1]), rng.normal(size=q.shape)
+
+
+def check_public_calls(seed, count):
+    rng = np.random.default_rng(seed)
+    for q, lam, ga, gz in changing_problems(rng, count):
+        a_ref, z_ref, g_ref = fresh_solution(q, lam, ga, gz)
+        a, z = tree_pav(q, lam)
+        g = tree_pav_backward(q, lam, ga, gz)  # reuses the forward pass above
+        assert a.tobytes() == a_ref.tobytes() and z.tobytes() == z_ref.tobytes()
+        assert g.tobytes() == g_ref.tobytes()
+        # a backward pass without the forward pass before it solves again
+        other_lam = lam + 0.5
+        g_other = tree_pav_backward(q, other_lam, ga, gz)
+        assert g_other.tobytes() == fresh_solution(q, other_lam, ga, gz)[2].tobytes()
+
+
+def test_public_functions_equal_a_fresh_solver_on_changing_shapes():
+    check_public_calls(seed=11, count=60)
+
+
+def test_backward_after_an_in_place_change_of_q_solves_again():
+    rng = np.random.default_rng(12)
+    q = rng.normal(size=(40, 31))
+    ga, gz = rng.normal(size=31), rng.normal(size=(40, 31))
+    tree_pav(q, 1.0)
+    q[17, 3] += 0.25  # same array object, new values
+    q[0, 0] = -q[0, 0]
+    assert tree_pav_backward(q, 1.0, ga, gz).tobytes() == fresh_solution(q, 1.0, ga, gz)[2].tobytes()
+
+
+def test_batches_above_the_cache_limit_use_their_own_solver(monkeypatch):
+    import treeopt.isotonic as iso
+
+    rng = np.random.default_rng(13)
+    small = rng.normal(size=(5, 7))
+    tree_pav(small, 1.0)
+    cached = iso._thread.solver
+    monkeypatch.setattr(iso, "CACHED_MAX_VALUES", 100)
+    q, ga, gz = rng.normal(size=(50, 15)), rng.normal(size=15), rng.normal(size=(50, 15))
+    a_ref, z_ref, g_ref = fresh_solution(q, 0.3, ga, gz)
+    a, z = tree_pav(q, 0.3)
+    assert a.tobytes() == a_ref.tobytes() and z.tobytes() == z_ref.tobytes()
+    assert tree_pav_backward(q, 0.3, ga, gz).tobytes() == g_ref.tobytes()
+    assert iso._thread.solver is cached and cached._shape == small.shape
+
+
+def test_public_functions_are_thread_safe():
+    from concurrent.futures import ThreadPoolExecutor
+
+    # each thread interleaves its own changing shapes with the others' (the solver runs
+    # without the GIL), and every result must equal a fresh solver's
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        list(pool.map(check_public_calls, range(20, 28), [25] * 8))
+
+
+# --------------------------------------------------------------------------- #
 # bad input
 # --------------------------------------------------------------------------- #
 @pytest.mark.parametrize(

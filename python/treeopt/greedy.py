@@ -24,6 +24,13 @@ With ``lam = 0`` this is the adaptive-submodular-ranking (ASR) greedy of Navidi 
 al.; as ``lam -> inf`` it becomes (cost-benefit) C4.5 / CART. The expected cost of
 classifying an object is within ``O(log n)`` of optimal (Theorem 1).
 
+With uneven costs, dividing by the full cost trades much accuracy for cost whatever
+``lam`` is (on the paper's datasets with random costs, 0.02-0.07 ROC AUC below C4.5), so
+the estimators also accept ``cost_exponent`` (divide by ``c(d) ** omega``, the cost
+weight of Nunez's EG2; ``1`` is the paper) and ``lam="auto"``, which picks both by
+cross-validation: the cheapest setting whose AUC stays within ``auc_tolerance`` of the
+cost-blind tree's.
+
 Everything here is vectorised numpy: a node costs one pass over its rows times the
 features (``O(|S| m)``, a matrix product of the node's 0/1 rows with a few per-object
 columns); heterogeneous pairs are counted from class counts, never enumerated.
@@ -61,6 +68,15 @@ _CRITERIA = ("entropy", "gini", "asr", "impure_pairs", "balance")
 
 #: Default grid of pruning strengths (the paper: "a logspace from 1e-5 to 1").
 DEFAULT_PRUNE_ALPHAS = np.logspace(-5, 0, 21)
+
+#: ``lam`` values searched by ``lam="auto"``, from impurity reduction alone (C4.5 /
+#: CART) down to an even mix with the identification terms ``B + E``.
+AUTO_LAMS = (np.inf, 100.0, 30.0, 10.0, 3.0, 1.0)
+
+#: ``cost_exponent`` values searched by ``lam="auto"``: from a gentle use of the costs
+#: to the paper's score (1), which divides by the full cost. (0, cost-blind, is the
+#: reference the search measures AUC against, not a candidate.)
+AUTO_COST_EXPONENTS = (0.25, 0.5, 0.75, 1.0)
 
 _BINARY_HINT = (
     "CostAwareTreeClassifier uses binary tests over 0/1 features; encode numeric or "
@@ -450,6 +466,32 @@ def cost_complexity_prune(tree, alpha, criterion="entropy"):
     return subtree(tree, make_leaf)
 
 
+def _binary_auc(positive, score, weight):
+    """Weighted ROC AUC (ties count one half): the weighted share of (positive,
+    negative) pairs the score orders correctly. Same value as scikit-learn's
+    ``roc_auc_score``, without its input checks (it is called ~150 times a fit)."""
+    order = np.argsort(score, kind="stable")
+    s = score[order]
+    w_pos = np.where(positive[order], weight[order], 0.0)
+    w_neg = weight[order] - w_pos
+    starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])  # groups of tied scores
+    pos_g, neg_g = np.add.reduceat(w_pos, starts), np.add.reduceat(w_neg, starts)
+    below = np.cumsum(neg_g) - neg_g  # negative weight scored strictly lower
+    return float((pos_g * (below + 0.5 * neg_g)).sum() / (pos_g.sum() * neg_g.sum()))
+
+
+def _weighted_auc(y_idx, proba, weight, n_classes):
+    """ROC AUC of class probabilities, weighted by ``weight``: of class 1 for two
+    classes, else the mean one-vs-rest AUC over the classes that have weight on both
+    sides. NaN when no class has (one class only)."""
+    scores = []
+    for k in range(1, 2) if n_classes == 2 else range(n_classes):
+        pos = y_idx == k
+        if weight[pos].sum() > 0 and weight[~pos].sum() > 0:
+            scores.append(_binary_auc(pos, proba[:, k], weight))
+    return float(np.mean(scores)) if scores else np.nan
+
+
 # --------------------------------------------------------------------------- #
 # the estimators
 # --------------------------------------------------------------------------- #
@@ -478,16 +520,35 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         ``"impure_pairs"`` (IP): heterogeneous pairs separated by the test, over its
         cost; ``"balance"`` (BAL): ``2 min(p(S_0), p(S_1)) / c``, i.e. the most even
         split by probability. ``lam`` only matters for entropy and gini.
-    lam : float >= 0 or numpy.inf, default=10.0
+    lam : float >= 0, numpy.inf or "auto", default=10.0
         Weight of the impurity reduction. ``0`` gives ASR; ``numpy.inf`` gives
         (cost-benefit) C4.5 / CART, maximising ``D / c`` with ties broken by
         ``(B + E) / c``. The score depends only on probabilities, so ``lam`` does
-        not scale with the data size.
+        not scale with the data size. ``"auto"`` chooses ``lam`` and
+        ``cost_exponent`` by ``auto_cv``-fold cross-validation on the training data,
+        among ``lam`` in ``greedy.AUTO_LAMS`` and ``cost_exponent`` in
+        ``greedy.AUTO_COST_EXPONENTS`` (or the given exponent): the setting of lowest
+        held-out expected test cost whose held-out ROC AUC is at most
+        ``auc_tolerance`` below that of the cost-blind tree (``lam=inf``,
+        ``cost_exponent=0``, i.e. C4.5 / CART), with a margin of one standard error
+        of the fold-to-fold difference (the most accurate setting if none is within
+        it). This costs ``auto_cv`` times 25 fits (6 with unit costs).
     test_costs : array-like of shape (n_features,), default=None
         Cost ``c(d) > 0`` of each test (feature); ``None`` means unit costs. Only
         the ratios matter: multiplying every cost by the same factor (anything from
         1e-300 to 1e300, or costs down to 5e-324) gives the same tree, and
         ``expected_cost_`` scales with it.
+    cost_exponent : float >= 0 or None, default=None
+        The score divides by ``c(d) ** cost_exponent`` (the cost weight ``omega`` of
+        Nunez's EG2): ``1`` is the paper's score, ``0`` ignores the costs while
+        growing, values between trade accuracy for cost more gently. ``None``: ``1``
+        for a numeric ``lam``, searched for ``lam="auto"``.
+    auc_tolerance : float in [0, 1], default=0.01
+        ``lam="auto"`` only: how far the cross-validated ROC AUC (one-vs-rest mean
+        for multiclass) of the chosen setting may lie below the cost-blind tree's.
+    auto_cv : int >= 2, default=5
+        ``lam="auto"`` only: folds of its cross-validation (stratified when every
+        class has that many rows).
     min_probability : float in [0, 1), default=0.005
         ``theta``: a node whose probability (share of the training weight) is at
         most this is not split. ``0`` grows the tree until every leaf is pure.
@@ -510,8 +571,8 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         Folds of the pruning cross-validation (stratified when every class has
         that many rows).
     random_state : int, RandomState instance or None, default=None
-        Shuffling of the pruning folds. The growing itself is deterministic (ties
-        go to the lowest feature index).
+        Shuffling of the folds of ``lam="auto"`` and of the pruning. The growing
+        itself is deterministic (ties go to the lowest feature index).
 
     Attributes
     ----------
@@ -530,6 +591,14 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         ``sample_weight``): :func:`treeopt.metrics.expected_cost` on the training data.
     ccp_alpha_ : float
         Pruning strength applied (``0.0`` when ``post_prune=False``).
+    lam_ : float
+        ``lam`` the tree was grown with (the chosen one for ``lam="auto"``).
+    cost_exponent_ : float
+        ``cost_exponent`` the tree was grown with.
+    search_results_ : list of dict
+        Only for ``lam="auto"``: per setting tried (the candidates, then the
+        cost-blind reference), ``lam``, ``cost_exponent`` and the cross-validated
+        ``auc`` and ``expected_cost``.
 
     See Also
     --------
@@ -557,8 +626,15 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
 
     _parameter_constraints: dict = {
         "criterion": [StrOptions(set(_CRITERIA))],
-        "lam": [Interval(Real, 0, None, closed="left"), Options(Real, {np.inf})],
+        "lam": [
+            Interval(Real, 0, None, closed="left"),
+            Options(Real, {np.inf}),
+            StrOptions({"auto"}),
+        ],
         "test_costs": ["array-like", None],
+        "cost_exponent": [Interval(Real, 0, None, closed="left"), None],
+        "auc_tolerance": [Interval(Real, 0, 1, closed="both")],
+        "auto_cv": [Interval(Integral, 2, None, closed="left")],
         "min_probability": [Interval(Real, 0, 1, closed="left")],
         "impurity_labels": [StrOptions({"rows", "majority"})],
         "post_prune": ["boolean"],
@@ -572,6 +648,9 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         criterion="entropy",
         lam=10.0,
         test_costs=None,
+        cost_exponent=None,
+        auc_tolerance=0.01,
+        auto_cv=5,
         min_probability=0.005,
         impurity_labels="rows",
         post_prune=False,
@@ -599,7 +678,8 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
             )
         return np.unique(alphas)
 
-    def _make_tree(self, Xb, y_idx, weight, costs):
+    def _make_tree(self, Xb, y_idx, weight, costs, lam):
+        """The greedy tree grown with ``lam`` and the (already exponentiated) ``costs``."""
         arrays = _grow(
             Xb,
             y_idx,
@@ -607,7 +687,7 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
             len(self.classes_),
             costs,
             self._get_criterion(),
-            float(self.lam),
+            float(lam),
             float(self.min_probability),
             self.impurity_labels,
         )
@@ -623,25 +703,79 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
     def _pruning_impurity(self):
         return "gini" if self._get_criterion() == "gini" else "entropy"
 
-    def _choose_alpha(self, Xb, y_idx, weight, costs, alphas):
-        """alpha with the best cross-validated weighted accuracy (ties: larger alpha)."""
-        n = Xb.shape[0]
-        if n < 2:
-            return 0.0
+    def _folds(self, Xb, y_idx, weight, n_splits, seed):
+        """(train, test) index pairs: stratified when every class has ``n_splits`` rows."""
         class_counts = np.bincount(y_idx[weight > 0], minlength=len(self.classes_))
         present = class_counts[class_counts > 0]
-        rng = check_random_state(self.random_state)
-        seed = rng.randint(np.iinfo(np.int32).max)
-        if present.size >= 2 and present.min() >= self.prune_cv:
-            folds = StratifiedKFold(self.prune_cv, shuffle=True, random_state=seed)
+        if present.size >= 2 and present.min() >= n_splits:
+            folds = StratifiedKFold(n_splits, shuffle=True, random_state=seed)
         else:
-            folds = KFold(min(self.prune_cv, n), shuffle=True, random_state=seed)
+            folds = KFold(min(n_splits, Xb.shape[0]), shuffle=True, random_state=seed)
+        return [(tr, te) for tr, te in folds.split(Xb, y_idx) if weight[tr].sum() > 0]
+
+    def _choose_setting(self, Xb, y_idx, weight, costs, real_costs, seed):
+        """``(lam, cost_exponent, results)`` of ``lam="auto"`` (see the class docstring).
+
+        Every candidate of ``AUTO_LAMS x`` the exponents and the cost-blind reference
+        (``lam=inf``, exponent 0: C4.5 / CART) are grown on the same ``auto_cv`` folds
+        and scored on the held-out rows by weighted ROC AUC and expected test cost
+        (with ``real_costs``; ``costs`` are the scaled ones the trees grow with). A
+        candidate qualifies when its AUC difference to the reference, averaged over
+        the folds, less one standard error of that mean, is at least
+        ``-auc_tolerance``: the margin keeps fold noise from letting through a setting
+        that only looked accurate enough, which picking the cheapest of ~20 would
+        otherwise favour. The cheapest qualifying candidate is chosen (ties: higher
+        AUC, then earlier in the grid), else the candidate of highest AUC.
+        """
+        equal = bool(np.all(costs == costs[0]))  # then every exponent grows the same tree
+        if self.cost_exponent is not None:
+            exponents = (float(self.cost_exponent),)
+        else:
+            exponents = (1.0,) if equal else AUTO_COST_EXPONENTS
+        candidates = [(lam, w) for w in exponents for lam in AUTO_LAMS]
+        blind = (np.inf, exponents[0] if equal else 0.0)
+        settings = candidates + [blind] * (blind not in candidates)
+        folds = self._folds(Xb, y_idx, weight, self.auto_cv, seed) if Xb.shape[0] >= 2 else []
+        n_classes = len(self.classes_)
+        auc = np.full((len(settings), len(folds)), np.nan)
+        cost = np.zeros((len(settings), len(folds)))
+        for f, (train, test) in enumerate(folds):
+            for k, (lam, w) in enumerate(settings):
+                tree = self._make_tree(Xb[train], y_idx[train], weight[train], costs**w, lam)
+                auc[k, f] = _weighted_auc(
+                    y_idx[test], tree.predict_proba(Xb[test]), weight[test], n_classes
+                )
+                cost[k, f] = expected_cost(tree, Xb[test], real_costs, sample_weight=weight[test])
+        valid = ~np.isnan(auc).any(axis=0)  # folds holding out two classes or more
+        auc, n_valid = auc[:, valid], int(valid.sum())
+        zeros = np.zeros(len(settings))
+        mean_auc = auc.mean(axis=1) if n_valid else zeros
+        mean_cost = cost.mean(axis=1) if folds else zeros
+        ref = settings.index(blind)
+        diff = auc - auc[ref]  # paired: the same folds
+        se = diff.std(axis=1, ddof=1) / np.sqrt(n_valid) if n_valid > 1 else zeros
+        lower = (diff.mean(axis=1) if n_valid else zeros) - se
+        results = [
+            {"lam": lam, "cost_exponent": w, "auc": float(a), "expected_cost": float(c)}
+            for (lam, w), a, c in zip(settings, mean_auc, mean_cost)
+        ]
+        n = len(candidates)
+        eligible = [k for k in range(n) if lower[k] >= -self.auc_tolerance]
+        if eligible:
+            best = min(eligible, key=lambda k: (mean_cost[k], -mean_auc[k], k))
+        else:
+            best = min(range(n), key=lambda k: (-mean_auc[k], k))
+        lam, w = candidates[best]
+        return float(lam), float(w), results
+
+    def _choose_alpha(self, Xb, y_idx, weight, costs, lam, alphas, seed):
+        """alpha with the best cross-validated weighted accuracy (ties: larger alpha)."""
+        if Xb.shape[0] < 2:
+            return 0.0
         impurity = self._pruning_impurity()
         correct = np.zeros(alphas.shape[0])
-        for train, test in folds.split(Xb, y_idx):
-            if not weight[train].sum() > 0:
-                continue
-            full = self._make_tree(Xb[train], y_idx[train], weight[train], costs)
+        for train, test in self._folds(Xb, y_idx, weight, self.prune_cv, seed):
+            full = self._make_tree(Xb[train], y_idx[train], weight[train], costs, lam)
             for k, alpha in enumerate(alphas):
                 pruned = cost_complexity_prune(full, float(alpha), impurity)
                 hit = np.argmax(pruned.value, axis=1)[pruned.apply(Xb[test])] == y_idx[test]
@@ -685,10 +819,23 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         weight_exp = _power_of_two_scale(weight)
         unit_weight = np.ldexp(weight, -weight_exp)
         unit_costs = np.ldexp(costs, -_power_of_two_scale(costs))
-        tree = self._make_tree(Xb, y_idx, unit_weight, unit_costs)
+        rng = check_random_state(self.random_state)
+        if isinstance(self.lam, str):  # "auto"
+            seed = rng.randint(np.iinfo(np.int32).max)
+            self.lam_, self.cost_exponent_, self.search_results_ = self._choose_setting(
+                Xb, y_idx, unit_weight, unit_costs, costs, seed
+            )
+        else:
+            self.lam_ = float(self.lam)
+            self.cost_exponent_ = 1.0 if self.cost_exponent is None else float(self.cost_exponent)
+        grow_costs = unit_costs**self.cost_exponent_
+        tree = self._make_tree(Xb, y_idx, unit_weight, grow_costs, self.lam_)
         self.ccp_alpha_ = 0.0
         if self.post_prune:
-            self.ccp_alpha_ = self._choose_alpha(Xb, y_idx, unit_weight, unit_costs, alphas)
+            seed = rng.randint(np.iinfo(np.int32).max)
+            self.ccp_alpha_ = self._choose_alpha(
+                Xb, y_idx, unit_weight, grow_costs, self.lam_, alphas, seed
+            )
             tree = cost_complexity_prune(tree, self.ccp_alpha_, self._pruning_impurity())
         self.tree_ = _scale_weights(tree, weight_exp)
         self.test_costs_ = costs
@@ -733,6 +880,9 @@ class EC45Classifier(CostAwareTreeClassifier):
         self,
         lam=10.0,
         test_costs=None,
+        cost_exponent=None,
+        auc_tolerance=0.01,
+        auto_cv=5,
         min_probability=0.005,
         impurity_labels="rows",
         post_prune=False,

@@ -14,11 +14,19 @@ much each node is kept (0 = pruned) and ``z_it = clip(q_it + 1/2, 0, a_t)`` how 
 ``i`` reaches node ``t``. :func:`tree_pav_backward` (or :meth:`TreePAV.backward`)
 returns ``dL/dq`` from ``dL/da`` and ``dL/dz`` with the Jacobian of the paper's
 section 3.2. For use inside PyTorch see :mod:`treeopt.torch`.
+
+The functions :func:`tree_pav` and :func:`tree_pav_backward` reuse one solver per
+thread (for batches of up to ``2**20`` values), so a call costs what a warm
+:meth:`TreePAV.forward` costs, and ``tree_pav_backward`` at the ``q`` and ``lam`` of the
+thread's last ``tree_pav`` call does not solve again. The solver writes memory in
+proportion to the values that can enter a support, so even a first call touches little
+new memory.
 """
 
 from __future__ import annotations
 
 import numbers
+import threading
 
 import numpy as np
 
@@ -28,6 +36,13 @@ __all__ = ["TreePAV", "tree_pav", "tree_pav_backward", "tree_depth"]
 
 #: Deepest tree the solver accepts.
 MAX_DEPTH = 24
+
+#: Largest batch (rows x nodes) for which :func:`tree_pav` and :func:`tree_pav_backward`
+#: keep their per-thread solver, and its buffers, between calls; larger batches use a
+#: solver of their own, so a thread never holds more than about 120 MB for them.
+CACHED_MAX_VALUES = 2**20
+
+_thread = threading.local()
 
 
 def tree_depth(n_nodes):
@@ -130,12 +145,18 @@ class TreePAV:
         z : ndarray of shape (n_rows, n_nodes)
             ``clip(q + 1/2, 0, a)``.
         """
-        q = _as_scores(q)
-        lam = _as_lambda(lam)
+        return self._forward(_as_scores(q), _as_lambda(lam))
+
+    def _forward(self, q, lam):
+        # q and lam already checked by _as_scores and _as_lambda
         self._shape = None
         a, z = self._solver.forward(q, lam)
         self._shape = q.shape
         return a, z
+
+    def _solved_for(self, q, lam):
+        # whether the last forward pass was on exactly q (checked) and lam
+        return self._shape == q.shape and self._solver.solved_for(q, lam)
 
     def backward(self, grad_a=None, grad_z=None):
         """Gradient of a loss with respect to ``q`` at the last :meth:`forward`.
@@ -188,6 +209,16 @@ class TreePAV:
         raise TypeError("TreePAV holds solver buffers and cannot be pickled; create a new one")
 
 
+def _thread_solver(n_values):
+    """This thread's reused solver, or a new one for batches above CACHED_MAX_VALUES."""
+    if n_values > CACHED_MAX_VALUES:
+        return TreePAV()
+    solver = getattr(_thread, "solver", None)
+    if solver is None:
+        solver = _thread.solver = TreePAV()
+    return solver
+
+
 def tree_pav(q, lam):
     """Forward pass: node values ``a`` and traversals ``z`` for scores ``q``.
 
@@ -211,13 +242,15 @@ def tree_pav(q, lam):
     >>> a.round(3).tolist(), z.round(3).tolist()
     ([0.5, 0.5, 0.0], [[0.5, 0.5, 0.0]])
     """
-    return TreePAV().forward(q, lam)
+    q = _as_scores(q)
+    return _thread_solver(q.size)._forward(q, _as_lambda(lam))
 
 
 def tree_pav_backward(q, lam, grad_a=None, grad_z=None):
     """Backward pass at ``q``: ``dL/dq`` from ``dL/da`` and ``dL/dz``.
 
-    Solves the forward problem again; keep a :class:`TreePAV` to avoid that.
+    Reuses the forward pass of this thread's last :func:`tree_pav` call when it was on
+    the same ``q`` (bit for bit) and ``lam``, and solves it again otherwise.
 
     Parameters
     ----------
@@ -230,6 +263,9 @@ def tree_pav_backward(q, lam, grad_a=None, grad_z=None):
     -------
     ndarray of shape (n_rows, n_nodes)
     """
-    solver = TreePAV()
-    solver.forward(q, lam)
+    q = _as_scores(q)
+    lam = _as_lambda(lam)
+    solver = _thread_solver(q.size)
+    if not solver._solved_for(q, lam):
+        solver._forward(q, lam)
     return solver.backward(grad_a, grad_z)

@@ -1,6 +1,8 @@
 //! Binding of the tree-structured isotonic solver (`treeopt-isotonic`): the forward and
 //! backward pass of the latent-tree pruning problem, as a reusable `TreePAV` object that
 //! keeps its buffers (and the forward state) between calls, and its typed `PavInfo`.
+//! `solved_for` tells whether that state belongs to given scores, so a backward pass at
+//! the point of the last forward pass needs no second solve.
 //! The GIL is released while the solver runs; errors become `ValueError`.
 
 use numpy::ndarray::Array2;
@@ -86,6 +88,12 @@ impl PyTreePav {
             self.n_nodes = t;
             Ok((a.into_pyarray(py), to_matrix(py, z, n, t)?))
         })
+    }
+
+    /// Whether the last forward pass was on exactly these scores `q` and `lam`.
+    fn solved_for(&self, q: PyReadonlyArray2<'_, f64>, lam: f64) -> PyResult<bool> {
+        let (data, n, t) = matrix(&q, "q")?;
+        Ok(self.inner.is_solved_for(data, n, t, lam))
     }
 
     /// `dL/dq` (n_rows, n_nodes) from `dL/da` (n_nodes,) and `dL/dz` (n_rows, n_nodes).

@@ -1,0 +1,118 @@
+#!/usr/bin/env python
+"""Time the public tree-PAV call, first call included, against ``numpy.sort``.
+
+Each of ``--processes`` fresh Python processes imports ``treeopt.isotonic``, draws new
+512 x 127 N(0,1) scores (depth 6) and times, on those very values,
+
+* ``tree_pav(q, 1.0)`` followed by ``tree_pav_backward(q, 1.0, grad_a, grad_z)`` (forward
+  + backward through the public functions, nothing warmed up: the first call of the
+  process), then one ``numpy.sort(q, axis=None)`` (also its first call);
+* then ``--calls`` more rounds, each on freshly drawn scores: forward + backward and
+  one sort of the same values, in alternating order.
+
+It prints per process the first-call times and the medians, then the median over the
+processes of each, and the acceptance of issue 13: forward + backward <= 2 x one
+``numpy.sort`` of the same values, for the first call and for the median call.
+
+Usage::
+
+    python benches/isotonic_public.py [--processes 7] [--calls 50] [--rows 512] [--depth 6]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+
+def child(rows, depth, calls, seed):
+    """One fresh process: first-call and steady-state times, as JSON on stdout."""
+    import numpy as np
+    from treeopt.isotonic import tree_pav, tree_pav_backward
+
+    lam, t = 1.0, 2 ** (depth + 1) - 1
+    rng = np.random.default_rng(seed)
+
+    def draw():
+        return rng.normal(size=(rows, t)), rng.normal(size=t), rng.normal(size=(rows, t))
+
+    def ours(q, ga, gz):
+        start = time.perf_counter()
+        tree_pav(q, lam)
+        tree_pav_backward(q, lam, ga, gz)
+        return time.perf_counter() - start
+
+    def sort(q):
+        start = time.perf_counter()
+        np.sort(q, axis=None)
+        return time.perf_counter() - start
+
+    q, ga, gz = draw()
+    first = {"ours": ours(q, ga, gz), "sort": sort(q)}
+    steady = {"ours": [], "sort": []}
+    for k in range(calls):
+        q, ga, gz = draw()
+        if k % 2:
+            steady["sort"].append(sort(q))
+            steady["ours"].append(ours(q, ga, gz))
+        else:
+            steady["ours"].append(ours(q, ga, gz))
+            steady["sort"].append(sort(q))
+    median = {k: statistics.median(v) for k, v in steady.items()}
+    print(json.dumps({"first": first, "median": median}))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--processes", type=int, default=7)
+    parser.add_argument("--calls", type=int, default=50)
+    parser.add_argument("--rows", type=int, default=512)
+    parser.add_argument("--depth", type=int, default=6)
+    parser.add_argument("--child-seed", type=int, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child_seed is not None:
+        child(args.rows, args.depth, args.calls, args.child_seed)
+        return
+
+    t = 2 ** (args.depth + 1) - 1
+    print(f"== tree_pav + tree_pav_backward on fresh {args.rows} x {t} N(0,1) scores, lambda = 1, "
+          f"vs numpy.sort of the same values ({args.processes} fresh processes, {args.calls} calls each) ==")
+    if hasattr(os, "getloadavg"):
+        print("   machine load average (1, 5, 15 min): " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
+    runs = []
+    for p in range(args.processes):
+        out = subprocess.run(
+            [sys.executable, __file__, "--child-seed", str(p), "--rows", str(args.rows),
+             "--depth", str(args.depth), "--calls", str(args.calls)],
+            check=True, capture_output=True, text=True,
+        ).stdout
+        run = json.loads(out)
+        runs.append(run)
+        f, m = run["first"], run["median"]
+        print(f"   process {p}: first call {f['ours'] * 1e3:7.3f} ms (sort {f['sort'] * 1e3:7.3f} ms)   "
+              f"median {m['ours'] * 1e3:7.3f} ms (sort {m['sort'] * 1e3:7.3f} ms)")
+
+    def med(kind, what):
+        return statistics.median(r[kind][what] for r in runs)
+
+    print("\n   median over processes      forward+backward   numpy.sort   ratio")
+    verdicts = []
+    for kind, label in (("first", "first call"), ("median", "median call")):
+        ours, sort = med(kind, "ours"), med(kind, "sort")
+        ratio = ours / sort
+        verdicts.append(ratio <= 2.0)
+        print(f"   {label:26s} {ours * 1e3:12.3f} ms {sort * 1e3:9.3f} ms {ratio:7.2f}")
+    worst = max(r["first"]["ours"] / r["first"]["sort"] for r in runs)
+    print(f"   worst first-call ratio over the processes: {worst:.2f}")
+    print("\n== Acceptance (issue 13) ==")
+    print(f"   forward + backward <= 2 x numpy.sort, first call: {'PASS' if verdicts[0] else 'FAIL'}; "
+          f"median call: {'PASS' if verdicts[1] else 'FAIL'}")
+
+
+if __name__ == "__main__":
+    main()
