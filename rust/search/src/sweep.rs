@@ -126,21 +126,21 @@ impl Helper {
     /// it left. `inv_unit` is the inverse of the objective's
     /// [`Objective::max_unit_loss`] (`None` when it has none; infinite when it is 0).
     #[inline(always)]
-    fn push<O: Objective>(&mut self, obj: &O, sums: &[f64], rank: u32, rules: &Rules, inv_unit: Option<f64>) {
+    fn push<O: Objective, const C: usize>(&mut self, obj: &O, sums: &[f64], rank: u32, rules: &Rules, inv_unit: Option<f64>) {
         if self.col_done {
             return;
         }
-        let c = self.acc.len();
+        let c = width::<C>(&self.acc);
         if rank != self.prev
             && self.acc_mass > self.skip_until
             && self.acc_rows >= rules.min_support
             && self.total_rows - self.acc_rows >= rules.min_support
         {
-            for ((r, t), a) in self.rest.iter_mut().zip(&self.total).zip(&self.acc) {
+            for ((r, t), a) in self.rest[..c].iter_mut().zip(&self.total[..c]).zip(&self.acc[..c]) {
                 *r = t - a;
             }
-            let rest = obj.leaf_loss(&self.rest);
-            let cost = obj.leaf_loss(&self.acc) + rest + 2.0 * rules.penalty;
+            let rest = obj.leaf_loss(&self.rest[..c]);
+            let cost = obj.leaf_loss(&self.acc[..c]) + rest + 2.0 * rules.penalty;
             if cost < self.best {
                 self.best = cost;
                 self.split = Some(self.base + self.prev);
@@ -167,7 +167,7 @@ impl Helper {
                 return;
             }
         }
-        for (a, s) in self.acc.iter_mut().zip(&sums[..c]) {
+        for (a, s) in self.acc[..c].iter_mut().zip(&sums[..c]) {
             *a += s;
         }
         self.acc_rows += sums[c];
@@ -186,13 +186,25 @@ impl Helper {
     /// Sums `c + 2` statistics, rows and mass left without scoring a boundary (a block
     /// the side [`skips`](Self::skips)).
     #[inline(always)]
-    fn absorb(&mut self, sums: &[f64]) {
-        let c = self.acc.len();
-        for (a, s) in self.acc.iter_mut().zip(&sums[..c]) {
+    fn absorb<const C: usize>(&mut self, sums: &[f64]) {
+        let c = width::<C>(&self.acc);
+        for (a, s) in self.acc[..c].iter_mut().zip(&sums[..c]) {
             *a += s;
         }
         self.acc_rows += sums[c];
         self.acc_mass += sums[c + 1];
+    }
+}
+
+/// The number of statistics `C` when it is known at compile time (not 0), else the
+/// length of `stats`.
+#[inline(always)]
+fn width<const C: usize>(stats: &[f64]) -> usize {
+    if C > 0 {
+        debug_assert_eq!(stats.len(), C);
+        C
+    } else {
+        stats.len()
     }
 }
 
@@ -396,7 +408,10 @@ impl Sweep {
         for j in 0..self.m {
             if !h.done {
                 h.begin(th.split_of(j, 0), j);
-                self.sweep_whole(&mut h, j, obj, rules);
+                match self.c {
+                    2 => self.sweep_whole::<O, 2>(&mut h, j, obj, rules),
+                    _ => self.sweep_whole::<O, 0>(&mut h, j, obj, rules),
+                }
             }
             order.push((self.col_impurity[j], j));
         }
@@ -413,7 +428,11 @@ impl Sweep {
                 let o = order.remove(p);
                 order.insert(0, o);
             }
-            let proved = self.depth_two(t, th, rows, floor, bound, &mut best, &order, rules, stop)?;
+            // Two classes, the common case, compiled apart (its loops unrolled).
+            let proved = match self.c {
+                2 => self.depth_two::<O, S, 2>(t, th, rows, floor, bound, &mut best, &order, rules, stop)?,
+                _ => self.depth_two::<O, S, 0>(t, th, rows, floor, bound, &mut best, &order, rules, stop)?,
+            };
             if best.cost >= bound {
                 return Ok((best, proved.min(best.cost)));
             }
@@ -577,11 +596,11 @@ impl Sweep {
     }
 
     /// Sweeps column `j` with every member on one side (the best stump).
-    fn sweep_whole<O: Objective>(&self, h: &mut Helper, j: usize, obj: &O, rules: &Rules) {
-        let (n, w) = (self.members.len(), self.c + 2);
+    fn sweep_whole<O: Objective, const C: usize>(&self, h: &mut Helper, j: usize, obj: &O, rules: &Rules) {
+        let (n, w) = (self.members.len(), if C > 0 { C + 2 } else { self.c + 2 });
         if self.by_value[j] {
             for v in self.col_start[j]..self.col_start[j + 1] {
-                h.push(obj, &self.slot_sums[v * w..(v + 1) * w], self.slot_rank[v], rules, self.inv_unit);
+                h.push::<O, C>(obj, &self.slot_sums[v * w..(v + 1) * w], self.slot_rank[v], rules, self.inv_unit);
                 if h.col_done {
                     return;
                 }
@@ -589,7 +608,7 @@ impl Sweep {
         } else {
             for p in 0..n {
                 let q = self.cols[j * n + p] as usize;
-                h.push(obj, &self.member_sums[q * w..(q + 1) * w], self.col_rank[j * n + p], rules, self.inv_unit);
+                h.push::<O, C>(obj, &self.member_sums[q * w..(q + 1) * w], self.col_rank[j * n + p], rules, self.inv_unit);
                 if h.col_done {
                     return;
                 }
@@ -599,8 +618,8 @@ impl Sweep {
 
     /// Sweeps column `j` for both sides of the current root threshold.
     #[inline]
-    fn sweep_sides<O: Objective>(&self, helpers: &mut [Helper; 2], j: usize, obj: &O, rules: &Rules, scratch: &mut [f64]) {
-        let (n, w) = (self.members.len(), self.c + 2);
+    fn sweep_sides<O: Objective, const C: usize>(&self, helpers: &mut [Helper; 2], j: usize, obj: &O, rules: &Rules, scratch: &mut [f64]) {
+        let (n, w) = (self.members.len(), if C > 0 { C + 2 } else { self.c + 2 });
         let [hl, hr] = helpers;
         let (start, end) = (self.col_start[j], self.col_start[j + 1]);
         if self.by_value[j] {
@@ -609,13 +628,13 @@ impl Sweep {
                 let all = &self.slot_sums[v * w..(v + 1) * w];
                 let rank = self.slot_rank[v];
                 if left[w - 2] > 0.0 {
-                    hl.push(obj, left, rank, rules, self.inv_unit);
+                    hl.push::<O, C>(obj, left, rank, rules, self.inv_unit);
                 }
                 if all[w - 2] > left[w - 2] {
                     for ((x, a), b) in scratch.iter_mut().zip(all).zip(left) {
                         *x = a - b;
                     }
-                    hr.push(obj, scratch, rank, rules, self.inv_unit);
+                    hr.push::<O, C>(obj, scratch, rank, rules, self.inv_unit);
                 }
                 if hl.col_done && hr.col_done {
                     return;
@@ -633,10 +652,10 @@ impl Sweep {
             let walk_left = !hl.skips(left[w - 1]);
             let walk_right = !hr.skips(scratch[w - 1]);
             if !walk_left && !hl.col_done {
-                hl.absorb(left);
+                hl.absorb::<C>(left);
             }
             if !walk_right && !hr.col_done {
-                hr.absorb(scratch);
+                hr.absorb::<C>(scratch);
             }
             if walk_left || walk_right {
                 for p in j * n + b * BLOCK..j * n + ((b + 1) * BLOCK).min(n) {
@@ -644,10 +663,10 @@ impl Sweep {
                     let sums = &self.member_sums[q * w..(q + 1) * w];
                     if self.on_left[q] {
                         if walk_left {
-                            hl.push(obj, sums, self.col_rank[p], rules, self.inv_unit);
+                            hl.push::<O, C>(obj, sums, self.col_rank[p], rules, self.inv_unit);
                         }
                     } else if walk_right {
-                        hr.push(obj, sums, self.col_rank[p], rules, self.inv_unit);
+                        hr.push::<O, C>(obj, sums, self.col_rank[p], rules, self.inv_unit);
                     }
                 }
             }
@@ -665,7 +684,7 @@ impl Sweep {
     /// every split tree of the members. Returns the least bound by which a tree was
     /// pruned (every tree costs at least that or `best`).
     #[allow(clippy::too_many_arguments)]
-    fn depth_two<O: Objective, S: SplitFamily>(
+    fn depth_two<O: Objective, S: SplitFamily, const C: usize>(
         &mut self,
         t: &Task<O, S>,
         th: &Thresholds,
@@ -838,7 +857,7 @@ impl Sweep {
                         let base = th.split_of(j, 0);
                         helpers[0].begin(base, j);
                         helpers[1].begin(base, j);
-                        self.sweep_sides(&mut helpers, j, obj, rules, &mut scratch);
+                        self.sweep_sides::<O, C>(&mut helpers, j, obj, rules, &mut scratch);
                     }
                     self.poll(self.slot_rank.len() + moved * m, stop)?;
                     let (l, r) = (helpers[0].best, helpers[1].best);
