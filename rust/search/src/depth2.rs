@@ -78,6 +78,17 @@ pub(crate) struct Depth2 {
     /// Pair sums over the rows where both features are 1: the upper triangle when it
     /// fits, else a block of full rows.
     pairs: Vec<f64>,
+    /// The set whose pair sums the whole triangle holds (empty when it holds none): the
+    /// next call on all features updates them by the groups that differ (MurTree's
+    /// incremental counting), when that is fewer than its own groups.
+    held: Vec<u64>,
+    /// A second triangle and its set, the one used before: the search alternates the
+    /// two children of a split, and each resembles the same child of the split before.
+    spare_pairs: Vec<f64>,
+    spare_held: Vec<u64>,
+    /// Every group's values are integers below 2^53, so sums updated up and down stay
+    /// exact (only then are they updated rather than summed afresh).
+    integral: bool,
     total: Vec<f64>,
     a: Vec<f64>,
     b: Vec<f64>,
@@ -143,6 +154,7 @@ impl Depth2 {
                 values.push(r[g]);
             }
         }
+        let integral = (0..t.data.n_groups()).all(|g| group_values(&values, &t.obj, g, k).iter().all(|v| v.fract() == 0.0 && v.abs() < 9.0e15));
         Depth2 {
             m,
             c,
@@ -161,6 +173,10 @@ impl Depth2 {
             local_group: Vec::new(),
             diag: Vec::new(),
             pairs: Vec::new(),
+            held: Vec::new(),
+            spare_pairs: Vec::new(),
+            spare_held: Vec::new(),
+            integral,
             total: vec![0.0; k],
             a: vec![0.0; k],
             b: vec![0.0; k],
@@ -171,7 +187,7 @@ impl Depth2 {
 
     /// Bytes held by the kernel's buffers.
     pub fn bytes(&self) -> usize {
-        8 * (self.values.capacity() + self.feature_rows.capacity() + self.diag.capacity() + self.pairs.capacity())
+        8 * (self.values.capacity() + self.feature_rows.capacity() + self.diag.capacity() + self.pairs.capacity() + self.held.capacity() + self.spare_pairs.capacity() + self.spare_held.capacity())
             + 4 * (self.count.capacity()
                 + self.slot.capacity()
                 + self.active.capacity()
@@ -183,7 +199,8 @@ impl Depth2 {
 
     /// Frees the pair sums (the largest buffer) so that other structures may use the room.
     pub fn release_pairs(&mut self) {
-        self.pairs = Vec::new();
+        (self.pairs, self.held) = (Vec::new(), Vec::new());
+        (self.spare_pairs, self.spare_held) = (Vec::new(), Vec::new());
     }
 
     /// Sums of the rows with both active features `i` and `j` equal to 1, in `layout`
@@ -333,9 +350,12 @@ impl Depth2 {
             if self.pairs.len() != len {
                 self.pairs.clear();
                 self.pairs.resize(len, 0.0);
+                self.held.clear();
             }
             return Ok(Layout::Triangle);
         }
+        // The pair buffer is about to hold something else.
+        self.held.clear();
         if self.count.len() != m {
             self.count = vec![0; m];
             self.slot = vec![NONE; m];
@@ -467,38 +487,74 @@ impl Depth2 {
     /// One pass over the groups summing the pairs of `layout` (the buffer is zeroed).
     fn accumulate<const K: usize, O: Objective, S: SplitFamily>(&mut self, t: &Task<O, S>, set: &[u64], layout: Layout, poller: &mut Poller) -> Result<(), Halt> {
         let (n, k) = (self.active.len(), channels::<K>(self.k));
-        let (values, pairs) = (&self.values, &mut self.pairs);
-        pairs.fill(0.0);
         if self.identity {
-            // All features, the whole triangle with its diagonal, straight from the t.data.
+            // All features, the whole triangle with its diagonal, straight from the data:
+            // from zero, or from the sums of the set held by adding the groups it lacks
+            // and taking away those it has in excess, when they are fewer.
+            let size = set.iter().map(|w| w.count_ones()).sum::<u32>();
+            let len = self.pairs.len();
+            let differ = |pairs: &[f64], held: &[u64]| {
+                if self.integral && held.len() == set.len() && pairs.len() == len {
+                    set.iter().zip(held).map(|(a, b)| (a ^ b).count_ones()).sum::<u32>()
+                } else {
+                    u32::MAX
+                }
+            };
+            let (mine, spare) = (differ(&self.pairs, &self.held), differ(&self.spare_pairs, &self.spare_held));
+            // Update the closer triangle; when neither is close, overwrite the older one.
+            let differ = if spare < mine || mine >= size {
+                std::mem::swap(&mut self.pairs, &mut self.spare_pairs);
+                std::mem::swap(&mut self.held, &mut self.spare_held);
+                if self.pairs.len() != len {
+                    self.pairs.clear();
+                    self.pairs.resize(len, 0.0);
+                }
+                spare
+            } else {
+                mine
+            };
+            let held = std::mem::take(&mut self.held);
+            let (values, pairs) = (&self.values, &mut self.pairs);
+            if differ >= size {
+                pairs.fill(0.0);
+            }
+            let update = differ < size;
             for (wi, &word) in set.iter().enumerate() {
-                let mut w = word;
-                while w != 0 {
-                    let g = wi * 64 + w.trailing_zeros() as usize;
-                    w &= w - 1;
-                    let v = group_values(values, &t.obj, g, k);
-                    // Identity mode is chosen only for families listing their splits.
-                    let ones = t.splits.right_list(g).unwrap_or(&[]);
-                    for (a, &i) in ones.iter().enumerate() {
-                        let i = i as usize;
-                        let row = i * (2 * n - i + 1) / 2;
-                        for &j in &ones[a..] {
-                            let s = (row + (j as usize - i)) * k;
-                            let p = &mut pairs[s..s + k];
-                            for t in 0..k {
-                                p[t] += v[t];
+                let (add, remove) = if update { (word & !held[wi], held[wi] & !word) } else { (word, 0) };
+                for (mut w, sign) in [(add, 1.0), (remove, -1.0)] {
+                    while w != 0 {
+                        let g = wi * 64 + w.trailing_zeros() as usize;
+                        w &= w - 1;
+                        let v = group_values(values, &t.obj, g, k);
+                        // Identity mode is chosen only for families listing their splits.
+                        let ones = t.splits.right_list(g).unwrap_or(&[]);
+                        for (a, &i) in ones.iter().enumerate() {
+                            let i = i as usize;
+                            let row = i * (2 * n - i + 1) / 2;
+                            for &j in &ones[a..] {
+                                let s = (row + (j as usize - i)) * k;
+                                let p = &mut pairs[s..s + k];
+                                for t in 0..k {
+                                    p[t] += sign * v[t];
+                                }
                             }
+                            poller.add(ones.len() - a)?;
                         }
-                        poller.add(ones.len() - a)?;
                     }
                 }
             }
+            let mut held = held;
+            held.clear();
+            held.extend_from_slice(set);
+            self.held = held;
             for i in 0..n {
                 let s = i * (2 * n - i + 1) / 2 * k;
                 self.diag[i * k..i * k + k].copy_from_slice(&pairs[s..s + k]);
             }
             return Ok(());
         }
+        let (values, pairs) = (&self.values, &mut self.pairs);
+        pairs.fill(0.0);
         for q in 0..self.local_group.len() {
             let g = self.local_group[q] as usize;
             let v = group_values(values, &t.obj, g, k);
@@ -631,7 +687,7 @@ mod tests {
     use super::*;
     use crate::objective::Misclassification;
     use crate::split::ZeroOneColumns;
-    use crate::testing::{brute, random, small_tree_cost};
+    use crate::testing::{brute, random, random_rows, small_tree_cost};
     use treeopt_core::BinaryDataset;
     use crate::Status;
 
@@ -695,6 +751,47 @@ mod tests {
                 assert_eq!(kernel.pairs.len(), rows * n * kernel.k, "not summed in blocks");
                 assert_eq!(blocked, whole, "seed {seed}, {rows} rows per block");
                 assert!(kernel.bytes() <= budget, "{} bytes over a budget of {budget}", kernel.bytes());
+            }
+        }
+    }
+
+    #[test]
+    fn sums_updated_from_the_last_set_agree_with_fresh_sums() {
+        // One kernel over chains of overlapping sets (each differs from one called before
+        // by a few groups, as neighbouring splits' children do): the pair sums it updates
+        // give what a fresh kernel finds, unweighted (updated) and weighted (summed anew).
+        for seed in 0..30u64 {
+            let classes = 2 + (seed % 3) as usize;
+            let rows = 40 + (seed % 9) as usize;
+            let (x, y, w) = random_rows(rows, 9, classes, seed + 500);
+            // Integer weights on even seeds (sums updated), halves on odd ones (summed anew).
+            let w: Vec<f64> = w.iter().map(|v| if seed % 2 == 0 { v + 0.5 } else { *v }).collect();
+            let data = BinaryDataset::new(&x, rows, 9, &y, classes, Some(&w)).unwrap();
+            let task = Task { data: &data, obj: Misclassification::new(&data), splits: ZeroOneColumns::new(&data) };
+            let rules = Rules { penalty: [0.0, 0.5][(seed / 2 % 2) as usize], min_support: 1.0 + (seed % 3 / 2) as f64 };
+            let mut kernel = Depth2::new(&task, None, rules.min_support);
+            assert_eq!(kernel.integral, seed % 2 == 0);
+            let mut never = || None;
+            // Two chains of sets called in turn (like the two children of each split):
+            // each call resembles the call before the last, the spare triangle's set.
+            let mut sets = vec![vec![0u64; data.words()]; 2];
+            let mut state = seed;
+            for step in 0..16 {
+                let set = &mut sets[step % 2];
+                for g in 0..data.n_groups() {
+                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    let flip = if step < 2 { (state >> 40) % 3 != 0 } else { (state >> 40) % 7 == 0 };
+                    if flip {
+                        set[g / 64] ^= 1 << (g % 64);
+                    }
+                }
+                let set = &sets[step % 2];
+                if set.iter().all(|&w| w == 0) {
+                    continue;
+                }
+                let got = kernel.solve(&task, set, 2, &rules, usize::MAX, &mut never).unwrap();
+                let want = Depth2::new(&task, None, rules.min_support).solve(&task, set, 2, &rules, usize::MAX, &mut never).unwrap();
+                assert_eq!(got, want, "seed {seed}, step {step}");
             }
         }
     }
