@@ -593,17 +593,19 @@ def _discrete_grids(X):
 # --------------------------------------------------------------------------- #
 # split search on a sample of a node
 # --------------------------------------------------------------------------- #
-def _best_split(Xs, target, classification):
+def _best_split(Xs, target, classification, weights=None):
     """Best ``(feature, threshold, impurity decrease)`` on the sample ``(Xs, target)``.
 
     ``target`` holds class indices (classification, Gini impurity) or values (regression,
-    variance). The decrease is ``impurity(node) - sum_side n_side / n * impurity(side)``.
-    Every feature and every midpoint between consecutive distinct values is scored at
-    once from sorted cumulative sums: with ``L`` the left sum of a target column, ``T``
-    its total and ``n_l + n_r = n`` the side sizes, a split decreases the impurity by
-    ``(L^2 / n_l + (T - L)^2 / n_r - T^2 / n) / n = (n L - n_l T)^2 / (n^2 n_l n_r)``,
+    variance); ``weights`` (positive, or None for equal weights) are the rows' shares of
+    the node's probability. The decrease is ``impurity(node) - sum_side W_side / W *
+    impurity(side)`` with ``W`` the total weight. Every feature and every midpoint
+    between consecutive distinct values is scored at once from sorted cumulative sums:
+    with ``L`` the left sum of a weighted target column, ``T`` its total and
+    ``W_l + W_r = W`` the side weights, a split decreases the impurity by
+    ``(L^2 / W_l + (T - L)^2 / W_r - T^2 / W) / W = (W L - W_l T)^2 / (W^2 W_l W_r)``,
     summed over the indicator columns of the classes (Gini) or for the centred values
-    (variance); the split search maximises ``(n L - n_l T)^2 / (n_l n_r)``. For two
+    (variance); the split search maximises ``(W L - W_l T)^2 / (W_l W_r)``. For two
     classes one indicator suffices (the other's score is the same). Returns
     ``(-1, nan, 0.0)`` when no split separates the sample.
     """
@@ -614,8 +616,17 @@ def _best_split(Xs, target, classification):
     order, valid = _sort_rows(XT)  # ties: any order (only value changes are scored)
     if not valid.any():
         return -1, np.nan, 0.0
-    n_left = np.arange(1, n, dtype=np.float64)
-    weight = 1.0 / (n_left * (n - n_left))
+    if weights is None:
+        total = float(n)
+        w_left = np.arange(1, n, dtype=np.float64)
+    else:
+        cumulative = np.cumsum(np.take(weights, order), axis=1)
+        total = cumulative[:, -1:]  # per feature: the same total up to rounding
+        w_left = cumulative[:, :-1]
+    with np.errstate(divide="ignore"):
+        side_weight = 1.0 / (w_left * (total - w_left))
+    if weights is not None:
+        valid &= np.isfinite(side_weight) & (w_left > 0)
     if classification:
         present = np.flatnonzero(np.bincount(target))
         if present.size < 2:
@@ -623,22 +634,32 @@ def _best_split(Xs, target, classification):
         columns = present[1:] if present.size == 2 else present
         score = None
         for c in columns:
-            # running count of class c in every feature's order (an integer cumsum:
-            # exact, and much faster than a float one)
-            hit = np.take(target == c, order)
-            left = np.cumsum(hit, axis=1, dtype=np.int32)[:, :-1].astype(np.float64)
-            part = _side_score(left, float(np.count_nonzero(target == c)) * n_left, n, weight)
+            hit = target == c
+            if weights is None:
+                # running count of class c in every feature's order (an integer
+                # cumsum: exact, and much faster than a float one)
+                left = np.cumsum(np.take(hit, order), axis=1, dtype=np.int32)
+                left = left[:, :-1].astype(np.float64)
+                class_total = float(np.count_nonzero(hit))
+            else:
+                left = np.cumsum(np.take(np.where(hit, weights, 0.0), order), axis=1)
+                class_total = left[:, -1:].copy()
+                left = left[:, :-1]
+            part = _side_score(left, class_total * w_left, total, side_weight)
             score = part if score is None else np.add(score, part, out=score)
     else:
-        centered = target - target.mean()
+        w = 1.0 if weights is None else weights
+        centered = w * (target - np.average(target, weights=weights))
         cumulative = np.cumsum(np.take(centered, order), axis=1)
         left = cumulative[:, :-1].copy()
-        score = _side_score(left, cumulative[:, -1:] * n_left, n, weight)
+        score = _side_score(left, cumulative[:, -1:] * w_left, total, side_weight)
     np.copyto(score, -np.inf, where=~valid)
     flat = int(np.argmax(score))  # row-major over (feature, position)
+    if not np.isfinite(score.flat[flat]):
+        return -1, np.nan, 0.0
     feature, pos = divmod(flat, n - 1)
     threshold = float(midpoints(XT[feature, order[feature, pos : pos + 2]])[0])
-    decrease = _split_decrease(Xs, target, feature, threshold, classification)
+    decrease = _split_decrease(Xs, target, feature, threshold, classification, weights)
     return int(feature), threshold, decrease
 
 
@@ -702,58 +723,44 @@ def _sort_rows(XT, fix_rounds=8):
     return order, distinct
 
 
-def _side_score(left, total_left, n, weight):
-    """``(n L - n_l T)^2 / (n_l n_r)`` for every prefix of every row, in place in ``left``.
+def _side_score(left, total_left, total, weight):
+    """``(W L - W_l T)^2 / (W_l W_r)`` for every prefix of every row, in place in ``left``.
 
     ``left`` holds the left sums ``L`` (shape ``(d, n - 1)``), ``total_left`` the products
-    ``n_l T`` (broadcast against it) and ``weight`` the ``1 / (n_l n_r)``.
+    ``W_l T``, ``total`` the total weight ``W`` and ``weight`` the ``1 / (W_l W_r)``
+    (each broadcast against ``left``).
     """
-    left *= n
+    left *= total
     left -= total_left
     np.square(left, out=left)
     left *= weight
     return left
 
 
-def _split_decrease(Xs, target, feature, threshold, classification):
-    """Impurity decrease of the split ``x[feature] <= threshold`` on a sample."""
+def _split_decrease(Xs, target, feature, threshold, classification, weights=None):
+    """Impurity decrease of the split ``x[feature] <= threshold`` on a weighted sample."""
     n = Xs.shape[0]
     if feature < 0 or n == 0:
         return 0.0
     goes_left = Xs[:, feature] <= threshold
-    n_left = int(goes_left.sum())
-    n_right = n - n_left
-    if n_left == 0 or n_right == 0:
+    w = np.ones(n) if weights is None else weights
+    w_total = float(w.sum())
+    w_left = float(w[goes_left].sum())
+    w_right = w_total - w_left
+    if not (w_left > 0 and w_right > 0):
         return 0.0
     if classification:
-        total = np.bincount(target).astype(np.float64)
-        left = np.bincount(target[goes_left], minlength=total.size).astype(np.float64)
-        score = np.sum(left**2) / n_left + np.sum((total - left) ** 2) / n_right
-        base = np.sum(total**2) / n
+        total = np.bincount(target, weights=w)
+        left = np.bincount(target[goes_left], weights=w[goes_left], minlength=total.size)
+        score = np.sum(left**2) / w_left + np.sum((total - left) ** 2) / w_right
+        base = np.sum(total**2) / w_total
     else:
-        centered = target - target.mean()
+        centered = w * (target - np.average(target, weights=w))
         s_left = float(centered[goes_left].sum())
         s_total = float(centered.sum())
-        score = s_left**2 / n_left + (s_total - s_left) ** 2 / n_right
-        base = s_total**2 / n
-    return max(float((score - base) / n), 0.0)
-
-
-def _node_gain(node, n, classification, scale):
-    """Best split of a node from its first ``n`` samples, gain from the next ``n``.
-
-    The gain is ``Pr[C_N] * decrease`` with the decrease estimated on the additional
-    samples (paper, section 3); decreases below ``1e-10 * scale`` count as zero.
-    """
-    target = node["target"]
-    feature, threshold, decrease = _best_split(node["X"][:n], target[:n], classification)
-    if feature >= 0 and decrease > 1e-10 * scale:
-        decrease = _split_decrease(node["X"][n:], target[n:], feature, threshold, classification)
-    else:
-        decrease = 0.0
-    node["feature"], node["threshold"] = feature, threshold
-    gain = node["prob"] * decrease
-    node["gain"] = gain if decrease > 1e-10 * scale else 0.0
+        score = s_left**2 / w_left + (s_total - s_left) ** 2 / w_right
+        base = s_total**2 / w_total
+    return max(float((score - base) / w_total), 0.0)
 
 
 def _class_indices(labels):
@@ -876,6 +883,16 @@ _EXTRACT_PARAMS_DOC = """    blackbox : fitted estimator or callable
         Use this input distribution instead of fitting one to X (``n_components`` is
         then ignored), e.g. another extractor's ``input_distribution_`` to extract
         several trees, with different seeds or sizes, from one fitted distribution.
+    train_weight : float in [0, 1], default=0.5
+        Share of the input distribution given to the training rows themselves: the
+        distribution that the tree is fitted to is ``train_weight`` times the empirical
+        distribution of X plus ``1 - train_weight`` times the Gaussian mixture. Every
+        node's split is then chosen on the training rows inside it (labelled by the
+        black box in the root's query) together with its fresh samples of the mixture,
+        weighted by those shares. The training rows anchor the tree to where the data
+        lies, where a mixture of axis-aligned Gaussians is only an approximation (more
+        so with many features), and the samples add data where the rows run out. 0 is
+        the paper's algorithm (samples of the mixture only).
 """
 
 
@@ -891,6 +908,7 @@ class _BaseExtractedTree(BaseEstimator):
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
         "input_distribution": [BoxGaussianMixture, None],
+        "train_weight": [Interval(Real, 0, 1, closed="both")],
     }
 
     def __init__(
@@ -901,6 +919,7 @@ class _BaseExtractedTree(BaseEstimator):
         n_components=10,
         random_state=None,
         input_distribution=None,
+        train_weight=0.5,
     ):
         store_init_params(self, locals())
 
@@ -944,19 +963,34 @@ class _BaseExtractedTree(BaseEstimator):
         return out
 
     # ---- growth -------------------------------------------------------------- #
-    def _new_node(self, lower, upper, parent):
-        """A node for the box; samples are filled in by :meth:`_sample_nodes`."""
+    def _new_node(self, lower, upper, parent, real_X, real_labels, real_weight):
+        """A node for the box, holding the training rows inside it (``real_*``, each of
+        weight ``real_weight``); samples are filled in by :meth:`_sample_nodes`."""
         return {
             "lower": lower,
             "upper": upper,
-            "prob": None,  # P(box), set by _sample_nodes
+            "mass": None,  # P(box) under the mixture, set by _sample_nodes
+            "prob": None,  # P(box) under the input distribution, likewise
             "parent": parent,
             "left": TREE_LEAF,
             "right": TREE_LEAF,
+            "real_X": real_X,
+            "real_labels": real_labels,
+            "real_weight": real_weight,
         }
 
-    def _sample_nodes(self, new, nodes, rng):
-        """Draw 2 * n_samples rows for every node of ``new`` and label them in ONE query."""
+    def _child(self, nodes, idx, lower, upper):
+        """The child of node ``idx`` with box ``(lower, upper)`` (its training rows)."""
+        parent = nodes[idx]
+        rows = parent["real_X"]
+        inside = np.all((rows > lower) & (rows <= upper), axis=1)
+        return self._new_node(
+            lower, upper, idx, rows[inside], parent["real_labels"][inside], parent["real_weight"]
+        )
+
+    def _sample_nodes(self, new, nodes, rng, train=None):
+        """Draw 2 * n_samples rows for every node of ``new`` and label them in ONE query
+        (with the training rows ``train`` first, when given)."""
         n = self.n_samples
         dist = self.input_distribution_
         try:
@@ -972,7 +1006,7 @@ class _BaseExtractedTree(BaseEstimator):
         except ValueError:
             blocks = []
             for node in new:
-                node["prob"] = dist.probability(node["lower"], node["upper"])
+                node["mass"] = dist.probability(node["lower"], node["upper"])
                 try:
                     blocks.append(dist.sample(node["lower"], node["upper"], 2 * n, rng))
                 except ValueError:
@@ -986,25 +1020,73 @@ class _BaseExtractedTree(BaseEstimator):
         else:
             blocks = np.split(X_new, len(new))
             for node, value in zip(new, log_mass):
-                node["prob"] = float(np.exp(value))
-        labels = self._query(X_new)
-        if self._classification:  # class indices (within this batch) for the split search
-            target = _class_indices(labels)
+                node["mass"] = float(np.exp(value))
+        if train is None:
+            labels = self._query(X_new)
         else:
-            target = labels
+            labels = self._query(np.vstack([train, X_new]))
+            new[0]["real_labels"], labels = labels[: len(train)], labels[len(train) :]
         start = 0
         for node, block in zip(new, blocks):
             stop = start + block.shape[0]
-            node["X"], node["labels"], node["target"] = (
-                block,
-                labels[start:stop],
-                target[start:stop],
-            )
+            node["X"], node["labels"] = block, labels[start:stop]
             start = stop
+            share = self.train_weight
+            node["prob"] = share * node["real_weight"] * len(node["real_X"]) + (
+                1.0 - share
+            ) * node["mass"]
+
+    def _node_rows(self, node, part):
+        """Rows of a node's sample with their targets and weights (None: all equal).
+
+        ``part`` is ``"split"`` (the training rows in the node and the first ``n``
+        samples), ``"gain"`` (the training rows and the other ``n`` samples) or
+        ``"all"``. The weights make the rows represent the input distribution
+        restricted to the node: a training row has weight ``train_weight / n_train``
+        and the mixture's samples share ``(1 - train_weight) * P_mixture(node)``.
+        """
+        syn = node["X"]
+        k = syn.shape[0]
+        n = min(self.n_samples, k)
+        chunk = {"split": slice(0, n), "gain": slice(n, k), "all": slice(0, k)}[part]
+        m = node["real_X"].shape[0]
+        if "target" not in node:  # class indices over the node's rows (real ones first)
+            labels = np.concatenate([node["real_labels"], node["labels"]])
+            node["target"] = _class_indices(labels) if self._classification else labels
+        target = np.concatenate([node["target"][:m], node["target"][m:][chunk]])
+        rows = np.vstack([node["real_X"], syn[chunk]]) if m else syn[chunk]
+        if m == 0:
+            return rows, target, None
+        n_syn = chunk.stop - chunk.start
+        share = self.train_weight
+        weights = np.empty(m + n_syn)
+        weights[:m] = share * node["real_weight"]
+        weights[m:] = (1.0 - share) * node["mass"] / max(n_syn, 1)
+        total = weights.sum()
+        if not total > 0:
+            return rows, target, None
+        return rows, target, weights / total
+
+    def _node_gain(self, node, scale):
+        """Best split of a node from its ``"split"`` rows, its gain from its ``"gain"`` rows.
+
+        The gain is ``P(node) * decrease`` with the decrease estimated on the additional
+        samples (paper, section 3); decreases below ``1e-10 * scale`` count as zero.
+        """
+        classification = self._classification
+        rows, target, weights = self._node_rows(node, "split")
+        feature, threshold, decrease = _best_split(rows, target, classification, weights)
+        if feature >= 0 and decrease > 1e-10 * scale:
+            rows, target, weights = self._node_rows(node, "gain")
+            decrease = _split_decrease(rows, target, feature, threshold, classification, weights)
+        else:
+            decrease = 0.0
+        node["feature"], node["threshold"] = feature, threshold
+        gain = node["prob"] * decrease
+        node["gain"] = gain if decrease > 1e-10 * scale else 0.0
 
     def _grow(self, X, rng):
         """Best-first extraction; returns the list of nodes (root first)."""
-        n = self.n_samples
         d = X.shape[1]
         gmm_seed = rng.randint(np.iinfo(np.int32).max)
         if self.input_distribution is None:
@@ -1021,12 +1103,18 @@ class _BaseExtractedTree(BaseEstimator):
         # A Generator for the sampling: much faster normal draws than a RandomState
         # (SFC64: the fastest of numpy's bit generators here).
         rng = np.random.Generator(np.random.SFC64(rng.randint(np.iinfo(np.int32).max)))
-        root = self._new_node(np.full(d, -np.inf), np.full(d, np.inf), -1)
+        train = X if self.train_weight > 0 else X[:0]
+        root = self._new_node(
+            np.full(d, -np.inf), np.full(d, np.inf), -1, train, None, 1.0 / X.shape[0]
+        )
         nodes = [root]
-        self._sample_nodes([root], nodes, rng)
-        root["prob"] = 1.0
-        scale = 1.0 if self._classification else max(float(np.var(root["labels"])), 1e-300)
-        _node_gain(root, n, self._classification, scale)
+        self._sample_nodes([root], nodes, rng, train=train)
+        root["mass"] = root["prob"] = 1.0
+        if self._classification:
+            scale = 1.0
+        else:
+            scale = max(float(np.var(np.concatenate([root["real_labels"], root["labels"]]))), 1e-300)
+        self._node_gain(root, scale)
         heap = [(-root["gain"], 0)]
         n_leaves = 1
         while heap and n_leaves < self.max_leaves:
@@ -1039,8 +1127,8 @@ class _BaseExtractedTree(BaseEstimator):
             left_upper[f] = min(left_upper[f], t)
             right_lower = node["lower"].copy()
             right_lower[f] = max(right_lower[f], t)
-            left = self._new_node(node["lower"], left_upper, idx)
-            right = self._new_node(right_lower, node["upper"], idx)
+            left = self._child(nodes, idx, node["lower"], left_upper)
+            right = self._child(nodes, idx, right_lower, node["upper"])
             self._sample_nodes([left, right], nodes, rng)
             # After the last expansion the children's gains are never used (nor, without
             # refine="gosdt", their candidate splits): skip their split search.
@@ -1049,7 +1137,7 @@ class _BaseExtractedTree(BaseEstimator):
                 if last:
                     child["feature"], child["threshold"], child["gain"] = -1, np.nan, 0.0
                 else:
-                    _node_gain(child, n, self._classification, scale)
+                    self._node_gain(child, scale)
                 nodes.append(child)
                 heapq.heappush(heap, (-child["gain"], len(nodes) - 1))
             node["left"], node["right"] = len(nodes) - 2, len(nodes) - 1
@@ -1072,10 +1160,11 @@ class _BaseExtractedTree(BaseEstimator):
         return left, right, feature, threshold, self._node_probabilities(nodes)
 
     @staticmethod
-    def _node_probabilities(nodes):
-        # Probability of every node's region, floored at the smallest normal float so
-        # that a vanishingly unlikely region keeps its class proportions in ``value``.
-        return np.maximum([nd["prob"] for nd in nodes], np.finfo(np.float64).tiny)
+    def _node_probabilities(nodes, key="prob"):
+        # Probability of every node's region (under the input distribution, or the
+        # mixture for key="mass"), floored at the smallest normal float so that a
+        # vanishingly unlikely region keeps its class proportions in ``value``.
+        return np.maximum([nd[key] for nd in nodes], np.finfo(np.float64).tiny)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -1265,6 +1354,7 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         n_components=10,
         random_state=None,
         input_distribution=None,
+        train_weight=0.5,
         refine=None,
         refine_regularization=0.01,
         refine_max_depth=None,
@@ -1278,9 +1368,11 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         prob = self._node_probabilities(nodes)
         value = np.zeros((len(nodes), classes.size))
         for i, node in enumerate(nodes):
+            _, _, weights = self._node_rows(node, "all")
+            labels = np.concatenate([node["real_labels"], node["labels"]])
             counts = np.bincount(
-                np.searchsorted(classes, node["labels"]), minlength=classes.size
-            ).astype(np.float64)
+                np.searchsorted(classes, labels), weights=weights, minlength=classes.size
+            )
             value[i] = prob[i] * counts / counts.sum()
         self.extracted_tree_ = self._tree(X, nodes, value, classes=classes)
         self.tree_ = self.extracted_tree_
@@ -1292,7 +1384,7 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
             self._refine_gosdt(nodes)
 
     def _classes(self, nodes):
-        labels = np.concatenate([node["labels"] for node in nodes])
+        labels = np.concatenate([nd[key] for nd in nodes for key in ("real_labels", "labels")])
         known = getattr(self.blackbox, "classes_", None)
         try:
             if known is not None and np.ndim(known) == 1:
@@ -1313,10 +1405,22 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         pairs = sorted(
             {(int(nd["feature"]), float(nd["threshold"])) for nd in nodes if nd["feature"] >= 0}
         )
-        X_all = np.vstack([nd["X"] for nd in nodes])
-        y_all = np.concatenate([nd["labels"] for nd in nodes])
+        # The mixture's samples of all nodes, weighted to represent the mixture, and
+        # the training rows (the root holds them all), in their shares of the input
+        # distribution.
+        X_syn = np.vstack([nd["X"] for nd in nodes])
         n_rows = np.array([nd["X"].shape[0] for nd in nodes])
-        weight = _importance_weights(tree, n_rows, X_all)
+        mass = self._node_probabilities(nodes, "mass")
+        share = self.train_weight
+        root = nodes[0]
+        X_all = np.vstack([root["real_X"], X_syn])
+        y_all = np.concatenate([root["real_labels"]] + [nd["labels"] for nd in nodes])
+        weight = np.concatenate(
+            [
+                np.full(root["real_X"].shape[0], share * root["real_weight"]),
+                (1.0 - share) * _importance_weights(tree, n_rows, X_syn, mass),
+            ]
+        )
         names = self._feature_names() or [f"x{j}" for j in range(self.n_features_in_)]
         self.refine_thresholds_ = pairs
         self.refine_feature_names_ = threshold_column_names(pairs, names)
@@ -1354,11 +1458,11 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         return out
 
 
-def _importance_weights(tree, n_rows, X):
-    """Weights that make the pooled samples of all nodes represent the input distribution.
+def _importance_weights(tree, n_rows, X, mass=None):
+    """Weights that make the pooled samples of all nodes represent the distribution P.
 
     Node ``i`` of ``tree`` contributed ``n_rows[i]`` draws from ``P | C_i``, where
-    ``P(C_i) = tree.weighted_n_node_samples[i]``. A row ``x`` could have come from any
+    ``P(C_i) = mass[i]`` (default: ``tree.weighted_n_node_samples[i]``). A row ``x`` could have come from any
     node on its root-to-leaf path, so the pooled sampling density at ``x`` is
     proportional to ``p(x) * sum_{i on the path} n_rows[i] / P(C_i)`` and the importance
     weight is ``1 / sum_{i on the path} n_rows[i] / P(C_i)`` (the balance heuristic of
@@ -1370,12 +1474,16 @@ def _importance_weights(tree, n_rows, X):
     n_rows : ndarray of shape (n_nodes,)
     X : ndarray of shape (n_rows_total, n_features)
         The pooled rows.
+    mass : ndarray of shape (n_nodes,), optional
+        ``P(C_i)`` of every node.
 
     Returns
     -------
     ndarray of shape (n_rows_total,)
     """
-    path_rate = np.asarray(n_rows, dtype=np.float64) / tree.weighted_n_node_samples
+    if mass is None:
+        mass = tree.weighted_n_node_samples
+    path_rate = np.asarray(n_rows, dtype=np.float64) / mass
     stack = [0]
     while stack:  # add every node's rate to its descendants, from the root down
         node = stack.pop()
@@ -1436,7 +1544,10 @@ class ExtractedTreeRegressor(RegressorMixin, _BaseExtractedTree):
     _classification = False
 
     def _store_tree(self, X, nodes):
-        means = np.array([float(np.mean(node["labels"])) for node in nodes])
+        means = np.empty(len(nodes))
+        for i, node in enumerate(nodes):
+            _, target, weights = self._node_rows(node, "all")
+            means[i] = np.average(target, weights=weights)
         self.tree_ = self._tree(X, nodes, means[:, None], task="regression")
 
     def _agreement(self, truth, pred):
