@@ -18,6 +18,7 @@ from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
+from sklearn.tree import DecisionTreeClassifier
 
 from treeopt import ExtractedTreeClassifier, ExtractedTreeRegressor, Tree
 from treeopt.extract import (
@@ -483,7 +484,9 @@ def test_extraction_recovers_an_axis_aligned_rule():
 def test_queries_are_batched_and_counted():
     X = gaussian_data()
     log = CallLog(rule)
-    est = ExtractedTreeClassifier(log, max_leaves=6, n_samples=100, random_state=0).fit(X)
+    est = ExtractedTreeClassifier(
+        log, max_leaves=6, n_samples=100, random_state=0, train_weight=0.5
+    ).fit(X)
     sizes = [len(b) for b in log.batches]
     # one batch for the root (the training rows and its samples), then one per
     # expansion holding both children
@@ -499,12 +502,28 @@ def test_queries_are_batched_and_counted():
         samples_only, max_leaves=6, n_samples=100, random_state=0, train_weight=0
     ).fit(X)
     assert [len(b) for b in samples_only.batches][0] == 200
+    # train_weight=1 (the rows alone): one query of the training rows, no sampling
+    rows_only = CallLog(rule)
+    est = ExtractedTreeClassifier(
+        rows_only, max_leaves=6, n_samples=100, random_state=0, train_weight=1
+    ).fit(X)
+    assert [len(b) for b in rows_only.batches] == [len(X)] and est.n_queries_ == len(X)
+    # "auto": the training rows are queried once, first; the cross-validation fits and
+    # the final fit then query samples only, and every query is counted
+    auto = CallLog(rule)
+    est = ExtractedTreeClassifier(auto, max_leaves=6, n_samples=100, random_state=0).fit(X)
+    sizes = [len(b) for b in auto.batches]
+    assert sizes[0] == len(X) and all(size % 200 == 0 for size in sizes[1:])
+    assert est.n_queries_ == sum(sizes) and est.train_weight_ in (0.5, 1.0)
 
 
 def test_zero_gain_stops_early():
     X = gaussian_data()
     constant = CallLog(lambda X: np.ones(len(X), dtype=int))
-    est = ExtractedTreeClassifier(constant, max_leaves=16, n_samples=50, random_state=0).fit(X)
+    # (a fixed share: "auto" would also query its cross-validation fits)
+    est = ExtractedTreeClassifier(
+        constant, max_leaves=16, n_samples=50, random_state=0, train_weight=0.5
+    ).fit(X)
     assert est.tree_.n_leaves == 1 and len(constant.batches) == 1
     assert est.predict(X[:3]).tolist() == [1, 1, 1]
     # on an integer column, the split x0 <= 0.5 makes both children pure: gain 0, stop
@@ -614,6 +633,35 @@ def test_training_rows_raise_multiclass_fidelity():
             ).fit(Xtr)
             total[share] += est.fidelity(Xte)["accuracy"]
     assert total[0.5] > total[0.0]
+
+
+def test_auto_train_weight_drops_the_mixture_where_it_misleads():
+    # The inputs lie on a curve in 3-D; a diagonal Gaussian mixture puts almost all its
+    # mass off the curve, where the black box answers a third class the data never
+    # shows. Trees that give the mixture half the distribution (the former default)
+    # agree less with the black box on fresh rows than CART on the rows' labels; "auto"
+    # sees that on held-out training rows, uses the rows alone, and matches CART.
+    def curve(n, seed):
+        t = np.random.default_rng(seed).uniform(-1, 1, n)
+        return np.column_stack([t, np.sin(3 * t), t**2 - 0.5 * t])
+
+    def blackbox(X):
+        off = np.abs(X[:, 1] - np.sin(3 * X[:, 0])) + np.abs(X[:, 2] - X[:, 0] ** 2 + 0.5 * X[:, 0])
+        return np.where(off > 0.1, 2, (np.sin(5 * X[:, 0]) > 0).astype(int))
+
+    total = {0.5: 0.0, "auto": 0.0, "cart": 0.0}
+    for seed in range(3):
+        X, X_test = curve(400, seed), curve(2000, 100 + seed)
+        for share in (0.5, "auto"):
+            est = ExtractedTreeClassifier(
+                blackbox, max_leaves=5, n_samples=200, random_state=seed, train_weight=share
+            ).fit(X)
+            total[share] += est.fidelity(X_test)["accuracy"]
+            if share == "auto":
+                assert est.train_weight_ == 1.0
+        cart = DecisionTreeClassifier(max_leaf_nodes=5, random_state=0).fit(X, blackbox(X))
+        total["cart"] += np.mean(cart.predict(X_test) == blackbox(X_test))
+    assert total[0.5] < total["cart"] <= total["auto"] + 1e-12
 
 
 def test_predict_proba_only_black_box():
@@ -855,6 +903,8 @@ def test_bad_X_and_parameters():
         {"n_components": 0},
         {"refine": "osdt"},
         {"refine_time_limit": 0},
+        {"train_weight": "best"},
+        {"train_weight": 1.5},
     ):
         with pytest.raises(ValueError, match=next(iter(params))):
             ExtractedTreeClassifier(rule, **params).fit(X)

@@ -43,6 +43,7 @@ from sklearn.base import (
 from sklearn.exceptions import NotFittedError
 from sklearn.metrics import accuracy_score, f1_score, mean_squared_error
 from sklearn.mixture import GaussianMixture
+from sklearn.model_selection import KFold
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -93,6 +94,15 @@ def _log_ndtr_diff(alpha, beta):
         out[ok] = log_hi + np.log1p(-np.exp(log_lo - log_hi))
     return out
 
+
+#: The shares of the training rows that ``train_weight="auto"`` chooses from (a tie goes
+#: to the earlier one): the rows and the mixture in equal shares, or the rows alone.
+_AUTO_TRAIN_WEIGHTS = (0.5, 1.0)
+#: Folds of the cross-validation that chooses among them.
+_AUTO_FOLDS = 3
+#: Trees (independent draws of the mixture) among which ``"auto"`` keeps the one that
+#: agrees best with the black box on the training rows.
+_AUTO_DRAWS = 3
 
 _GMM_PURPOSE = "to fit a Gaussian mixture and sample from it"
 
@@ -883,16 +893,24 @@ _EXTRACT_PARAMS_DOC = """    blackbox : fitted estimator or callable
         Use this input distribution instead of fitting one to X (``n_components`` is
         then ignored), e.g. another extractor's ``input_distribution_`` to extract
         several trees, with different seeds or sizes, from one fitted distribution.
-    train_weight : float in [0, 1], default=0.5
+    train_weight : "auto" or float in [0, 1], default="auto"
         Share of the input distribution given to the training rows themselves: the
         distribution that the tree is fitted to is ``train_weight`` times the empirical
         distribution of X plus ``1 - train_weight`` times the Gaussian mixture. Every
         node's split is then chosen on the training rows inside it (labelled by the
-        black box in the root's query) together with its fresh samples of the mixture,
+        black box in one query) together with its fresh samples of the mixture,
         weighted by those shares. The training rows anchor the tree to where the data
         lies, where a mixture of axis-aligned Gaussians is only an approximation (more
         so with many features), and the samples add data where the rows run out. 0 is
-        the paper's algorithm (samples of the mixture only).
+        the paper's algorithm (samples of the mixture only); 1 uses the rows alone
+        (no sampling: best-first CART on the black box's labels).
+        ``"auto"`` chooses between 0.5 (rows and mixture in equal shares) and 1 by
+        3-fold cross-validation on the training rows: the share whose trees agree best
+        with the black box on the held-out rows (accuracy, or mean squared error for
+        a regressor; a tie goes to 0.5), then refits with it on all rows (the
+        chosen share is ``train_weight_``). The mixture helps only where it models
+        the inputs well, which the held-out rows tell; the cross-validation fits'
+        queries count in ``n_queries_``.
 """
 
 
@@ -908,7 +926,7 @@ class _BaseExtractedTree(BaseEstimator):
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
         "input_distribution": [BoxGaussianMixture, None],
-        "train_weight": [Interval(Real, 0, 1, closed="both")],
+        "train_weight": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="both")],
     }
 
     def __init__(
@@ -919,7 +937,7 @@ class _BaseExtractedTree(BaseEstimator):
         n_components=10,
         random_state=None,
         input_distribution=None,
-        train_weight=0.5,
+        train_weight="auto",
     ):
         store_init_params(self, locals())
 
@@ -963,9 +981,10 @@ class _BaseExtractedTree(BaseEstimator):
         return out
 
     # ---- growth -------------------------------------------------------------- #
-    def _new_node(self, lower, upper, parent, real_X, real_labels, real_weight):
+    def _new_node(self, lower, upper, parent, real_X, real_labels, real_weight, share):
         """A node for the box, holding the training rows inside it (``real_*``, each of
-        weight ``real_weight``); samples are filled in by :meth:`_sample_nodes`."""
+        weight ``real_weight``, together ``share`` of the input distribution); samples
+        are filled in by :meth:`_sample_nodes`."""
         return {
             "lower": lower,
             "upper": upper,
@@ -977,6 +996,7 @@ class _BaseExtractedTree(BaseEstimator):
             "real_X": real_X,
             "real_labels": real_labels,
             "real_weight": real_weight,
+            "share": share,
         }
 
     def _child(self, nodes, idx, lower, upper):
@@ -985,53 +1005,71 @@ class _BaseExtractedTree(BaseEstimator):
         rows = parent["real_X"]
         inside = np.all((rows > lower) & (rows <= upper), axis=1)
         return self._new_node(
-            lower, upper, idx, rows[inside], parent["real_labels"][inside], parent["real_weight"]
+            lower,
+            upper,
+            idx,
+            rows[inside],
+            parent["real_labels"][inside],
+            parent["real_weight"],
+            parent["share"],
         )
 
     def _sample_nodes(self, new, nodes, rng, train=None):
         """Draw 2 * n_samples rows for every node of ``new`` and label them in ONE query
-        (with the training rows ``train`` first, when given)."""
+        (with the training rows ``train`` first, when given). Nodes that give the
+        training rows the whole input distribution (share 1) draw nothing."""
         n = self.n_samples
         dist = self.input_distribution_
-        try:
-            # two chunks of n per node: one to choose the split, one to estimate its gain
-            log_mass = []
-            X_new = dist._draw(
-                [(nd["lower"], nd["upper"]) for nd in new],
-                n,
-                2,
-                rng,
-                log_mass_out=log_mass,
-            )
-        except ValueError:
-            blocks = []
+        d = dist.n_features
+        if new[0]["share"] == 1.0:
+            blocks = [np.empty((0, d)) for _ in new]
             for node in new:
                 node["mass"] = dist.probability(node["lower"], node["upper"])
-                try:
-                    blocks.append(dist.sample(node["lower"], node["upper"], 2 * n, rng))
-                except ValueError:
-                    # Zero probability under the mixture (numerically): reuse the
-                    # parent's samples that lie in the box, valid draws of the same
-                    # conditional distribution.
-                    parent = nodes[node["parent"]]["X"]
-                    inside = np.all((parent > node["lower"]) & (parent <= node["upper"]), axis=1)
-                    blocks.append(parent[inside])
-            X_new = np.vstack(blocks)
+            X_new = np.empty((0, d))
         else:
-            blocks = np.split(X_new, len(new))
-            for node, value in zip(new, log_mass):
-                node["mass"] = float(np.exp(value))
-        if train is None:
-            labels = self._query(X_new)
-        else:
+            try:
+                # two chunks of n per node: one to choose the split, one to estimate its gain
+                log_mass = []
+                X_new = dist._draw(
+                    [(nd["lower"], nd["upper"]) for nd in new],
+                    n,
+                    2,
+                    rng,
+                    log_mass_out=log_mass,
+                )
+            except ValueError:
+                blocks = []
+                for node in new:
+                    node["mass"] = dist.probability(node["lower"], node["upper"])
+                    try:
+                        blocks.append(dist.sample(node["lower"], node["upper"], 2 * n, rng))
+                    except ValueError:
+                        # Zero probability under the mixture (numerically): reuse the
+                        # parent's samples that lie in the box, valid draws of the same
+                        # conditional distribution.
+                        parent = nodes[node["parent"]]["X"]
+                        inside = np.all(
+                            (parent > node["lower"]) & (parent <= node["upper"]), axis=1
+                        )
+                        blocks.append(parent[inside])
+                X_new = np.vstack(blocks)
+            else:
+                blocks = np.split(X_new, len(new))
+                for node, value in zip(new, log_mass):
+                    node["mass"] = float(np.exp(value))
+        if train is not None:
             labels = self._query(np.vstack([train, X_new]))
             new[0]["real_labels"], labels = labels[: len(train)], labels[len(train) :]
+        elif X_new.shape[0]:
+            labels = self._query(X_new)
+        else:
+            labels = np.empty(0, dtype=new[0]["real_labels"].dtype)
         start = 0
         for node, block in zip(new, blocks):
             stop = start + block.shape[0]
             node["X"], node["labels"] = block, labels[start:stop]
             start = stop
-            share = self.train_weight
+            share = node["share"]
             node["prob"] = share * node["real_weight"] * len(node["real_X"]) + (
                 1.0 - share
             ) * node["mass"]
@@ -1042,8 +1080,8 @@ class _BaseExtractedTree(BaseEstimator):
         ``part`` is ``"split"`` (the training rows in the node and the first ``n``
         samples), ``"gain"`` (the training rows and the other ``n`` samples) or
         ``"all"``. The weights make the rows represent the input distribution
-        restricted to the node: a training row has weight ``train_weight / n_train``
-        and the mixture's samples share ``(1 - train_weight) * P_mixture(node)``.
+        restricted to the node: a training row has weight ``share / n_train``
+        and the mixture's samples share ``(1 - share) * P_mixture(node)``.
         """
         syn = node["X"]
         k = syn.shape[0]
@@ -1055,17 +1093,27 @@ class _BaseExtractedTree(BaseEstimator):
             node["target"] = _class_indices(labels) if self._classification else labels
         target = np.concatenate([node["target"][:m], node["target"][m:][chunk]])
         rows = np.vstack([node["real_X"], syn[chunk]]) if m else syn[chunk]
-        if m == 0:
-            return rows, target, None
         n_syn = chunk.stop - chunk.start
-        share = self.train_weight
+        if m == 0 or n_syn == 0:
+            return rows, target, None
+        share = node["share"]
         weights = np.empty(m + n_syn)
         weights[:m] = share * node["real_weight"]
-        weights[m:] = (1.0 - share) * node["mass"] / max(n_syn, 1)
+        weights[m:] = (1.0 - share) * node["mass"] / n_syn
         total = weights.sum()
         if not total > 0:
             return rows, target, None
         return rows, target, weights / total
+
+    def _node_output(self, node):
+        """What a leaf predicts: the weighted majority label of its rows (classifier)
+        or their weighted mean output (regressor)."""
+        _, target, weights = self._node_rows(node, "all")
+        labels = np.concatenate([node["real_labels"], node["labels"]])
+        if not self._classification:
+            return np.average(target, weights=weights)
+        best = int(np.argmax(np.bincount(target, weights=weights)))
+        return labels[np.flatnonzero(target == best)[0]]
 
     def _node_gain(self, node, scale):
         """Best split of a node from its ``"split"`` rows, its gain from its ``"gain"`` rows.
@@ -1085,30 +1133,81 @@ class _BaseExtractedTree(BaseEstimator):
         gain = node["prob"] * decrease
         node["gain"] = gain if decrease > 1e-10 * scale else 0.0
 
-    def _grow(self, X, rng):
-        """Best-first extraction; returns the list of nodes (root first)."""
-        d = X.shape[1]
+    def _fit_distribution(self, X, rng):
+        """Fit (or check) ``input_distribution_``."""
         gmm_seed = rng.randint(np.iinfo(np.int32).max)
         if self.input_distribution is None:
             self.input_distribution_ = BoxGaussianMixture.fit(
                 X, self.n_components, random_state=gmm_seed
             )
         else:
-            if self.input_distribution.n_features != d:
+            if self.input_distribution.n_features != X.shape[1]:
                 raise ValueError(
                     f"input_distribution has {self.input_distribution.n_features} features "
-                    f"but X has {d}"
+                    f"but X has {X.shape[1]}"
                 )
             self.input_distribution_ = self.input_distribution
-        # A Generator for the sampling: much faster normal draws than a RandomState
-        # (SFC64: the fastest of numpy's bit generators here).
-        rng = np.random.Generator(np.random.SFC64(rng.randint(np.iinfo(np.int32).max)))
-        train = X if self.train_weight > 0 else X[:0]
+
+    def _choose_train_weight(self, X, labels, rng):
+        """``train_weight="auto"``: the share of ``_AUTO_TRAIN_WEIGHTS`` whose trees,
+        grown on ``_AUTO_FOLDS - 1`` folds of the training rows, disagree least with
+        the black box's ``labels`` on the held-out fold, summed over the folds (ties:
+        the earlier share)."""
+        if X.shape[0] < _AUTO_FOLDS:
+            return _AUTO_TRAIN_WEIGHTS[0]
+        seed = int(rng.integers(np.iinfo(np.int32).max))
+        folds = KFold(_AUTO_FOLDS, shuffle=True, random_state=seed).split(X)
+        loss = np.zeros(len(_AUTO_TRAIN_WEIGHTS))
+        for fit_rows, held_out in folds:
+            for k, share in enumerate(_AUTO_TRAIN_WEIGHTS):
+                nodes = self._grow_best(X[fit_rows], labels[fit_rows], share, rng)
+                loss[k] += self._loss(self._predict_nodes(nodes, X[held_out]), labels[held_out])
+        return _AUTO_TRAIN_WEIGHTS[int(np.argmin(loss))]
+
+    def _grow_best(self, X, labels, share, rng):
+        """The tree of ``_AUTO_DRAWS`` grown with ``share`` (independent draws of the
+        mixture) that disagrees least with the black box's ``labels`` of the rows X it
+        was grown on: the draws weigh the same rows alike, so X tells which draw's
+        sampling noise serves the input distribution best. Share 1 draws nothing: one
+        tree."""
+        if share == 1.0:
+            return self._grow(X, labels, share, rng)
+        best, best_loss = None, np.inf
+        for _ in range(_AUTO_DRAWS):
+            nodes = self._grow(X, labels, share, rng)
+            loss = self._loss(self._predict_nodes(nodes, X), labels)
+            if loss < best_loss:
+                best, best_loss = nodes, loss
+        return best
+
+    def _loss(self, pred, truth):
+        """Disagreements (classifier) or squared error (regressor), summed over rows."""
+        if self._classification:
+            return float(np.count_nonzero(pred != truth))
+        return float(np.sum((pred - truth) ** 2))
+
+    def _predict_nodes(self, nodes, X):
+        """Predictions of the grown tree ``nodes`` for the rows of X (the leaves' boxes
+        partition the input space)."""
+        leaves = [nd for nd in nodes if nd["left"] == TREE_LEAF]
+        outputs = np.array([self._node_output(nd) for nd in leaves])
+        leaf = np.zeros(X.shape[0], dtype=np.intp)
+        for i, nd in enumerate(leaves):
+            leaf[np.all((X > nd["lower"]) & (X <= nd["upper"]), axis=1)] = i
+        return outputs[leaf]
+
+    def _grow(self, X, labels, share, rng):
+        """Best-first extraction with the training rows ``X`` (their black-box
+        ``labels``, or None to query them with the root's samples) given ``share`` of
+        the input distribution; returns the list of nodes (root first)."""
+        d = X.shape[1]
+        train = X if share > 0 else X[:0]
+        known = None if labels is None else labels[: train.shape[0]]
         root = self._new_node(
-            np.full(d, -np.inf), np.full(d, np.inf), -1, train, None, 1.0 / X.shape[0]
+            np.full(d, -np.inf), np.full(d, np.inf), -1, train, known, 1.0 / X.shape[0], share
         )
         nodes = [root]
-        self._sample_nodes([root], nodes, rng, train=train)
+        self._sample_nodes([root], nodes, rng, train=train if labels is None else None)
         root["mass"] = root["prob"] = 1.0
         if self._classification:
             scale = 1.0
@@ -1210,7 +1309,16 @@ class _BaseExtractedTree(BaseEstimator):
         self.n_blackbox_calls_ = 0
         self.blackbox_time_ = 0.0
         rng = check_random_state(self.random_state)
-        return X, self._grow(X, rng)
+        self._fit_distribution(X, rng)
+        # A Generator for the sampling: much faster normal draws than a RandomState
+        # (SFC64: the fastest of numpy's bit generators here).
+        rng = np.random.Generator(np.random.SFC64(rng.randint(np.iinfo(np.int32).max)))
+        if self.train_weight == "auto":
+            labels = self._query(X)
+            self.train_weight_ = self._choose_train_weight(X, labels, rng)
+            return X, self._grow_best(X, labels, self.train_weight_, rng)
+        self.train_weight_ = float(self.train_weight)
+        return X, self._grow(X, None, self.train_weight_, rng)
 
     def _feature_names(self):
         names = getattr(self, "feature_names_in_", None)
@@ -1306,6 +1414,9 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         Calls made to the black box during ``fit`` (every call is one batch).
     blackbox_time_ : float
         Seconds spent inside black-box calls during ``fit``.
+    train_weight_ : float
+        The share of the input distribution given to the training rows (``train_weight``,
+        or the share ``train_weight="auto"`` chose).
     input_distribution_ : BoxGaussianMixture
         The fitted input distribution (can be sampled in any box).
     refine_estimator_ : GOSDTClassifier or None
@@ -1354,7 +1465,7 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         n_components=10,
         random_state=None,
         input_distribution=None,
-        train_weight=0.5,
+        train_weight="auto",
         refine=None,
         refine_regularization=0.01,
         refine_max_depth=None,
@@ -1411,14 +1522,16 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         X_syn = np.vstack([nd["X"] for nd in nodes])
         n_rows = np.array([nd["X"].shape[0] for nd in nodes])
         mass = self._node_probabilities(nodes, "mass")
-        share = self.train_weight
         root = nodes[0]
+        share = root["share"]
         X_all = np.vstack([root["real_X"], X_syn])
         y_all = np.concatenate([root["real_labels"]] + [nd["labels"] for nd in nodes])
         weight = np.concatenate(
             [
                 np.full(root["real_X"].shape[0], share * root["real_weight"]),
-                (1.0 - share) * _importance_weights(tree, n_rows, X_syn, mass),
+                (1.0 - share) * _importance_weights(tree, n_rows, X_syn, mass)
+                if X_syn.shape[0]
+                else np.empty(0),
             ]
         )
         names = self._feature_names() or [f"x{j}" for j in range(self.n_features_in_)]
@@ -1516,7 +1629,7 @@ class ExtractedTreeRegressor(RegressorMixin, _BaseExtractedTree):
         column, the mean black-box output of each node's samples, and
         ``weighted_n_node_samples`` is the probability of the node's region under the
         input distribution.
-    n_queries_, n_blackbox_calls_, blackbox_time_, input_distribution_ :
+    n_queries_, n_blackbox_calls_, blackbox_time_, train_weight_, input_distribution_ :
         As for :class:`ExtractedTreeClassifier`.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
@@ -1546,8 +1659,7 @@ class ExtractedTreeRegressor(RegressorMixin, _BaseExtractedTree):
     def _store_tree(self, X, nodes):
         means = np.empty(len(nodes))
         for i, node in enumerate(nodes):
-            _, target, weights = self._node_rows(node, "all")
-            means[i] = np.average(target, weights=weights)
+            means[i] = self._node_output(node)
         self.tree_ = self._tree(X, nodes, means[:, None], task="regression")
 
     def _agreement(self, truth, pred):
