@@ -909,8 +909,10 @@ _EXTRACT_PARAMS_DOC = """    blackbox : fitted estimator or callable
         with the black box on the held-out rows (accuracy, or mean squared error for
         a regressor; a tie goes to 0.5), then refits with it on all rows (the
         chosen share is ``train_weight_``). The mixture helps only where it models
-        the inputs well, which the held-out rows tell; the cross-validation fits'
-        queries count in ``n_queries_``.
+        the inputs well, which the held-out rows tell. With share 0.5, every fit
+        grows 3 trees from independent draws of the mixture and keeps the one that
+        agrees best with the black box on the rows it was grown on. The
+        cross-validation fits' queries count in ``n_queries_``.
 """
 
 
