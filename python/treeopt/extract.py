@@ -96,8 +96,10 @@ def _log_ndtr_diff(alpha, beta):
 
 
 #: The shares of the training rows that ``train_weight="auto"`` chooses from (a tie goes
-#: to the earlier one): the rows and the mixture in equal shares, or the rows alone.
-_AUTO_TRAIN_WEIGHTS = (0.5, 1.0)
+#: to the earlier one): the rows alone, or the rows and the mixture in equal shares. The
+#: mixture must earn its place: it costs queries, and where it does not model the inputs
+#: well enough to help on held-out rows it cannot be told from noise.
+_AUTO_TRAIN_WEIGHTS = (1.0, 0.5)
 #: Folds of the cross-validation that chooses among them.
 _AUTO_FOLDS = 3
 #: Trees (independent draws of the mixture) among which ``"auto"`` keeps the one that
@@ -904,10 +906,10 @@ _EXTRACT_PARAMS_DOC = """    blackbox : fitted estimator or callable
         so with many features), and the samples add data where the rows run out. 0 is
         the paper's algorithm (samples of the mixture only); 1 uses the rows alone
         (no sampling: best-first CART on the black box's labels).
-        ``"auto"`` chooses between 0.5 (rows and mixture in equal shares) and 1 by
+        ``"auto"`` chooses between 1 and 0.5 (rows and mixture in equal shares) by
         3-fold cross-validation on the training rows: the share whose trees agree best
         with the black box on the held-out rows (accuracy, or mean squared error for
-        a regressor; a tie goes to 0.5), then refits with it on all rows (the
+        a regressor; a tie goes to 1, the rows alone), then refits with it on all rows (the
         chosen share is ``train_weight_``). The mixture helps only where it models
         the inputs well, which the held-out rows tell. With share 0.5, every fit
         grows 3 trees from independent draws of the mixture and keeps the one that
