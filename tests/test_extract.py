@@ -18,11 +18,13 @@ from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
+from sklearn.tree import DecisionTreeClassifier
 
 from treeopt import ExtractedTreeClassifier, ExtractedTreeRegressor, Tree
 from treeopt.extract import (
     BoxGaussianMixture,
     _best_split,
+    _split_decrease,
     _class_indices,
     _importance_weights,
     _sort_rows,
@@ -381,6 +383,30 @@ def test_best_split_matches_brute_force(n, d, k, regression, seed):
         ) / n == pytest.approx(best, abs=1e-9)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(2, 30),
+    d=st.integers(1, 3),
+    regression=st.booleans(),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_weighted_split_equals_the_split_of_repeated_rows(n, d, regression, seed):
+    # integer weights are row multiplicities: the weighted search must find the same
+    # impurity decrease as the unweighted one on the rows repeated that many times
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 4, (n, d)).astype(float)
+    y = rng.normal(size=n) if regression else rng.integers(0, 3, n)
+    repeat = rng.integers(1, 4, n)
+    _, _, expected = _best_split(np.repeat(X, repeat, axis=0), np.repeat(y, repeat), not regression)
+    weights = repeat / repeat.sum()
+    feature, threshold, decrease = _best_split(X, y, not regression, weights)
+    assert decrease == pytest.approx(expected, abs=1e-9)
+    if feature >= 0:
+        assert _split_decrease(
+            X, y, feature, threshold, not regression, weights
+        ) == pytest.approx(expected, abs=1e-9)
+
+
 # --------------------------------------------------------------------------- #
 # scikit-learn estimator checks
 # --------------------------------------------------------------------------- #
@@ -458,21 +484,46 @@ def test_extraction_recovers_an_axis_aligned_rule():
 def test_queries_are_batched_and_counted():
     X = gaussian_data()
     log = CallLog(rule)
-    est = ExtractedTreeClassifier(log, max_leaves=6, n_samples=100, random_state=0).fit(X)
+    est = ExtractedTreeClassifier(
+        log, max_leaves=6, n_samples=100, random_state=0, train_weight=0.5
+    ).fit(X)
     sizes = [len(b) for b in log.batches]
-    # one batch for the root, then one per expansion holding both children
-    assert sizes == [200] + [400] * (est.tree_.n_leaves - 1)
+    # one batch for the root (the training rows and its samples), then one per
+    # expansion holding both children
+    assert sizes == [len(X) + 200] + [400] * (est.tree_.n_leaves - 1)
     assert est.n_queries_ == sum(sizes)
     assert est.n_blackbox_calls_ == len(sizes)
     assert est.blackbox_time_ >= 0
     est.fidelity(X)  # fidelity queries once more, not counted
     assert len(log.batches) == len(sizes) + 1 and est.n_queries_ == sum(sizes)
+    # train_weight=0 (the paper's algorithm): the training rows are not queried
+    samples_only = CallLog(rule)
+    ExtractedTreeClassifier(
+        samples_only, max_leaves=6, n_samples=100, random_state=0, train_weight=0
+    ).fit(X)
+    assert [len(b) for b in samples_only.batches][0] == 200
+    # train_weight=1 (the rows alone): one query of the training rows, no sampling
+    rows_only = CallLog(rule)
+    est = ExtractedTreeClassifier(
+        rows_only, max_leaves=6, n_samples=100, random_state=0, train_weight=1
+    ).fit(X)
+    assert [len(b) for b in rows_only.batches] == [len(X)] and est.n_queries_ == len(X)
+    # "auto": the training rows are queried once, first; the cross-validation fits and
+    # the final fit then query samples only, and every query is counted
+    auto = CallLog(rule)
+    est = ExtractedTreeClassifier(auto, max_leaves=6, n_samples=100, random_state=0).fit(X)
+    sizes = [len(b) for b in auto.batches]
+    assert sizes[0] == len(X) and all(size % 200 == 0 for size in sizes[1:])
+    assert est.n_queries_ == sum(sizes) and est.train_weight_ in (0.5, 1.0)
 
 
 def test_zero_gain_stops_early():
     X = gaussian_data()
     constant = CallLog(lambda X: np.ones(len(X), dtype=int))
-    est = ExtractedTreeClassifier(constant, max_leaves=16, n_samples=50, random_state=0).fit(X)
+    # (a fixed share: "auto" would also query its cross-validation fits)
+    est = ExtractedTreeClassifier(
+        constant, max_leaves=16, n_samples=50, random_state=0, train_weight=0.5
+    ).fit(X)
     assert est.tree_.n_leaves == 1 and len(constant.batches) == 1
     assert est.predict(X[:3]).tolist() == [1, 1, 1]
     # on an integer column, the split x0 <= 0.5 makes both children pure: gain 0, stop
@@ -561,6 +612,56 @@ def test_multiclass_and_string_labels():
     ).fit(X)
     assert est.classes_.tolist() == names.tolist()
     assert est.fidelity(X)["accuracy"] > 0.9
+
+
+def test_training_rows_raise_multiclass_fidelity():
+    # On wine (13 features, 3 classes) a 10-component diagonal mixture is a rough model
+    # of the inputs: trees fitted to its samples alone (train_weight=0, the paper's
+    # algorithm) agree less with the forest on held-out rows than trees that also fit
+    # the training rows themselves (the default), summed over five fixed splits.
+    from sklearn.datasets import load_wine
+    from sklearn.model_selection import train_test_split
+
+    X, y = load_wine(return_X_y=True)
+    total = {0.0: 0.0, 0.5: 0.0}
+    for split in range(5):
+        Xtr, Xte, ytr, _ = train_test_split(X, y, test_size=0.3, random_state=split)
+        forest = RandomForestClassifier(n_estimators=50, random_state=0).fit(Xtr, ytr)
+        for share in total:
+            est = ExtractedTreeClassifier(
+                forest, max_leaves=6, n_samples=500, random_state=0, train_weight=share
+            ).fit(Xtr)
+            total[share] += est.fidelity(Xte)["accuracy"]
+    assert total[0.5] > total[0.0]
+
+
+def test_auto_train_weight_drops_the_mixture_where_it_misleads():
+    # The inputs lie on a curve in 3-D; a diagonal Gaussian mixture puts almost all its
+    # mass off the curve, where the black box answers a third class the data never
+    # shows. Trees that give the mixture half the distribution (the former default)
+    # agree less with the black box on fresh rows than CART on the rows' labels; "auto"
+    # sees that on held-out training rows, uses the rows alone, and matches CART.
+    def curve(n, seed):
+        t = np.random.default_rng(seed).uniform(-1, 1, n)
+        return np.column_stack([t, np.sin(3 * t), t**2 - 0.5 * t])
+
+    def blackbox(X):
+        off = np.abs(X[:, 1] - np.sin(3 * X[:, 0])) + np.abs(X[:, 2] - X[:, 0] ** 2 + 0.5 * X[:, 0])
+        return np.where(off > 0.1, 2, (np.sin(5 * X[:, 0]) > 0).astype(int))
+
+    total = {0.5: 0.0, "auto": 0.0, "cart": 0.0}
+    for seed in range(3):
+        X, X_test = curve(400, seed), curve(2000, 100 + seed)
+        for share in (0.5, "auto"):
+            est = ExtractedTreeClassifier(
+                blackbox, max_leaves=5, n_samples=200, random_state=seed, train_weight=share
+            ).fit(X)
+            total[share] += est.fidelity(X_test)["accuracy"]
+            if share == "auto":
+                assert est.train_weight_ == 1.0
+        cart = DecisionTreeClassifier(max_leaf_nodes=5, random_state=0).fit(X, blackbox(X))
+        total["cart"] += np.mean(cart.predict(X_test) == blackbox(X_test))
+    assert total[0.5] < total["cart"] <= total["auto"] + 1e-12
 
 
 def test_predict_proba_only_black_box():
@@ -802,6 +903,8 @@ def test_bad_X_and_parameters():
         {"n_components": 0},
         {"refine": "osdt"},
         {"refine_time_limit": 0},
+        {"train_weight": "best"},
+        {"train_weight": 1.5},
     ):
         with pytest.raises(ValueError, match=next(iter(params))):
             ExtractedTreeClassifier(rule, **params).fit(X)

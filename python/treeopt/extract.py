@@ -43,6 +43,7 @@ from sklearn.base import (
 from sklearn.exceptions import NotFittedError
 from sklearn.metrics import accuracy_score, f1_score, mean_squared_error
 from sklearn.mixture import GaussianMixture
+from sklearn.model_selection import KFold
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -93,6 +94,17 @@ def _log_ndtr_diff(alpha, beta):
         out[ok] = log_hi + np.log1p(-np.exp(log_lo - log_hi))
     return out
 
+
+#: The shares of the training rows that ``train_weight="auto"`` chooses from (a tie goes
+#: to the earlier one): the rows alone, or the rows and the mixture in equal shares. The
+#: mixture must earn its place: it costs queries, and where it does not model the inputs
+#: well enough to help on held-out rows it cannot be told from noise.
+_AUTO_TRAIN_WEIGHTS = (1.0, 0.5)
+#: Folds of the cross-validation that chooses among them.
+_AUTO_FOLDS = 3
+#: Trees (independent draws of the mixture) among which ``"auto"`` keeps the one that
+#: agrees best with the black box on the training rows.
+_AUTO_DRAWS = 3
 
 _GMM_PURPOSE = "to fit a Gaussian mixture and sample from it"
 
@@ -593,17 +605,19 @@ def _discrete_grids(X):
 # --------------------------------------------------------------------------- #
 # split search on a sample of a node
 # --------------------------------------------------------------------------- #
-def _best_split(Xs, target, classification):
+def _best_split(Xs, target, classification, weights=None):
     """Best ``(feature, threshold, impurity decrease)`` on the sample ``(Xs, target)``.
 
     ``target`` holds class indices (classification, Gini impurity) or values (regression,
-    variance). The decrease is ``impurity(node) - sum_side n_side / n * impurity(side)``.
-    Every feature and every midpoint between consecutive distinct values is scored at
-    once from sorted cumulative sums: with ``L`` the left sum of a target column, ``T``
-    its total and ``n_l + n_r = n`` the side sizes, a split decreases the impurity by
-    ``(L^2 / n_l + (T - L)^2 / n_r - T^2 / n) / n = (n L - n_l T)^2 / (n^2 n_l n_r)``,
+    variance); ``weights`` (positive, or None for equal weights) are the rows' shares of
+    the node's probability. The decrease is ``impurity(node) - sum_side W_side / W *
+    impurity(side)`` with ``W`` the total weight. Every feature and every midpoint
+    between consecutive distinct values is scored at once from sorted cumulative sums:
+    with ``L`` the left sum of a weighted target column, ``T`` its total and
+    ``W_l + W_r = W`` the side weights, a split decreases the impurity by
+    ``(L^2 / W_l + (T - L)^2 / W_r - T^2 / W) / W = (W L - W_l T)^2 / (W^2 W_l W_r)``,
     summed over the indicator columns of the classes (Gini) or for the centred values
-    (variance); the split search maximises ``(n L - n_l T)^2 / (n_l n_r)``. For two
+    (variance); the split search maximises ``(W L - W_l T)^2 / (W_l W_r)``. For two
     classes one indicator suffices (the other's score is the same). Returns
     ``(-1, nan, 0.0)`` when no split separates the sample.
     """
@@ -614,8 +628,17 @@ def _best_split(Xs, target, classification):
     order, valid = _sort_rows(XT)  # ties: any order (only value changes are scored)
     if not valid.any():
         return -1, np.nan, 0.0
-    n_left = np.arange(1, n, dtype=np.float64)
-    weight = 1.0 / (n_left * (n - n_left))
+    if weights is None:
+        total = float(n)
+        w_left = np.arange(1, n, dtype=np.float64)
+    else:
+        cumulative = np.cumsum(np.take(weights, order), axis=1)
+        total = cumulative[:, -1:]  # per feature: the same total up to rounding
+        w_left = cumulative[:, :-1]
+    with np.errstate(divide="ignore"):
+        side_weight = 1.0 / (w_left * (total - w_left))
+    if weights is not None:
+        valid &= np.isfinite(side_weight) & (w_left > 0)
     if classification:
         present = np.flatnonzero(np.bincount(target))
         if present.size < 2:
@@ -623,22 +646,32 @@ def _best_split(Xs, target, classification):
         columns = present[1:] if present.size == 2 else present
         score = None
         for c in columns:
-            # running count of class c in every feature's order (an integer cumsum:
-            # exact, and much faster than a float one)
-            hit = np.take(target == c, order)
-            left = np.cumsum(hit, axis=1, dtype=np.int32)[:, :-1].astype(np.float64)
-            part = _side_score(left, float(np.count_nonzero(target == c)) * n_left, n, weight)
+            hit = target == c
+            if weights is None:
+                # running count of class c in every feature's order (an integer
+                # cumsum: exact, and much faster than a float one)
+                left = np.cumsum(np.take(hit, order), axis=1, dtype=np.int32)
+                left = left[:, :-1].astype(np.float64)
+                class_total = float(np.count_nonzero(hit))
+            else:
+                left = np.cumsum(np.take(np.where(hit, weights, 0.0), order), axis=1)
+                class_total = left[:, -1:].copy()
+                left = left[:, :-1]
+            part = _side_score(left, class_total * w_left, total, side_weight)
             score = part if score is None else np.add(score, part, out=score)
     else:
-        centered = target - target.mean()
+        w = 1.0 if weights is None else weights
+        centered = w * (target - np.average(target, weights=weights))
         cumulative = np.cumsum(np.take(centered, order), axis=1)
         left = cumulative[:, :-1].copy()
-        score = _side_score(left, cumulative[:, -1:] * n_left, n, weight)
+        score = _side_score(left, cumulative[:, -1:] * w_left, total, side_weight)
     np.copyto(score, -np.inf, where=~valid)
     flat = int(np.argmax(score))  # row-major over (feature, position)
+    if not np.isfinite(score.flat[flat]):
+        return -1, np.nan, 0.0
     feature, pos = divmod(flat, n - 1)
     threshold = float(midpoints(XT[feature, order[feature, pos : pos + 2]])[0])
-    decrease = _split_decrease(Xs, target, feature, threshold, classification)
+    decrease = _split_decrease(Xs, target, feature, threshold, classification, weights)
     return int(feature), threshold, decrease
 
 
@@ -702,58 +735,44 @@ def _sort_rows(XT, fix_rounds=8):
     return order, distinct
 
 
-def _side_score(left, total_left, n, weight):
-    """``(n L - n_l T)^2 / (n_l n_r)`` for every prefix of every row, in place in ``left``.
+def _side_score(left, total_left, total, weight):
+    """``(W L - W_l T)^2 / (W_l W_r)`` for every prefix of every row, in place in ``left``.
 
     ``left`` holds the left sums ``L`` (shape ``(d, n - 1)``), ``total_left`` the products
-    ``n_l T`` (broadcast against it) and ``weight`` the ``1 / (n_l n_r)``.
+    ``W_l T``, ``total`` the total weight ``W`` and ``weight`` the ``1 / (W_l W_r)``
+    (each broadcast against ``left``).
     """
-    left *= n
+    left *= total
     left -= total_left
     np.square(left, out=left)
     left *= weight
     return left
 
 
-def _split_decrease(Xs, target, feature, threshold, classification):
-    """Impurity decrease of the split ``x[feature] <= threshold`` on a sample."""
+def _split_decrease(Xs, target, feature, threshold, classification, weights=None):
+    """Impurity decrease of the split ``x[feature] <= threshold`` on a weighted sample."""
     n = Xs.shape[0]
     if feature < 0 or n == 0:
         return 0.0
     goes_left = Xs[:, feature] <= threshold
-    n_left = int(goes_left.sum())
-    n_right = n - n_left
-    if n_left == 0 or n_right == 0:
+    w = np.ones(n) if weights is None else weights
+    w_total = float(w.sum())
+    w_left = float(w[goes_left].sum())
+    w_right = w_total - w_left
+    if not (w_left > 0 and w_right > 0):
         return 0.0
     if classification:
-        total = np.bincount(target).astype(np.float64)
-        left = np.bincount(target[goes_left], minlength=total.size).astype(np.float64)
-        score = np.sum(left**2) / n_left + np.sum((total - left) ** 2) / n_right
-        base = np.sum(total**2) / n
+        total = np.bincount(target, weights=w)
+        left = np.bincount(target[goes_left], weights=w[goes_left], minlength=total.size)
+        score = np.sum(left**2) / w_left + np.sum((total - left) ** 2) / w_right
+        base = np.sum(total**2) / w_total
     else:
-        centered = target - target.mean()
+        centered = w * (target - np.average(target, weights=w))
         s_left = float(centered[goes_left].sum())
         s_total = float(centered.sum())
-        score = s_left**2 / n_left + (s_total - s_left) ** 2 / n_right
-        base = s_total**2 / n
-    return max(float((score - base) / n), 0.0)
-
-
-def _node_gain(node, n, classification, scale):
-    """Best split of a node from its first ``n`` samples, gain from the next ``n``.
-
-    The gain is ``Pr[C_N] * decrease`` with the decrease estimated on the additional
-    samples (paper, section 3); decreases below ``1e-10 * scale`` count as zero.
-    """
-    target = node["target"]
-    feature, threshold, decrease = _best_split(node["X"][:n], target[:n], classification)
-    if feature >= 0 and decrease > 1e-10 * scale:
-        decrease = _split_decrease(node["X"][n:], target[n:], feature, threshold, classification)
-    else:
-        decrease = 0.0
-    node["feature"], node["threshold"] = feature, threshold
-    gain = node["prob"] * decrease
-    node["gain"] = gain if decrease > 1e-10 * scale else 0.0
+        score = s_left**2 / w_left + (s_total - s_left) ** 2 / w_right
+        base = s_total**2 / w_total
+    return max(float((score - base) / w_total), 0.0)
 
 
 def _class_indices(labels):
@@ -876,6 +895,26 @@ _EXTRACT_PARAMS_DOC = """    blackbox : fitted estimator or callable
         Use this input distribution instead of fitting one to X (``n_components`` is
         then ignored), e.g. another extractor's ``input_distribution_`` to extract
         several trees, with different seeds or sizes, from one fitted distribution.
+    train_weight : "auto" or float in [0, 1], default="auto"
+        Share of the input distribution given to the training rows themselves: the
+        distribution that the tree is fitted to is ``train_weight`` times the empirical
+        distribution of X plus ``1 - train_weight`` times the Gaussian mixture. Every
+        node's split is then chosen on the training rows inside it (labelled by the
+        black box in one query) together with its fresh samples of the mixture,
+        weighted by those shares. The training rows anchor the tree to where the data
+        lies, where a mixture of axis-aligned Gaussians is only an approximation (more
+        so with many features), and the samples add data where the rows run out. 0 is
+        the paper's algorithm (samples of the mixture only); 1 uses the rows alone
+        (no sampling: best-first CART on the black box's labels).
+        ``"auto"`` chooses between 1 and 0.5 (rows and mixture in equal shares) by
+        3-fold cross-validation on the training rows: the share whose trees agree best
+        with the black box on the held-out rows (accuracy, or mean squared error for
+        a regressor; a tie goes to 1, the rows alone), then refits with it on all rows (the
+        chosen share is ``train_weight_``). The mixture helps only where it models
+        the inputs well, which the held-out rows tell. With share 0.5, every fit
+        grows 3 trees from independent draws of the mixture and keeps the one that
+        agrees best with the black box on the rows it was grown on. The
+        cross-validation fits' queries count in ``n_queries_``.
 """
 
 
@@ -891,6 +930,7 @@ class _BaseExtractedTree(BaseEstimator):
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
         "input_distribution": [BoxGaussianMixture, None],
+        "train_weight": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="both")],
     }
 
     def __init__(
@@ -901,6 +941,7 @@ class _BaseExtractedTree(BaseEstimator):
         n_components=10,
         random_state=None,
         input_distribution=None,
+        train_weight="auto",
     ):
         store_init_params(self, locals())
 
@@ -944,89 +985,239 @@ class _BaseExtractedTree(BaseEstimator):
         return out
 
     # ---- growth -------------------------------------------------------------- #
-    def _new_node(self, lower, upper, parent):
-        """A node for the box; samples are filled in by :meth:`_sample_nodes`."""
+    def _new_node(self, lower, upper, parent, real_X, real_labels, real_weight, share):
+        """A node for the box, holding the training rows inside it (``real_*``, each of
+        weight ``real_weight``, together ``share`` of the input distribution); samples
+        are filled in by :meth:`_sample_nodes`."""
         return {
             "lower": lower,
             "upper": upper,
-            "prob": None,  # P(box), set by _sample_nodes
+            "mass": None,  # P(box) under the mixture, set by _sample_nodes
+            "prob": None,  # P(box) under the input distribution, likewise
             "parent": parent,
             "left": TREE_LEAF,
             "right": TREE_LEAF,
+            "real_X": real_X,
+            "real_labels": real_labels,
+            "real_weight": real_weight,
+            "share": share,
         }
 
-    def _sample_nodes(self, new, nodes, rng):
-        """Draw 2 * n_samples rows for every node of ``new`` and label them in ONE query."""
+    def _child(self, nodes, idx, lower, upper):
+        """The child of node ``idx`` with box ``(lower, upper)`` (its training rows)."""
+        parent = nodes[idx]
+        rows = parent["real_X"]
+        inside = np.all((rows > lower) & (rows <= upper), axis=1)
+        return self._new_node(
+            lower,
+            upper,
+            idx,
+            rows[inside],
+            parent["real_labels"][inside],
+            parent["real_weight"],
+            parent["share"],
+        )
+
+    def _sample_nodes(self, new, nodes, rng, train=None):
+        """Draw 2 * n_samples rows for every node of ``new`` and label them in ONE query
+        (with the training rows ``train`` first, when given). Nodes that give the
+        training rows the whole input distribution (share 1) draw nothing."""
         n = self.n_samples
         dist = self.input_distribution_
-        try:
-            # two chunks of n per node: one to choose the split, one to estimate its gain
-            log_mass = []
-            X_new = dist._draw(
-                [(nd["lower"], nd["upper"]) for nd in new],
-                n,
-                2,
-                rng,
-                log_mass_out=log_mass,
-            )
-        except ValueError:
-            blocks = []
+        d = dist.n_features
+        if new[0]["share"] == 1.0:
+            blocks = [np.empty((0, d)) for _ in new]
             for node in new:
-                node["prob"] = dist.probability(node["lower"], node["upper"])
-                try:
-                    blocks.append(dist.sample(node["lower"], node["upper"], 2 * n, rng))
-                except ValueError:
-                    # Zero probability under the mixture (numerically): reuse the
-                    # parent's samples that lie in the box, valid draws of the same
-                    # conditional distribution.
-                    parent = nodes[node["parent"]]["X"]
-                    inside = np.all((parent > node["lower"]) & (parent <= node["upper"]), axis=1)
-                    blocks.append(parent[inside])
-            X_new = np.vstack(blocks)
+                node["mass"] = dist.probability(node["lower"], node["upper"])
+            X_new = np.empty((0, d))
         else:
-            blocks = np.split(X_new, len(new))
-            for node, value in zip(new, log_mass):
-                node["prob"] = float(np.exp(value))
-        labels = self._query(X_new)
-        if self._classification:  # class indices (within this batch) for the split search
-            target = _class_indices(labels)
+            try:
+                # two chunks of n per node: one to choose the split, one to estimate its gain
+                log_mass = []
+                X_new = dist._draw(
+                    [(nd["lower"], nd["upper"]) for nd in new],
+                    n,
+                    2,
+                    rng,
+                    log_mass_out=log_mass,
+                )
+            except ValueError:
+                blocks = []
+                for node in new:
+                    node["mass"] = dist.probability(node["lower"], node["upper"])
+                    try:
+                        blocks.append(dist.sample(node["lower"], node["upper"], 2 * n, rng))
+                    except ValueError:
+                        # Zero probability under the mixture (numerically): reuse the
+                        # parent's samples that lie in the box, valid draws of the same
+                        # conditional distribution.
+                        parent = nodes[node["parent"]]["X"]
+                        inside = np.all(
+                            (parent > node["lower"]) & (parent <= node["upper"]), axis=1
+                        )
+                        blocks.append(parent[inside])
+                X_new = np.vstack(blocks)
+            else:
+                blocks = np.split(X_new, len(new))
+                for node, value in zip(new, log_mass):
+                    node["mass"] = float(np.exp(value))
+        if train is not None:
+            labels = self._query(np.vstack([train, X_new]))
+            new[0]["real_labels"], labels = labels[: len(train)], labels[len(train) :]
+        elif X_new.shape[0]:
+            labels = self._query(X_new)
         else:
-            target = labels
+            labels = np.empty(0, dtype=new[0]["real_labels"].dtype)
         start = 0
         for node, block in zip(new, blocks):
             stop = start + block.shape[0]
-            node["X"], node["labels"], node["target"] = (
-                block,
-                labels[start:stop],
-                target[start:stop],
-            )
+            node["X"], node["labels"] = block, labels[start:stop]
             start = stop
+            share = node["share"]
+            node["prob"] = share * node["real_weight"] * len(node["real_X"]) + (
+                1.0 - share
+            ) * node["mass"]
 
-    def _grow(self, X, rng):
-        """Best-first extraction; returns the list of nodes (root first)."""
-        n = self.n_samples
-        d = X.shape[1]
+    def _node_rows(self, node, part):
+        """Rows of a node's sample with their targets and weights (None: all equal).
+
+        ``part`` is ``"split"`` (the training rows in the node and the first ``n``
+        samples), ``"gain"`` (the training rows and the other ``n`` samples) or
+        ``"all"``. The weights make the rows represent the input distribution
+        restricted to the node: a training row has weight ``share / n_train``
+        and the mixture's samples share ``(1 - share) * P_mixture(node)``.
+        """
+        syn = node["X"]
+        k = syn.shape[0]
+        n = min(self.n_samples, k)
+        chunk = {"split": slice(0, n), "gain": slice(n, k), "all": slice(0, k)}[part]
+        m = node["real_X"].shape[0]
+        if "target" not in node:  # class indices over the node's rows (real ones first)
+            labels = np.concatenate([node["real_labels"], node["labels"]])
+            node["target"] = _class_indices(labels) if self._classification else labels
+        target = np.concatenate([node["target"][:m], node["target"][m:][chunk]])
+        rows = np.vstack([node["real_X"], syn[chunk]]) if m else syn[chunk]
+        n_syn = chunk.stop - chunk.start
+        if m == 0 or n_syn == 0:
+            return rows, target, None
+        share = node["share"]
+        weights = np.empty(m + n_syn)
+        weights[:m] = share * node["real_weight"]
+        weights[m:] = (1.0 - share) * node["mass"] / n_syn
+        total = weights.sum()
+        if not total > 0:
+            return rows, target, None
+        return rows, target, weights / total
+
+    def _node_output(self, node):
+        """What a leaf predicts: the weighted majority label of its rows (classifier)
+        or their weighted mean output (regressor)."""
+        _, target, weights = self._node_rows(node, "all")
+        labels = np.concatenate([node["real_labels"], node["labels"]])
+        if not self._classification:
+            return np.average(target, weights=weights)
+        best = int(np.argmax(np.bincount(target, weights=weights)))
+        return labels[np.flatnonzero(target == best)[0]]
+
+    def _node_gain(self, node, scale):
+        """Best split of a node from its ``"split"`` rows, its gain from its ``"gain"`` rows.
+
+        The gain is ``P(node) * decrease`` with the decrease estimated on the additional
+        samples (paper, section 3); decreases below ``1e-10 * scale`` count as zero.
+        """
+        classification = self._classification
+        rows, target, weights = self._node_rows(node, "split")
+        feature, threshold, decrease = _best_split(rows, target, classification, weights)
+        if feature >= 0 and decrease > 1e-10 * scale:
+            rows, target, weights = self._node_rows(node, "gain")
+            decrease = _split_decrease(rows, target, feature, threshold, classification, weights)
+        else:
+            decrease = 0.0
+        node["feature"], node["threshold"] = feature, threshold
+        gain = node["prob"] * decrease
+        node["gain"] = gain if decrease > 1e-10 * scale else 0.0
+
+    def _fit_distribution(self, X, rng):
+        """Fit (or check) ``input_distribution_``."""
         gmm_seed = rng.randint(np.iinfo(np.int32).max)
         if self.input_distribution is None:
             self.input_distribution_ = BoxGaussianMixture.fit(
                 X, self.n_components, random_state=gmm_seed
             )
         else:
-            if self.input_distribution.n_features != d:
+            if self.input_distribution.n_features != X.shape[1]:
                 raise ValueError(
                     f"input_distribution has {self.input_distribution.n_features} features "
-                    f"but X has {d}"
+                    f"but X has {X.shape[1]}"
                 )
             self.input_distribution_ = self.input_distribution
-        # A Generator for the sampling: much faster normal draws than a RandomState
-        # (SFC64: the fastest of numpy's bit generators here).
-        rng = np.random.Generator(np.random.SFC64(rng.randint(np.iinfo(np.int32).max)))
-        root = self._new_node(np.full(d, -np.inf), np.full(d, np.inf), -1)
+
+    def _choose_train_weight(self, X, labels, rng):
+        """``train_weight="auto"``: the share of ``_AUTO_TRAIN_WEIGHTS`` whose trees,
+        grown on ``_AUTO_FOLDS - 1`` folds of the training rows, disagree least with
+        the black box's ``labels`` on the held-out fold, summed over the folds (ties:
+        the earlier share)."""
+        if X.shape[0] < _AUTO_FOLDS:
+            return _AUTO_TRAIN_WEIGHTS[0]
+        seed = int(rng.integers(np.iinfo(np.int32).max))
+        folds = KFold(_AUTO_FOLDS, shuffle=True, random_state=seed).split(X)
+        loss = np.zeros(len(_AUTO_TRAIN_WEIGHTS))
+        for fit_rows, held_out in folds:
+            for k, share in enumerate(_AUTO_TRAIN_WEIGHTS):
+                nodes = self._grow_best(X[fit_rows], labels[fit_rows], share, rng)
+                loss[k] += self._loss(self._predict_nodes(nodes, X[held_out]), labels[held_out])
+        return _AUTO_TRAIN_WEIGHTS[int(np.argmin(loss))]
+
+    def _grow_best(self, X, labels, share, rng):
+        """The tree of ``_AUTO_DRAWS`` grown with ``share`` (independent draws of the
+        mixture) that disagrees least with the black box's ``labels`` of the rows X it
+        was grown on: the draws weigh the same rows alike, so X tells which draw's
+        sampling noise serves the input distribution best. Share 1 draws nothing: one
+        tree."""
+        if share == 1.0:
+            return self._grow(X, labels, share, rng)
+        best, best_loss = None, np.inf
+        for _ in range(_AUTO_DRAWS):
+            nodes = self._grow(X, labels, share, rng)
+            loss = self._loss(self._predict_nodes(nodes, X), labels)
+            if loss < best_loss:
+                best, best_loss = nodes, loss
+        return best
+
+    def _loss(self, pred, truth):
+        """Disagreements (classifier) or squared error (regressor), summed over rows."""
+        if self._classification:
+            return float(np.count_nonzero(pred != truth))
+        return float(np.sum((pred - truth) ** 2))
+
+    def _predict_nodes(self, nodes, X):
+        """Predictions of the grown tree ``nodes`` for the rows of X (the leaves' boxes
+        partition the input space)."""
+        leaves = [nd for nd in nodes if nd["left"] == TREE_LEAF]
+        outputs = np.array([self._node_output(nd) for nd in leaves])
+        leaf = np.zeros(X.shape[0], dtype=np.intp)
+        for i, nd in enumerate(leaves):
+            leaf[np.all((X > nd["lower"]) & (X <= nd["upper"]), axis=1)] = i
+        return outputs[leaf]
+
+    def _grow(self, X, labels, share, rng):
+        """Best-first extraction with the training rows ``X`` (their black-box
+        ``labels``, or None to query them with the root's samples) given ``share`` of
+        the input distribution; returns the list of nodes (root first)."""
+        d = X.shape[1]
+        train = X if share > 0 else X[:0]
+        known = None if labels is None else labels[: train.shape[0]]
+        root = self._new_node(
+            np.full(d, -np.inf), np.full(d, np.inf), -1, train, known, 1.0 / X.shape[0], share
+        )
         nodes = [root]
-        self._sample_nodes([root], nodes, rng)
-        root["prob"] = 1.0
-        scale = 1.0 if self._classification else max(float(np.var(root["labels"])), 1e-300)
-        _node_gain(root, n, self._classification, scale)
+        self._sample_nodes([root], nodes, rng, train=train if labels is None else None)
+        root["mass"] = root["prob"] = 1.0
+        if self._classification:
+            scale = 1.0
+        else:
+            scale = max(float(np.var(np.concatenate([root["real_labels"], root["labels"]]))), 1e-300)
+        self._node_gain(root, scale)
         heap = [(-root["gain"], 0)]
         n_leaves = 1
         while heap and n_leaves < self.max_leaves:
@@ -1039,8 +1230,8 @@ class _BaseExtractedTree(BaseEstimator):
             left_upper[f] = min(left_upper[f], t)
             right_lower = node["lower"].copy()
             right_lower[f] = max(right_lower[f], t)
-            left = self._new_node(node["lower"], left_upper, idx)
-            right = self._new_node(right_lower, node["upper"], idx)
+            left = self._child(nodes, idx, node["lower"], left_upper)
+            right = self._child(nodes, idx, right_lower, node["upper"])
             self._sample_nodes([left, right], nodes, rng)
             # After the last expansion the children's gains are never used (nor, without
             # refine="gosdt", their candidate splits): skip their split search.
@@ -1049,7 +1240,7 @@ class _BaseExtractedTree(BaseEstimator):
                 if last:
                     child["feature"], child["threshold"], child["gain"] = -1, np.nan, 0.0
                 else:
-                    _node_gain(child, n, self._classification, scale)
+                    self._node_gain(child, scale)
                 nodes.append(child)
                 heapq.heappush(heap, (-child["gain"], len(nodes) - 1))
             node["left"], node["right"] = len(nodes) - 2, len(nodes) - 1
@@ -1072,10 +1263,11 @@ class _BaseExtractedTree(BaseEstimator):
         return left, right, feature, threshold, self._node_probabilities(nodes)
 
     @staticmethod
-    def _node_probabilities(nodes):
-        # Probability of every node's region, floored at the smallest normal float so
-        # that a vanishingly unlikely region keeps its class proportions in ``value``.
-        return np.maximum([nd["prob"] for nd in nodes], np.finfo(np.float64).tiny)
+    def _node_probabilities(nodes, key="prob"):
+        # Probability of every node's region (under the input distribution, or the
+        # mixture for key="mass"), floored at the smallest normal float so that a
+        # vanishingly unlikely region keeps its class proportions in ``value``.
+        return np.maximum([nd[key] for nd in nodes], np.finfo(np.float64).tiny)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -1121,7 +1313,16 @@ class _BaseExtractedTree(BaseEstimator):
         self.n_blackbox_calls_ = 0
         self.blackbox_time_ = 0.0
         rng = check_random_state(self.random_state)
-        return X, self._grow(X, rng)
+        self._fit_distribution(X, rng)
+        # A Generator for the sampling: much faster normal draws than a RandomState
+        # (SFC64: the fastest of numpy's bit generators here).
+        rng = np.random.Generator(np.random.SFC64(rng.randint(np.iinfo(np.int32).max)))
+        if self.train_weight == "auto":
+            labels = self._query(X)
+            self.train_weight_ = self._choose_train_weight(X, labels, rng)
+            return X, self._grow_best(X, labels, self.train_weight_, rng)
+        self.train_weight_ = float(self.train_weight)
+        return X, self._grow(X, None, self.train_weight_, rng)
 
     def _feature_names(self):
         names = getattr(self, "feature_names_in_", None)
@@ -1217,6 +1418,9 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         Calls made to the black box during ``fit`` (every call is one batch).
     blackbox_time_ : float
         Seconds spent inside black-box calls during ``fit``.
+    train_weight_ : float
+        The share of the input distribution given to the training rows (``train_weight``,
+        or the share ``train_weight="auto"`` chose).
     input_distribution_ : BoxGaussianMixture
         The fitted input distribution (can be sampled in any box).
     refine_estimator_ : GOSDTClassifier or None
@@ -1265,6 +1469,7 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         n_components=10,
         random_state=None,
         input_distribution=None,
+        train_weight="auto",
         refine=None,
         refine_regularization=0.01,
         refine_max_depth=None,
@@ -1278,9 +1483,11 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         prob = self._node_probabilities(nodes)
         value = np.zeros((len(nodes), classes.size))
         for i, node in enumerate(nodes):
+            _, _, weights = self._node_rows(node, "all")
+            labels = np.concatenate([node["real_labels"], node["labels"]])
             counts = np.bincount(
-                np.searchsorted(classes, node["labels"]), minlength=classes.size
-            ).astype(np.float64)
+                np.searchsorted(classes, labels), weights=weights, minlength=classes.size
+            )
             value[i] = prob[i] * counts / counts.sum()
         self.extracted_tree_ = self._tree(X, nodes, value, classes=classes)
         self.tree_ = self.extracted_tree_
@@ -1292,7 +1499,7 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
             self._refine_gosdt(nodes)
 
     def _classes(self, nodes):
-        labels = np.concatenate([node["labels"] for node in nodes])
+        labels = np.concatenate([nd[key] for nd in nodes for key in ("real_labels", "labels")])
         known = getattr(self.blackbox, "classes_", None)
         try:
             if known is not None and np.ndim(known) == 1:
@@ -1313,10 +1520,24 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         pairs = sorted(
             {(int(nd["feature"]), float(nd["threshold"])) for nd in nodes if nd["feature"] >= 0}
         )
-        X_all = np.vstack([nd["X"] for nd in nodes])
-        y_all = np.concatenate([nd["labels"] for nd in nodes])
+        # The mixture's samples of all nodes, weighted to represent the mixture, and
+        # the training rows (the root holds them all), in their shares of the input
+        # distribution.
+        X_syn = np.vstack([nd["X"] for nd in nodes])
         n_rows = np.array([nd["X"].shape[0] for nd in nodes])
-        weight = _importance_weights(tree, n_rows, X_all)
+        mass = self._node_probabilities(nodes, "mass")
+        root = nodes[0]
+        share = root["share"]
+        X_all = np.vstack([root["real_X"], X_syn])
+        y_all = np.concatenate([root["real_labels"]] + [nd["labels"] for nd in nodes])
+        weight = np.concatenate(
+            [
+                np.full(root["real_X"].shape[0], share * root["real_weight"]),
+                (1.0 - share) * _importance_weights(tree, n_rows, X_syn, mass)
+                if X_syn.shape[0]
+                else np.empty(0),
+            ]
+        )
         names = self._feature_names() or [f"x{j}" for j in range(self.n_features_in_)]
         self.refine_thresholds_ = pairs
         self.refine_feature_names_ = threshold_column_names(pairs, names)
@@ -1354,11 +1575,11 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         return out
 
 
-def _importance_weights(tree, n_rows, X):
-    """Weights that make the pooled samples of all nodes represent the input distribution.
+def _importance_weights(tree, n_rows, X, mass=None):
+    """Weights that make the pooled samples of all nodes represent the distribution P.
 
     Node ``i`` of ``tree`` contributed ``n_rows[i]`` draws from ``P | C_i``, where
-    ``P(C_i) = tree.weighted_n_node_samples[i]``. A row ``x`` could have come from any
+    ``P(C_i) = mass[i]`` (default: ``tree.weighted_n_node_samples[i]``). A row ``x`` could have come from any
     node on its root-to-leaf path, so the pooled sampling density at ``x`` is
     proportional to ``p(x) * sum_{i on the path} n_rows[i] / P(C_i)`` and the importance
     weight is ``1 / sum_{i on the path} n_rows[i] / P(C_i)`` (the balance heuristic of
@@ -1370,12 +1591,16 @@ def _importance_weights(tree, n_rows, X):
     n_rows : ndarray of shape (n_nodes,)
     X : ndarray of shape (n_rows_total, n_features)
         The pooled rows.
+    mass : ndarray of shape (n_nodes,), optional
+        ``P(C_i)`` of every node.
 
     Returns
     -------
     ndarray of shape (n_rows_total,)
     """
-    path_rate = np.asarray(n_rows, dtype=np.float64) / tree.weighted_n_node_samples
+    if mass is None:
+        mass = tree.weighted_n_node_samples
+    path_rate = np.asarray(n_rows, dtype=np.float64) / mass
     stack = [0]
     while stack:  # add every node's rate to its descendants, from the root down
         node = stack.pop()
@@ -1408,7 +1633,7 @@ class ExtractedTreeRegressor(RegressorMixin, _BaseExtractedTree):
         column, the mean black-box output of each node's samples, and
         ``weighted_n_node_samples`` is the probability of the node's region under the
         input distribution.
-    n_queries_, n_blackbox_calls_, blackbox_time_, input_distribution_ :
+    n_queries_, n_blackbox_calls_, blackbox_time_, train_weight_, input_distribution_ :
         As for :class:`ExtractedTreeClassifier`.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
@@ -1436,7 +1661,9 @@ class ExtractedTreeRegressor(RegressorMixin, _BaseExtractedTree):
     _classification = False
 
     def _store_tree(self, X, nodes):
-        means = np.array([float(np.mean(node["labels"])) for node in nodes])
+        means = np.empty(len(nodes))
+        for i, node in enumerate(nodes):
+            means[i] = self._node_output(node)
         self.tree_ = self._tree(X, nodes, means[:, None], task="regression")
 
     def _agreement(self, truth, pred):
