@@ -949,8 +949,10 @@ fn run_with<M: Monitor, O: Objective, S: SplitFamily>(data: &Groups, obj: O, spl
     let guessing = solver.reference.is_some();
     // Proven optimal when the proven bound meets the best tree (up to rounding when the
     // proven bound was summed apart from the search bound).
+    // The tree returned is the one judged: with guessing, its cost (not only the
+    // search's account of it) must meet the proven bound.
     let proven_optimal = if guessing {
-        root_proven >= root_ub - 1e-12 * w
+        root_proven >= root_ub.max(objective * w) - 1e-12 * w
     } else {
         root_lb >= root_ub
     };

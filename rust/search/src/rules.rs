@@ -49,7 +49,9 @@ pub(crate) fn side<O: Objective>(obj: &O, totals: &[f64], minority: f64, referen
         None => Side { leaf_cost, lb: proven, proven, terminal: proven_terminal },
         Some(r) => {
             // Paper §4.3 step 1: a leaf within one penalty of the guess is taken as solved.
-            let terminal = proven_terminal || loss - r <= penalty;
+            // Up to rounding: the search and the tree's extraction sum `loss` and `r` in
+            // different orders, and must agree on which nodes are leaves.
+            let terminal = proven_terminal || loss - r <= penalty + 1e-9 * (loss.abs() + r.abs());
             let lb = if terminal { leaf_cost } else { proven.max(r + penalty) };
             Side { leaf_cost, lb, proven, terminal }
         }

@@ -144,3 +144,25 @@ fn bad_cost_matrices_are_refused_with_the_reason() {
     // A free error on class 1 predicted 0: the single leaf predicting 0 costs nothing.
     assert_eq!(fit(vec![0.0, 1.0, 0.0, 0.0]), Ok(0.0));
 }
+
+/// A leaf whose loss equals the guess (26.89 + 26.89 against 2 x 26.89) was a leaf for
+/// the search and not for the tree's extraction, or the other way round, as the two sum
+/// in different orders: the tree returned cost more than the search's account of it, and
+/// was called optimal. Now both agree up to rounding, and a certificate judges the tree
+/// returned.
+#[test]
+fn guessing_certifies_the_tree_it_returns() {
+    let x = [0u8, 0, 0, 0, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1];
+    let y = [1u32, 0, 0, 1, 1];
+    let w = [1.0, 4.767478700943906, 1.0, 1.0, 4.722948359653731];
+    let cost = vec![0.0, 22.066916308868507, 26.89024028650616, 0.0];
+    let guesses = [0usize, 0, 1, 0, 1];
+    let errors: Vec<f64> = (0..5).map(|i| w[i] * cost[y[i] as usize * 2 + guesses[i]]).collect();
+    let data = BinaryDataset::new(&x, 5, 3, &y, 2, Some(&w)).unwrap();
+    let config = GosdtConfig { reference_errors: Some(errors), misclassification_cost: Some(cost.clone()), ..Default::default() };
+    let res = solve_gosdt(&data, &config, &mut NoMonitor).unwrap();
+    let exact = GosdtConfig { misclassification_cost: Some(cost), ..Default::default() };
+    let exact = solve_gosdt(&data, &exact, &mut NoMonitor).unwrap().objective;
+    assert!(res.lower_bound <= exact + 1e-12, "proven bound {} above the optimum {exact}", res.lower_bound);
+    assert!(res.status != Status::Optimal || (res.objective - exact).abs() < 1e-12, "called optimal at {} (optimum {exact})", res.objective);
+}
