@@ -287,6 +287,8 @@ pub struct TreePav {
     stack: Vec<u32>,
 
     heap: Vec<Entry>,
+    /// Candidates as (node, row) pairs, rows ascending, before they go to their columns.
+    kept: Vec<(u32, u32)>,
     scratch: Vec<(u64, u32)>,
     sorted: Vec<(u64, u32)>,
     hist: Vec<u32>,
@@ -443,7 +445,7 @@ impl TreePav {
     }
 
     /// Bytes of working memory a forward (and backward) pass on `n_rows x n_nodes` scores
-    /// allocates (the inputs and outputs aside): about `(116 (n_rows + 1) + 250) n_nodes`.
+    /// allocates (the inputs and outputs aside): about `(132 n_rows + 350) n_nodes`.
     /// `None` when it overflows `usize`.
     pub fn bytes_needed(n_rows: usize, n_nodes: usize) -> Option<usize> {
         use std::mem::size_of;
@@ -473,7 +475,8 @@ impl TreePav {
         per_node
             .checked_mul(t)?
             .checked_add(per_slot.checked_mul(slots)?)?
-            .checked_add(m.checked_mul(size_of::<f64>())?)?
+            // per value: the copy of q and a candidate pair
+            .checked_add(m.checked_mul(size_of::<f64>() + size_of::<(u32, u32)>())?)?
             .checked_add(per_row.checked_mul(n_rows)?)?
             .checked_add(fixed)
     }
@@ -532,6 +535,7 @@ impl TreePav {
             grow(v, t)?;
         }
         grow(&mut self.heap, HEAP_SLACK * t + 8)?;
+        grow(&mut self.kept, n_rows * n_nodes)?;
         grow(&mut self.scratch, slots)?;
         grow(&mut self.val, slots)?;
         grow(&mut self.pre, slots)?;
@@ -825,11 +829,25 @@ impl TreePav {
         // Candidates to packed columns: node t gets its candidate count plus one spare
         // slot, so a solve writes (and, on a first call, faults in) memory in proportion
         // to the candidates, not to `n T` (about 4% of the values on the example above).
+        // One pass lists them, row by row: each block of 64 nodes of a row gives a bit mask
+        // of its kept nodes (branch-free, no dependence between nodes), whose set bits
+        // are appended as (node, row) pairs; a counting pass by node then lays them out
+        // in their columns, rows ascending within each.
+        self.kept.clear();
         resize(&mut self.col_len, t_count, 0);
-        for q_row in self.q.chunks_exact(t_count) {
-            for (c, &qv) in self.col_len.iter_mut().zip(q_row) {
-                let v = qv + 0.5;
-                *c += (v > floor && v >= cut) as u32;
+        for (i, q_row) in self.q.chunks_exact(t_count).enumerate() {
+            for (b, block) in q_row.chunks(64).enumerate() {
+                let mut mask = 0u64;
+                for (j, &qv) in block.iter().enumerate() {
+                    let v = qv + 0.5;
+                    mask |= ((v > floor && v >= cut) as u64) << j;
+                }
+                while mask != 0 {
+                    let t = 64 * b + mask.trailing_zeros() as usize;
+                    mask &= mask - 1;
+                    self.col_len[t] += 1;
+                    self.kept.push((t as u32, i as u32));
+                }
             }
         }
         resize(&mut self.col_start, t_count + 1, 0);
@@ -841,20 +859,18 @@ impl TreePav {
         ensure_len(&mut self.val, slots, 0.0);
         ensure_len(&mut self.row, slots, 0);
         ensure_len(&mut self.pre, slots, 0.0);
-        resize(&mut self.col_len, t_count, 0);
         // sized for the longest column whatever the cut, so that later calls of the same
         // size never allocate (bucket_sort uses at most 4 len + 1 counters)
         self.sorted.clear();
         self.sorted.reserve(n);
         self.hist.clear();
         self.hist.reserve(4 * n + 2);
-        for (i, q_row) in self.q.chunks_exact(t_count).enumerate() {
-            for ((c, &start), &qv) in self.col_len.iter_mut().zip(&self.col_start).zip(q_row) {
-                let v = qv + 0.5;
-                // cursor <= the column's count: at worst the write lands in the spare slot
-                self.scratch[start + *c as usize] = (descending_key(v), i as u32);
-                *c += (v > floor && v >= cut) as u32;
-            }
+        resize(&mut self.col_len, t_count, 0);
+        for &(t, i) in &self.kept {
+            let t = t as usize;
+            let v = self.q[i as usize * t_count + t] + 0.5;
+            self.scratch[self.col_start[t] + self.col_len[t] as usize] = (descending_key(v), i);
+            self.col_len[t] += 1;
         }
         // Per column: one Newton step from the node's bound (the value of the candidate
         // set {v >= bound} is again a lower bound of a_t(k*)), then the values above it
