@@ -226,7 +226,8 @@ pub struct TreePav {
     /// Prefix sums of each sorted column in the same layout: `pre[col_start[t] + k]` is
     /// the sum of the `k` largest candidates of node `t` (`k` up to the column length).
     pre: Vec<f64>,
-    /// Per node: count, sum and four largest of the kept values (for the cut).
+    /// Per node: count and sum of the kept values, and (`top`, block-major) the largest
+    /// kept value of each of four blocks of rows (for the cut).
     kept_count: Vec<f64>,
     kept_sum: Vec<f64>,
     top: Vec<f64>,
@@ -382,6 +383,23 @@ fn bucket_sort(col: &[(u64, u32)], out: &mut Vec<(u64, u32)>, hist: &mut Vec<u32
             i -= 1;
         }
         out[i] = e;
+    }
+}
+
+/// Adds one row of scores to its nodes' count and sum of kept values (`v = q + 1/2 >
+/// floor`) and running maximum of them (all slices have one entry per node).
+#[inline(always)]
+fn accumulate_row(q_row: &[f64], floor: f64, cnt: &mut [f64], sum: &mut [f64], top: &mut [f64]) {
+    let len = q_row.len();
+    let (cnt, sum, top) = (&mut cnt[..len], &mut sum[..len], &mut top[..len]);
+    // no NaN here (q is finite): plain comparisons, which vectorise to max
+    let max = |x: f64, y: f64| if x > y { x } else { y };
+    for t in 0..len {
+        let v = q_row[t] + 0.5;
+        let keep = v > floor;
+        cnt[t] += if keep { 1.0 } else { 0.0 };
+        sum[t] += if keep { v } else { 0.0 };
+        top[t] = max(top[t], if keep { v } else { f64::NEG_INFINITY });
     }
 }
 
@@ -763,15 +781,13 @@ impl TreePav {
     /// Every group value the algorithm ever computes, and every threshold its searches
     /// evaluate, is at least the smallest single-node value `min_t a_t(k*_t)` (pooling
     /// two groups gives a value between theirs). A lower bound of it is cheap: for each
-    /// node `a_t(k*) = max_k a_t(k)`, so `a_t(k)` for `k <= 4` (from the four largest
-    /// values) and for `k =` all kept values bound it from below. Values under the
+    /// node `a_t(k*) = max_k a_t(k)`, and `a_t(k)` (the `k` largest values) is at least
+    /// `sum(S) / (lam + k)` for any `k` kept values `S`; one pass gives such sums for all
+    /// kept values and for the largest of each of four blocks of rows (one running
+    /// maximum per value, against four for the exact four largest). Values under the
     /// smallest bound (less a relative `1e-9` against rounding) can never be in a support
     /// nor change a count, so they are dropped before sorting (on i.i.d. normal scores,
     /// n = 512, lam = 1, about 4% of the values are left).
-    ///
-    /// Branch-free bucketing: every value is written to its column's cursor and the
-    /// cursor only advances when the value is kept; each column has one spare slot at its
-    /// end that absorbs the writes of rejected values.
     fn gather_columns(&mut self) {
         let t_count = self.n_nodes;
         let n = self.n_rows;
@@ -779,36 +795,17 @@ impl TreePav {
         // lam == 0 keeps every value: v > -inf
         let floor = if lam == 0.0 { f64::NEG_INFINITY } else { 0.0 };
 
-        // Count, sum and four largest kept values of each node.
+        // Count and sum of the kept values of each node, and the largest kept value of
+        // each of four blocks of rows (-inf for none).
         resize(&mut self.kept_count, t_count, 0.0);
         resize(&mut self.kept_sum, t_count, 0.0);
         resize(&mut self.top, 4 * t_count, f64::NEG_INFINITY);
         {
             let (cnt, sum) = (&mut self.kept_count[..t_count], &mut self.kept_sum[..t_count]);
-            let (t1, rest) = self.top.split_at_mut(t_count);
-            let (t2, rest) = rest.split_at_mut(t_count);
-            let (t3, t4) = rest.split_at_mut(t_count);
-            let t4 = &mut t4[..t_count];
-            // no NaN here (q is finite): plain comparisons, which vectorise to max/min
-            let max = |x: f64, y: f64| if x > y { x } else { y };
-            let min = |x: f64, y: f64| if x < y { x } else { y };
-            for q_row in self.q.chunks_exact(t_count) {
-                let q_row = &q_row[..t_count];
-                for t in 0..t_count {
-                    let v = q_row[t] + 0.5;
-                    let keep = v > floor;
-                    cnt[t] += if keep { 1.0 } else { 0.0 };
-                    sum[t] += if keep { v } else { 0.0 };
-                    let x = if keep { v } else { f64::NEG_INFINITY };
-                    // insert x into the descending t1 >= t2 >= t3 >= t4
-                    let (h1, r1) = (max(t1[t], x), min(t1[t], x));
-                    let (h2, r2) = (max(t2[t], r1), min(t2[t], r1));
-                    let (h3, r3) = (max(t3[t], r2), min(t3[t], r2));
-                    t1[t] = h1;
-                    t2[t] = h2;
-                    t3[t] = h3;
-                    t4[t] = max(t4[t], r3);
-                }
+            for (i, q_row) in self.q.chunks_exact(t_count).enumerate() {
+                let b = 4 * i / n;
+                let top = &mut self.top[b * t_count..(b + 1) * t_count];
+                accumulate_row(q_row, floor, cnt, sum, top);
             }
         }
         let mut cut = f64::INFINITY;
@@ -816,9 +813,15 @@ impl TreePav {
         for t in 0..t_count {
             let k_all = self.kept_count[t];
             let mut bound = if k_all > 0.0 { self.kept_sum[t] / (lam + k_all) } else { 0.0 };
+            // the blocks' maxima, largest first: sums of subsets of the kept values
+            let mut maxima = [0.0; 4];
+            for (b, m) in maxima.iter_mut().enumerate() {
+                *m = self.top[b * t_count + t];
+            }
+            maxima.sort_unstable_by(|x, y| y.total_cmp(x));
             let mut s = 0.0;
-            for j in 0..(k_all as usize).min(4) {
-                s += self.top[j * t_count + t];
+            for (j, &m) in maxima.iter().take_while(|&&m| m > f64::NEG_INFINITY).enumerate() {
+                s += m;
                 bound = bound.max(s / (lam + (j + 1) as f64));
             }
             self.bound[t] = bound;
@@ -829,25 +832,43 @@ impl TreePav {
         // Candidates to packed columns: node t gets its candidate count plus one spare
         // slot, so a solve writes (and, on a first call, faults in) memory in proportion
         // to the candidates, not to `n T` (about 4% of the values on the example above).
-        // One pass lists them, row by row: each block of 64 nodes of a row gives a bit mask
-        // of its kept nodes (branch-free, no dependence between nodes), whose set bits
-        // are appended as (node, row) pairs; a counting pass by node then lays them out
-        // in their columns, rows ascending within each.
+        // One pass lists them: each block of 64 values of the row-major q gives a bit mask
+        // of its kept values (built eight at a time, branch-free, which vectorises), whose
+        // set bits are appended as (node, row) pairs in the order of q; a counting pass by
+        // node then lays them out in their columns, rows ascending within each.
         self.kept.clear();
         resize(&mut self.col_len, t_count, 0);
-        for (i, q_row) in self.q.chunks_exact(t_count).enumerate() {
-            for (b, block) in q_row.chunks(64).enumerate() {
-                let mut mask = 0u64;
-                for (j, &qv) in block.iter().enumerate() {
-                    let v = qv + 0.5;
-                    mask |= ((v > floor && v >= cut) as u64) << j;
+        let keep = |v: f64| v > floor && v >= cut;
+        let mask_of = |x: &[f64]| {
+            let mut mask = 0u64;
+            for (k, x8) in x.chunks(8).enumerate() {
+                let mut m = 0u64;
+                for (j, &qv) in x8.iter().enumerate() {
+                    m |= (keep(qv + 0.5) as u64) << j;
                 }
-                while mask != 0 {
-                    let t = 64 * b + mask.trailing_zeros() as usize;
-                    mask &= mask - 1;
-                    self.col_len[t] += 1;
-                    self.kept.push((t as u32, i as u32));
+                mask |= m << (8 * k);
+            }
+            mask
+        };
+        // row i holds the values row_start .. row_start + t_count
+        let (mut i, mut row_start) = (0usize, 0usize);
+        for (b, block) in self.q.chunks(64).enumerate() {
+            let mut mask = if block.len() == 64 {
+                let block: &[f64; 64] = block.try_into().expect("a block of 64");
+                mask_of(block)
+            } else {
+                mask_of(block)
+            };
+            while mask != 0 {
+                let e = 64 * b + mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                while e >= row_start + t_count {
+                    i += 1;
+                    row_start += t_count;
                 }
+                let t = e - row_start;
+                self.col_len[t] += 1;
+                self.kept.push((t as u32, i as u32));
             }
         }
         resize(&mut self.col_start, t_count + 1, 0);
