@@ -386,21 +386,69 @@ fn bucket_sort(col: &[(u64, u32)], out: &mut Vec<(u64, u32)>, hist: &mut Vec<u32
     }
 }
 
-/// Adds one row of scores to its nodes' count and sum of kept values (`v = q + 1/2 >
-/// floor`) and running maximum of them (all slices have one entry per node).
+/// Adds `R` consecutive rows of scores (row-major, `R` rows of `cnt.len()` values), in
+/// order, to their nodes' count and sum of kept values (`v = q + 1/2 > floor`) and
+/// running maximum of them. Each node's accumulators are loaded and stored once for the
+/// `R` rows, and the sums are added in row order (the same values as one row at a time).
 #[inline(always)]
-fn accumulate_row(q_row: &[f64], floor: f64, cnt: &mut [f64], sum: &mut [f64], top: &mut [f64]) {
-    let len = q_row.len();
-    let (cnt, sum, top) = (&mut cnt[..len], &mut sum[..len], &mut top[..len]);
+fn accumulate_rows<const R: usize>(rows: &[f64], floor: f64, cnt: &mut [f64], sum: &mut [f64], top: &mut [f64]) {
+    let len = cnt.len();
+    let (sum, top) = (&mut sum[..len], &mut top[..len]);
+    let rows: [&[f64]; R] = std::array::from_fn(|r| &rows[r * len..(r + 1) * len]);
     // no NaN here (q is finite): plain comparisons, which vectorise to max
     let max = |x: f64, y: f64| if x > y { x } else { y };
     for t in 0..len {
-        let v = q_row[t] + 0.5;
-        let keep = v > floor;
-        cnt[t] += if keep { 1.0 } else { 0.0 };
-        sum[t] += if keep { v } else { 0.0 };
-        top[t] = max(top[t], if keep { v } else { f64::NEG_INFINITY });
+        let (mut c, mut s, mut m) = (cnt[t], sum[t], top[t]);
+        for row in &rows {
+            let v = row[t] + 0.5;
+            let keep = v > floor;
+            c += if keep { 1.0 } else { 0.0 };
+            s += if keep { v } else { 0.0 };
+            m = max(m, if keep { v } else { f64::NEG_INFINITY });
+        }
+        cnt[t] = c;
+        sum[t] = s;
+        top[t] = m;
     }
+}
+
+/// Bit `j` set when `v = x[j] + 1/2` is kept (`v > floor` and `v >= cut`), for up to
+/// 64 values: two values per SSE2 compare and move-mask on x86-64.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn keep_mask(x: &[f64], floor: f64, cut: f64) -> u64 {
+    // SAFETY: SSE2 is part of every x86-64 CPU (the target's baseline).
+    unsafe { keep_mask_sse2(x, floor, cut) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+fn keep_mask_sse2(x: &[f64], floor: f64, cut: f64) -> u64 {
+    use std::arch::x86_64::{_mm_add_pd, _mm_and_pd, _mm_cmpge_pd, _mm_cmpgt_pd, _mm_movemask_pd, _mm_set1_pd, _mm_set_pd};
+    let (half, f, c) = (_mm_set1_pd(0.5), _mm_set1_pd(floor), _mm_set1_pd(cut));
+    let mut mask = 0u64;
+    let pairs = x.chunks_exact(2);
+    let last = pairs.remainder();
+    for (k, p) in pairs.enumerate() {
+        let v = _mm_add_pd(_mm_set_pd(p[1], p[0]), half);
+        let kept = _mm_and_pd(_mm_cmpgt_pd(v, f), _mm_cmpge_pd(v, c));
+        mask |= (_mm_movemask_pd(kept) as u64) << (2 * k);
+    }
+    if let [x0] = last {
+        let v = x0 + 0.5;
+        mask |= ((v > floor && v >= cut) as u64) << (x.len() - 1);
+    }
+    mask
+}
+
+/// Bit `j` set when `v = x[j] + 1/2` is kept (`v > floor` and `v >= cut`), for up to
+/// 64 values.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn keep_mask(x: &[f64], floor: f64, cut: f64) -> u64 {
+    x.iter()
+        .enumerate()
+        .fold(0, |mask, (j, &x)| mask | (((x + 0.5 > floor && x + 0.5 >= cut) as u64) << j))
 }
 
 #[inline]
@@ -802,10 +850,18 @@ impl TreePav {
         resize(&mut self.top, 4 * t_count, f64::NEG_INFINITY);
         {
             let (cnt, sum) = (&mut self.kept_count[..t_count], &mut self.kept_sum[..t_count]);
-            for (i, q_row) in self.q.chunks_exact(t_count).enumerate() {
-                let b = 4 * i / n;
+            // four rows at a time (the block of a group of rows is its first row's)
+            const R: usize = 4;
+            let groups = self.q.chunks_exact(R * t_count);
+            let rest = groups.remainder();
+            for (g, rows) in groups.enumerate() {
+                let b = 4 * (R * g) / n;
                 let top = &mut self.top[b * t_count..(b + 1) * t_count];
-                accumulate_row(q_row, floor, cnt, sum, top);
+                accumulate_rows::<R>(rows, floor, cnt, sum, top);
+            }
+            for row in rest.chunks_exact(t_count) {
+                let top = &mut self.top[3 * t_count..4 * t_count];
+                accumulate_rows::<1>(row, floor, cnt, sum, top);
             }
         }
         let mut cut = f64::INFINITY;
@@ -833,32 +889,15 @@ impl TreePav {
         // slot, so a solve writes (and, on a first call, faults in) memory in proportion
         // to the candidates, not to `n T` (about 4% of the values on the example above).
         // One pass lists them: each block of 64 values of the row-major q gives a bit mask
-        // of its kept values (built eight at a time, branch-free, which vectorises), whose
-        // set bits are appended as (node, row) pairs in the order of q; a counting pass by
-        // node then lays them out in their columns, rows ascending within each.
+        // of its kept values (`keep_mask`, branch-free), whose set bits are appended as
+        // (node, row) pairs in the order of q; a counting pass by node then lays them out
+        // in their columns, rows ascending within each.
         self.kept.clear();
         resize(&mut self.col_len, t_count, 0);
-        let keep = |v: f64| v > floor && v >= cut;
-        let mask_of = |x: &[f64]| {
-            let mut mask = 0u64;
-            for (k, x8) in x.chunks(8).enumerate() {
-                let mut m = 0u64;
-                for (j, &qv) in x8.iter().enumerate() {
-                    m |= (keep(qv + 0.5) as u64) << j;
-                }
-                mask |= m << (8 * k);
-            }
-            mask
-        };
         // row i holds the values row_start .. row_start + t_count
         let (mut i, mut row_start) = (0usize, 0usize);
         for (b, block) in self.q.chunks(64).enumerate() {
-            let mut mask = if block.len() == 64 {
-                let block: &[f64; 64] = block.try_into().expect("a block of 64");
-                mask_of(block)
-            } else {
-                mask_of(block)
-            };
+            let mut mask = keep_mask(block, floor, cut);
             while mask != 0 {
                 let e = 64 * b + mask.trailing_zeros() as usize;
                 mask &= mask - 1;
