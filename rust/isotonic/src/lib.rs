@@ -412,8 +412,9 @@ fn wide<R>(f: impl FnOnce() -> R) -> R {
 
 /// Count and sum of the kept values (`v = q + 1/2 > floor`) of each node of the
 /// row-major `q` (`n` rows, `cnt.len()` nodes), and (`top`, block-major) the largest of
-/// each of [`BLOCKS`] blocks of rows.
-fn column_stats(q: &[f64], n: usize, floor: f64, cnt: &mut [f64], sum: &mut [f64], top: &mut [f64]) {
+/// each of [`BLOCKS`] blocks of rows. `false` (and meaningless results) when a value of
+/// `q` is not finite.
+fn column_stats(q: &[f64], n: usize, floor: f64, cnt: &mut [f64], sum: &mut [f64], top: &mut [f64]) -> bool {
     wide(
         #[inline(always)]
         || column_stats_body(q, n, floor, cnt, sum, top),
@@ -421,19 +422,21 @@ fn column_stats(q: &[f64], n: usize, floor: f64, cnt: &mut [f64], sum: &mut [f64
 }
 
 #[inline(always)]
-fn column_stats_body(q: &[f64], n: usize, floor: f64, cnt: &mut [f64], sum: &mut [f64], top: &mut [f64]) {
+fn column_stats_body(q: &[f64], n: usize, floor: f64, cnt: &mut [f64], sum: &mut [f64], top: &mut [f64]) -> bool {
     let t_count = cnt.len();
+    let mut bad = 0;
     // four rows at a time (the block of a group of rows is its first row's)
     const R: usize = 4;
     let groups = q.chunks_exact(R * t_count);
     let rest = groups.remainder();
     for (g, rows) in groups.enumerate() {
         let b = BLOCKS * (R * g) / n;
-        accumulate_rows::<R>(rows, floor, cnt, sum, &mut top[b * t_count..(b + 1) * t_count]);
+        bad |= accumulate_rows::<R>(rows, floor, cnt, sum, &mut top[b * t_count..(b + 1) * t_count]);
     }
     for row in rest.chunks_exact(t_count) {
-        accumulate_rows::<1>(row, floor, cnt, sum, &mut top[(BLOCKS - 1) * t_count..]);
+        bad |= accumulate_rows::<1>(row, floor, cnt, sum, &mut top[(BLOCKS - 1) * t_count..]);
     }
+    bad == 0
 }
 
 /// Per node, a lower bound of its single-node value from the count and sum of its kept
@@ -486,15 +489,17 @@ fn block_bounds(lam: f64, cnt: &[f64], sum: &[f64], top: &mut [f64], bound: &mut
 /// running maximum of them. Each node's accumulators are loaded and stored once for the
 /// `R` rows, and the sums are added in row order (the same values as one row at a time).
 #[inline(always)]
-fn accumulate_rows<const R: usize>(rows: &[f64], floor: f64, cnt: &mut [f64], sum: &mut [f64], top: &mut [f64]) {
+fn accumulate_rows<const R: usize>(rows: &[f64], floor: f64, cnt: &mut [f64], sum: &mut [f64], top: &mut [f64]) -> u64 {
     let len = cnt.len();
+    let mut bad = 0;
     let (sum, top) = (&mut sum[..len], &mut top[..len]);
     let rows: [&[f64]; R] = std::array::from_fn(|r| &rows[r * len..(r + 1) * len]);
-    // no NaN here (q is finite): plain comparisons, which vectorise to max
+    // plain comparisons, which vectorise to max (a NaN makes the whole pass void)
     let max = |x: f64, y: f64| if x > y { x } else { y };
     for t in 0..len {
         let (mut c, mut s, mut m) = (cnt[t], sum[t], top[t]);
         for row in &rows {
+            bad |= not_finite(row[t]);
             let v = row[t] + 0.5;
             let keep = v > floor;
             c += if keep { 1.0 } else { 0.0 };
@@ -505,6 +510,7 @@ fn accumulate_rows<const R: usize>(rows: &[f64], floor: f64, cnt: &mut [f64], su
         sum[t] = s;
         top[t] = m;
     }
+    bad
 }
 
 /// Bit `j` set when `v = x[j] + 1/2` is kept (`v > floor` and `v >= cut`), for up to
@@ -554,6 +560,14 @@ fn parent(t: usize) -> usize {
 fn resize<T: Clone>(v: &mut Vec<T>, len: usize, fill: T) {
     v.clear();
     v.resize(len, fill);
+}
+
+/// 1 when `x` is NaN or infinite (all exponent bits set), else 0; branch-free, so that
+/// a pass can OR it over its values.
+#[inline(always)]
+fn not_finite(x: f64) -> u64 {
+    const EXPONENT: u64 = 0x7ff0_0000_0000_0000;
+    ((x.to_bits() & EXPONENT) == EXPONENT) as u64
 }
 
 /// Index of the first value of `x` that is not finite. A vectorisable pass first
@@ -758,7 +772,6 @@ impl TreePav {
         if !(lam.is_finite() && lam >= 0.0) {
             return Err(PavError::BadLambda { lam });
         }
-        check_finite("q", q, n_nodes)?;
 
         // Every buffer of the solve is allocated here, fallibly, so that a shape too large
         // for the machine is an error and never an abort in the middle of the solve.
@@ -772,7 +785,7 @@ impl TreePav {
         self.q.clear();
         self.q.extend_from_slice(q);
 
-        self.gather_columns();
+        self.gather_columns()?;
         self.pool();
 
         // Outputs: a = clip(group value, 0, 1), z = clip(q + 1/2, 0, a).
@@ -829,25 +842,37 @@ impl TreePav {
         check_len("grad_z", m, grad_z.len())?;
         check_len("grad_q", m, grad_q.len())?;
         check_finite("grad_a", grad_a, t_count)?;
-        check_finite("grad_z", grad_z, t_count)?;
 
         // z-branch: gradient to q where z = q + 1/2, to a where z = a.
         self.grad_a_eff.clear();
         self.grad_a_eff.extend_from_slice(grad_a);
-        for ((gq_row, gz_row), q_row) in grad_q
-            .chunks_exact_mut(t_count)
-            .zip(grad_z.chunks_exact(t_count))
-            .zip(self.q.chunks_exact(t_count))
-        {
-            let (a_row, ga_row) = (&self.a[..t_count], &mut self.grad_a_eff[..t_count]);
-            let (gq_row, gz_row, q_row) = (&mut gq_row[..t_count], &gz_row[..t_count], &q_row[..t_count]);
-            for t in 0..t_count {
-                let v = q_row[t] + 0.5;
-                let a = a_row[t];
-                let g = gz_row[t];
-                ga_row[t] += if v >= a { g } else { 0.0 };
-                gq_row[t] = if v > 0.0 && v < a { g } else { 0.0 };
-            }
+        // (grad_z is checked in the same pass, which a value that is not finite voids)
+        let (a_row, ga_row) = (&self.a[..t_count], &mut self.grad_a_eff[..t_count]);
+        let q = &self.q;
+        let finite = wide(
+            #[inline(always)]
+            || {
+                let mut bad = 0u64;
+                for ((gq_row, gz_row), q_row) in grad_q
+                    .chunks_exact_mut(t_count)
+                    .zip(grad_z.chunks_exact(t_count))
+                    .zip(q.chunks_exact(t_count))
+                {
+                    let (gq_row, gz_row, q_row) = (&mut gq_row[..t_count], &gz_row[..t_count], &q_row[..t_count]);
+                    for t in 0..t_count {
+                        let v = q_row[t] + 0.5;
+                        let a = a_row[t];
+                        let g = gz_row[t];
+                        bad |= not_finite(g);
+                        ga_row[t] += if v >= a { g } else { 0.0 };
+                        gq_row[t] = if v > 0.0 && v < a { g } else { 0.0 };
+                    }
+                }
+                bad == 0
+            },
+        );
+        if !finite {
+            check_finite("grad_z", grad_z, t_count)?;
         }
 
         // a-branch: every group with 0 < a < 1 spreads its gradient over its support.
@@ -931,7 +956,11 @@ impl TreePav {
     /// against rounding) can never be in a support nor change a count, so they are
     /// dropped before sorting (on i.i.d. normal scores, n = 512, lam = 1, about 3% of
     /// the values are left).
-    fn gather_columns(&mut self) {
+    ///
+    /// # Errors
+    ///
+    /// [`PavError::NonFinite`] when a score is NaN or infinite (checked in the first pass).
+    fn gather_columns(&mut self) -> Result<(), PavError> {
         let t_count = self.n_nodes;
         let n = self.n_rows;
         let lam = self.lam;
@@ -943,7 +972,10 @@ impl TreePav {
         resize(&mut self.kept_count, t_count, 0.0);
         resize(&mut self.kept_sum, t_count, 0.0);
         resize(&mut self.top, BLOCKS * t_count, f64::NEG_INFINITY);
-        column_stats(&self.q, n, floor, &mut self.kept_count, &mut self.kept_sum, &mut self.top);
+        // (q is checked for finiteness in the same pass)
+        if !column_stats(&self.q, n, floor, &mut self.kept_count, &mut self.kept_sum, &mut self.top) {
+            return check_finite("q", &self.q, t_count);
+        }
         resize(&mut self.bound, t_count, 0.0);
         block_bounds(lam, &self.kept_count, &self.kept_sum, &mut self.top, &mut self.bound);
         let cut = self.bound.iter().fold(f64::INFINITY, |c, &b| c.min(b));
@@ -1023,6 +1055,7 @@ impl TreePav {
             self.sort_slots(lo, w);
             self.sorted_len[t] = (w - lo) as u32;
         }
+        Ok(())
     }
 
     /// Sorts the candidates in `scratch[from..to]` into `val`, `row` and `pre` (prefix
