@@ -200,6 +200,71 @@ const COPIES_PER_PROBE: u64 = 2;
 /// than [`MAX_UNMERGED_RUNS`] runs, each is more than twice as long as the next.
 const MAX_RUNS: usize = if MAX_UNMERGED_RUNS > 33 { MAX_UNMERGED_RUNS } else { 33 };
 
+/// Where a pass writes its row-major output matrix: a slice of exactly its size, or a
+/// vector that the pass clears and fills (so a caller that allocates the output needs
+/// not zero it first).
+pub trait Output {
+    /// Checks a slice's length (`n_rows x n_cols` values), or reserves a vector's room.
+    ///
+    /// # Errors
+    ///
+    /// [`PavError::Length`] for a slice of another length, [`PavError::OutOfMemory`]
+    /// when a vector's room cannot be had.
+    fn begin(&mut self, what: &'static str, n_rows: usize, n_cols: usize) -> Result<(), PavError>;
+    /// Writes row `i` (rows come in order, after [`Output::begin`]).
+    fn put_row(&mut self, i: usize, row: impl ExactSizeIterator<Item = f64>);
+    /// The values written, for additions in place.
+    fn values(&mut self) -> &mut [f64];
+}
+
+impl Output for [f64] {
+    fn begin(&mut self, what: &'static str, n_rows: usize, n_cols: usize) -> Result<(), PavError> {
+        check_len(what, n_rows * n_cols, self.len())
+    }
+    #[inline(always)]
+    fn put_row(&mut self, i: usize, row: impl ExactSizeIterator<Item = f64>) {
+        let width = row.len();
+        for (x, v) in self[i * width..(i + 1) * width].iter_mut().zip(row) {
+            *x = v;
+        }
+    }
+    fn values(&mut self) -> &mut [f64] {
+        self
+    }
+}
+
+impl<const N: usize> Output for [f64; N] {
+    fn begin(&mut self, what: &'static str, n_rows: usize, n_cols: usize) -> Result<(), PavError> {
+        self[..].begin(what, n_rows, n_cols)
+    }
+    #[inline(always)]
+    fn put_row(&mut self, i: usize, row: impl ExactSizeIterator<Item = f64>) {
+        self[..].put_row(i, row);
+    }
+    fn values(&mut self) -> &mut [f64] {
+        self
+    }
+}
+
+impl Output for Vec<f64> {
+    fn begin(&mut self, _what: &'static str, n_rows: usize, n_cols: usize) -> Result<(), PavError> {
+        self.clear();
+        let len = n_rows * n_cols;
+        self.try_reserve_exact(len).map_err(|_| PavError::OutOfMemory {
+            bytes: len.saturating_mul(std::mem::size_of::<f64>()),
+            n_rows,
+            n_nodes: n_cols,
+        })
+    }
+    #[inline(always)]
+    fn put_row(&mut self, _i: usize, row: impl ExactSizeIterator<Item = f64>) {
+        self.extend(row);
+    }
+    fn values(&mut self) -> &mut [f64] {
+        self
+    }
+}
+
 /// Solver state and reusable buffers for the forward and backward pass.
 #[derive(Debug, Clone, Default)]
 pub struct TreePav {
@@ -294,6 +359,8 @@ pub struct TreePav {
     sorted: Vec<(u64, u32)>,
     hist: Vec<u32>,
     grad_a_eff: Vec<f64>,
+    /// One row of `dL/dq` (backward pass).
+    gq_row: Vec<f64>,
     /// `bytes_needed` of the largest shape the buffers were reserved for.
     reserved: usize,
     /// Tests: compact the violator heap before every push.
@@ -627,11 +694,12 @@ impl TreePav {
         let t = n_nodes;
         let slots = t.checked_mul(n_rows.checked_add(1)?)?;
         let m = n_rows.checked_mul(n_nodes)?;
-        // Per node: a, kept_count, kept_sum, top (BLOCKS), bound, value, threshold, grad_a_eff
+        // Per node: a, kept_count, kept_sum, top (BLOCKS), bound, value, threshold,
+        // grad_a_eff, gq_row
         // (f64); col_len, sorted_len, count, uf, next, tail, size, stamp, treap, boundary,
         // run_head, run_next, run_len, live (u32); col_start, run_start (usize); support,
         // spent (u64); in_treap, run_in_arena, run_live (bool); two heap entries.
-        let per_node = (7 + BLOCKS) * size_of::<f64>()
+        let per_node = (8 + BLOCKS) * size_of::<f64>()
             + 14 * size_of::<u32>()
             + 2 * size_of::<usize>()
             + 2 * size_of::<u64>()
@@ -680,7 +748,7 @@ impl TreePav {
         for v in [&mut self.a, &mut self.kept_count, &mut self.kept_sum, &mut self.bound] {
             grow(v, t)?;
         }
-        for v in [&mut self.value, &mut self.threshold, &mut self.grad_a_eff] {
+        for v in [&mut self.value, &mut self.threshold, &mut self.grad_a_eff, &mut self.gq_row] {
             grow(v, t)?;
         }
         grow(&mut self.top, BLOCKS * t)?;
@@ -736,21 +804,23 @@ impl TreePav {
 
     /// Solves problem (3) for the `n_rows x n_nodes` row-major scores `q` and writes the
     /// node values `a` (length `n_nodes`) and the relaxed traversals `z` (row-major,
-    /// `n_rows x n_nodes`, `z_it = clip(q_it + 1/2, 0, a_t)`).
+    /// `n_rows x n_nodes`, `z_it = clip(q_it + 1/2, 0, a_t)`; a slice of that size, or a
+    /// vector that is filled, see [`Output`]).
     ///
     /// # Errors
     ///
     /// [`PavError`] when `q` is empty, not finite, has a column count that is not a
-    /// complete tree's node count, when `lam` is negative or not finite, or when an
-    /// output slice has the wrong length. Nothing is panicked.
-    pub fn forward(
+    /// complete tree's node count, when `lam` is negative or not finite, when an output
+    /// slice has the wrong length or an output vector's room cannot be had. Nothing is
+    /// panicked.
+    pub fn forward<Z: Output + ?Sized>(
         &mut self,
         q: &[f64],
         n_rows: usize,
         n_nodes: usize,
         lam: f64,
         a_out: &mut [f64],
-        z_out: &mut [f64],
+        z_out: &mut Z,
     ) -> Result<(), PavError> {
         self.solved = false;
         let depth = depth_for_nodes(n_nodes).ok_or(PavError::NotACompleteTree { n_nodes })?;
@@ -768,10 +838,10 @@ impl TreePav {
         }
         check_len("q", m, q.len())?;
         check_len("a", n_nodes, a_out.len())?;
-        check_len("z", m, z_out.len())?;
         if !(lam.is_finite() && lam >= 0.0) {
             return Err(PavError::BadLambda { lam });
         }
+        z_out.begin("z", n_rows, n_nodes)?;
 
         // Every buffer of the solve is allocated here, fallibly, so that a shape too large
         // for the machine is an error and never an abort in the middle of the solve.
@@ -795,13 +865,20 @@ impl TreePav {
             self.a[t] = self.value[g].clamp(0.0, 1.0);
         }
         a_out.copy_from_slice(&self.a);
-        for (zrow, qrow) in z_out.chunks_exact_mut(n_nodes).zip(q.chunks_exact(n_nodes)) {
-            for ((z, &qv), &a) in zrow.iter_mut().zip(qrow).zip(&self.a) {
-                // clip(v, 0, a) for a >= 0, branch-free (no NaN here)
-                let v = qv + 0.5;
-                let v = if v < a { v } else { a };
-                *z = if v > 0.0 { v } else { 0.0 };
-            }
+        for (i, qrow) in q.chunks_exact(n_nodes).enumerate() {
+            z_out.put_row(
+                i,
+                qrow.iter().zip(&self.a).map(|(&qv, &a)| {
+                    // clip(v, 0, a) for a >= 0, branch-free (no NaN here)
+                    let v = qv + 0.5;
+                    let v = if v < a { v } else { a };
+                    if v > 0.0 {
+                        v
+                    } else {
+                        0.0
+                    }
+                }),
+            );
         }
         self.solved = true;
         Ok(())
@@ -822,7 +899,8 @@ impl TreePav {
     }
 
     /// Vector-Jacobian product of the last forward pass: given `dL/da` (length `n_nodes`)
-    /// and `dL/dz` (row-major `n_rows x n_nodes`), writes `dL/dq` (same shape as `q`).
+    /// and `dL/dz` (row-major `n_rows x n_nodes`), writes `dL/dq` (same shape as `q`, to
+    /// a slice or a vector, see [`Output`]).
     ///
     /// `dz_it/dq_it = 1` when `0 < q_it + 1/2 < a_t`; `dz_it/da_t = 1` when
     /// `q_it + 1/2 >= a_t`; and `da_t/dq_jt' = 1 / (lam |G| + k*)` when `0 < a_t < 1`
@@ -832,7 +910,12 @@ impl TreePav {
     ///
     /// [`PavError::NotSolved`] before a successful forward pass; length or finiteness
     /// errors for the gradients.
-    pub fn backward(&mut self, grad_a: &[f64], grad_z: &[f64], grad_q: &mut [f64]) -> Result<(), PavError> {
+    pub fn backward<G: Output + ?Sized>(
+        &mut self,
+        grad_a: &[f64],
+        grad_z: &[f64],
+        grad_q: &mut G,
+    ) -> Result<(), PavError> {
         if !self.solved {
             return Err(PavError::NotSolved);
         }
@@ -840,33 +923,30 @@ impl TreePav {
         let m = n * t_count;
         check_len("grad_a", t_count, grad_a.len())?;
         check_len("grad_z", m, grad_z.len())?;
-        check_len("grad_q", m, grad_q.len())?;
         check_finite("grad_a", grad_a, t_count)?;
+        grad_q.begin("grad_q", n, t_count)?;
 
         // z-branch: gradient to q where z = q + 1/2, to a where z = a.
         self.grad_a_eff.clear();
         self.grad_a_eff.extend_from_slice(grad_a);
         // (grad_z is checked in the same pass, which a value that is not finite voids)
+        // (each row of dL/dq is made in `gq_row`, then written out)
+        ensure_len(&mut self.gq_row, t_count, 0.0);
         let (a_row, ga_row) = (&self.a[..t_count], &mut self.grad_a_eff[..t_count]);
-        let q = &self.q;
+        let (q, gq_row) = (&self.q, &mut self.gq_row);
         let finite = wide(
             #[inline(always)]
             || {
                 let mut bad = 0u64;
-                for ((gq_row, gz_row), q_row) in grad_q
-                    .chunks_exact_mut(t_count)
-                    .zip(grad_z.chunks_exact(t_count))
-                    .zip(q.chunks_exact(t_count))
-                {
-                    let (gq_row, gz_row, q_row) = (&mut gq_row[..t_count], &gz_row[..t_count], &q_row[..t_count]);
+                for (i, (gz_row, q_row)) in grad_z.chunks_exact(t_count).zip(q.chunks_exact(t_count)).enumerate() {
+                    let (gz_row, q_row, gq_row) = (&gz_row[..t_count], &q_row[..t_count], &mut gq_row[..t_count]);
                     for t in 0..t_count {
-                        let v = q_row[t] + 0.5;
-                        let a = a_row[t];
-                        let g = gz_row[t];
+                        let (v, a, g) = (q_row[t] + 0.5, a_row[t], gz_row[t]);
                         bad |= not_finite(g);
                         ga_row[t] += if v >= a { g } else { 0.0 };
                         gq_row[t] = if v > 0.0 && v < a { g } else { 0.0 };
                     }
+                    grad_q.put_row(i, gq_row.iter().copied());
                 }
                 bad == 0
             },
@@ -876,6 +956,7 @@ impl TreePav {
         }
 
         // a-branch: every group with 0 < a < 1 spreads its gradient over its support.
+        let grad_q = grad_q.values();
         for g in 0..t_count {
             if self.uf[g] as usize != g {
                 continue;

@@ -81,7 +81,8 @@ impl PyTreePav {
         guarded(|| {
             let (data, n, t) = matrix(&q, "q")?;
             let mut a = zeros::<f64>(1, t, "a")?;
-            let mut z = zeros::<f64>(n, t, "z")?;
+            // filled by the solver (no zeroing first)
+            let mut z = Vec::new();
             let inner = &mut self.inner;
             run_released(py, || inner.forward(data, n, t, lam, &mut a, &mut z))?.map_err(pav_error)?;
             self.n_rows = n;
@@ -114,7 +115,7 @@ impl PyTreePav {
                     self.n_rows, self.n_nodes
                 )));
             }
-            let mut gq = zeros::<f64>(n, t, "grad_q")?;
+            let mut gq = Vec::new();
             let inner = &mut self.inner;
             run_released(py, || inner.backward(ga, gz, &mut gq))?.map_err(pav_error)?;
             to_matrix(py, gq, n, t)
