@@ -25,6 +25,7 @@ new memory.
 
 from __future__ import annotations
 
+import math
 import numbers
 import threading
 
@@ -96,7 +97,7 @@ def _as_lambda(lam):
     if isinstance(lam, (bool, np.bool_)) or not isinstance(lam, numbers.Real):
         raise TypeError(f"lam must be a real number >= 0, got {lam!r}")
     lam = float(lam)
-    if not (np.isfinite(lam) and lam >= 0):
+    if not (math.isfinite(lam) and lam >= 0):
         raise ValueError(f"lam must be a finite number >= 0, got {lam}")
     return lam
 
@@ -152,9 +153,22 @@ class TreePAV:
         self._shape = q.shape
         return a, z
 
-    def _solved_for(self, q, lam):
-        # whether the last forward pass was on exactly q (checked) and lam
-        return self._shape == q.shape and self._solver.solved_for(q, lam)
+    def _backward_at(self, q, lam, grad_a, grad_z):
+        # backward() if the last forward pass was on exactly q (checked) and lam, else None
+        if self._shape != q.shape:
+            return None
+        return self._solver.backward_at(q, lam, *self._gradients(grad_a, grad_z))
+
+    def _gradients(self, grad_a, grad_z):
+        # the gradients as contiguous float64 arrays of the last forward pass's shapes
+        n, t = self._shape
+        grad_a = np.zeros(t) if grad_a is None else np.ascontiguousarray(grad_a, dtype=np.float64)
+        grad_z = np.zeros((n, t)) if grad_z is None else np.ascontiguousarray(grad_z, dtype=np.float64)
+        if grad_a.shape != (t,):
+            raise ValueError(f"grad_a must have shape ({t},), got {grad_a.shape}")
+        if grad_z.shape != (n, t):
+            raise ValueError(f"grad_z must have shape ({n}, {t}), got {grad_z.shape}")
+        return grad_a, grad_z
 
     def backward(self, grad_a=None, grad_z=None):
         """Gradient of a loss with respect to ``q`` at the last :meth:`forward`.
@@ -174,18 +188,7 @@ class TreePAV:
         """
         if self._shape is None:
             raise ValueError("backward needs a successful forward pass first")
-        n, t = self._shape
-        if grad_a is None:
-            grad_a = np.zeros(t)
-        if grad_z is None:
-            grad_z = np.zeros((n, t))
-        grad_a = np.ascontiguousarray(grad_a, dtype=np.float64)
-        grad_z = np.ascontiguousarray(grad_z, dtype=np.float64)
-        if grad_a.shape != (t,):
-            raise ValueError(f"grad_a must have shape ({t},), got {grad_a.shape}")
-        if grad_z.shape != (n, t):
-            raise ValueError(f"grad_z must have shape ({n}, {t}), got {grad_z.shape}")
-        return self._solver.backward(grad_a, grad_z)
+        return self._solver.backward(*self._gradients(grad_a, grad_z))
 
     def info(self):
         """Groups and support sets of the last :meth:`forward`.
@@ -264,6 +267,8 @@ def tree_pav_backward(q, lam, grad_a=None, grad_z=None):
     q = _as_scores(q)
     lam = _as_lambda(lam)
     solver = _thread_solver(q.size)
-    if not solver._solved_for(q, lam):
+    grad_q = solver._backward_at(q, lam, grad_a, grad_z)
+    if grad_q is None:
         solver._forward(q, lam)
-    return solver.backward(grad_a, grad_z)
+        grad_q = solver.backward(grad_a, grad_z)
+    return grad_q

@@ -891,11 +891,16 @@ impl TreePav {
     pub fn is_solved_for(&self, q: &[f64], n_rows: usize, n_nodes: usize, lam: f64) -> bool {
         let same_block =
             |(x, y): (&[f64], &[f64])| x.iter().zip(y).fold(true, |ok, (a, b)| ok & (a.to_bits() == b.to_bits()));
+        self.solved_for_shape(q, n_rows, n_nodes, lam) && self.q.chunks(256).zip(q.chunks(256)).all(same_block)
+    }
+
+    /// Whether the last forward pass succeeded on this shape and `lam` (and `q` has its
+    /// length): all of [`TreePav::is_solved_for`] but the comparison of the values.
+    fn solved_for_shape(&self, q: &[f64], n_rows: usize, n_nodes: usize, lam: f64) -> bool {
         self.solved
             && (self.n_rows, self.n_nodes) == (n_rows, n_nodes)
             && self.lam.to_bits() == lam.to_bits()
             && self.q.len() == q.len()
-            && self.q.chunks(256).zip(q.chunks(256)).all(same_block)
     }
 
     /// Vector-Jacobian product of the last forward pass: given `dL/da` (length `n_nodes`)
@@ -919,6 +924,43 @@ impl TreePav {
         if !self.solved {
             return Err(PavError::NotSolved);
         }
+        self.backward_pass(None, grad_a, grad_z, grad_q).map(|_| ())
+    }
+
+    /// [`TreePav::backward`] at the scores `q` and `lam`, when the last forward pass was
+    /// on exactly these (bit for bit, as [`TreePav::is_solved_for`]): the comparison is
+    /// made in the pass that reads the forward pass's copy of `q` anyway, so it costs no
+    /// pass of its own. `Ok(false)`, `grad_q` unspecified, when it was not.
+    ///
+    /// # Errors
+    ///
+    /// As [`TreePav::backward`], for the gradients.
+    #[allow(clippy::too_many_arguments)]
+    pub fn backward_at<G: Output + ?Sized>(
+        &mut self,
+        q: &[f64],
+        n_rows: usize,
+        n_nodes: usize,
+        lam: f64,
+        grad_a: &[f64],
+        grad_z: &[f64],
+        grad_q: &mut G,
+    ) -> Result<bool, PavError> {
+        if !self.solved_for_shape(q, n_rows, n_nodes, lam) {
+            return Ok(false);
+        }
+        self.backward_pass(Some(q), grad_a, grad_z, grad_q)
+    }
+
+    /// The backward pass of a solved problem; with `same_q`, only if it is the forward
+    /// pass's `q` (`Ok(false)` otherwise, before the a-branch).
+    fn backward_pass<G: Output + ?Sized>(
+        &mut self,
+        same_q: Option<&[f64]>,
+        grad_a: &[f64],
+        grad_z: &[f64],
+        grad_q: &mut G,
+    ) -> Result<bool, PavError> {
         let (n, t_count) = (self.n_rows, self.n_nodes);
         let m = n * t_count;
         check_len("grad_a", t_count, grad_a.len())?;
@@ -934,10 +976,13 @@ impl TreePav {
         ensure_len(&mut self.gq_row, t_count, 0.0);
         let (a_row, ga_row) = (&self.a[..t_count], &mut self.grad_a_eff[..t_count]);
         let (q, gq_row) = (&self.q, &mut self.gq_row);
-        let finite = wide(
+        // (grad_z is checked in the same pass, which a value that is not finite voids, and
+        // so is same_q: one bit that differs voids it)
+        let check = same_q.unwrap_or(&[]);
+        let (bad, differs) = wide(
             #[inline(always)]
             || {
-                let mut bad = 0u64;
+                let (mut bad, mut differs) = (0u64, 0u64);
                 for (i, (gz_row, q_row)) in grad_z.chunks_exact(t_count).zip(q.chunks_exact(t_count)).enumerate() {
                     let (gz_row, q_row, gq_row) = (&gz_row[..t_count], &q_row[..t_count], &mut gq_row[..t_count]);
                     for t in 0..t_count {
@@ -946,12 +991,21 @@ impl TreePav {
                         ga_row[t] += if v >= a { g } else { 0.0 };
                         gq_row[t] = if v > 0.0 && v < a { g } else { 0.0 };
                     }
+                    if !check.is_empty() {
+                        let other = &check[i * t_count..(i + 1) * t_count];
+                        for (x, y) in q_row.iter().zip(other) {
+                            differs |= x.to_bits() ^ y.to_bits();
+                        }
+                    }
                     grad_q.put_row(i, gq_row.iter().copied());
                 }
-                bad == 0
+                (bad, differs)
             },
         );
-        if !finite {
+        if differs != 0 {
+            return Ok(false);
+        }
+        if bad != 0 {
             check_finite("grad_z", grad_z, t_count)?;
         }
 
@@ -982,7 +1036,7 @@ impl TreePav {
                 u = self.next[t];
             }
         }
-        Ok(())
+        Ok(true)
     }
 
     /// The group, unclipped value, denominator and support rows of node `t` after the last
@@ -1921,6 +1975,41 @@ mod tests {
         // a failed forward pass leaves nothing to reuse
         assert!(pav.forward(&[f64::NAN; 6], 2, 3, 1.0, &mut a, &mut z).is_err());
         assert!(!pav.is_solved_for(&q, 2, 3, 1.0));
+    }
+
+    #[test]
+    fn backward_at_is_backward_exactly_at_the_last_problem() {
+        let q = [0.5, 0.1, -0.3, 0.2, 0.4, -0.1, 0.9, 0.3, 0.2];
+        let (ga, gz) = ([0.3, -0.2, 0.7], [0.1, 0.2, -0.3, 0.4, -0.5, 0.6, 0.7, -0.8, 0.9]);
+        let mut pav = TreePav::new();
+        let (mut a, mut z) = ([0.0; 3], [0.0; 9]);
+        let mut gq: Vec<f64> = Vec::new();
+        assert_eq!(pav.backward_at(&q, 3, 3, 0.1, &ga, &gz, &mut gq), Ok(false));
+        pav.forward(&q, 3, 3, 0.1, &mut a, &mut z).unwrap();
+        let mut expected = [0.0; 9];
+        pav.backward(&ga, &gz, &mut expected).unwrap();
+        assert_eq!(pav.backward_at(&q, 3, 3, 0.1, &ga, &gz, &mut gq), Ok(true));
+        assert_eq!(gq, expected);
+        assert_eq!(pav.backward_at(&q, 3, 3, 0.2, &ga, &gz, &mut gq), Ok(false));
+        assert_eq!(pav.backward_at(&q[..6], 2, 3, 0.1, &ga, &gz, &mut gq), Ok(false));
+        for e in 0..9 {
+            // one bit of any value (even -0.0 against 0.0) is a different problem
+            let mut other = q;
+            other[e] = f64::from_bits(other[e].to_bits() ^ 1);
+            assert_eq!(pav.backward_at(&other, 3, 3, 0.1, &ga, &gz, &mut gq), Ok(false));
+        }
+        let mut zero = q;
+        zero[0] = 0.0;
+        pav.forward(&zero, 3, 3, 0.1, &mut a, &mut z).unwrap();
+        zero[0] = -0.0;
+        assert_eq!(pav.backward_at(&zero, 3, 3, 0.1, &ga, &gz, &mut gq), Ok(false));
+        // the gradients are checked as by backward
+        zero[0] = 0.0;
+        let bad = [f64::NAN; 9];
+        assert!(matches!(
+            pav.backward_at(&zero, 3, 3, 0.1, &ga, &bad, &mut gq),
+            Err(PavError::NonFinite { .. })
+        ));
     }
 
     #[test]

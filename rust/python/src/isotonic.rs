@@ -1,8 +1,8 @@
 //! Binding of the tree-structured isotonic solver (`treeopt-isotonic`): the forward and
 //! backward pass of the latent-tree pruning problem, as a reusable `TreePAV` object that
 //! keeps its buffers (and the forward state) between calls, and its typed `PavInfo`.
-//! `solved_for` tells whether that state belongs to given scores, so a backward pass at
-//! the point of the last forward pass needs no second solve.
+//! `backward_at` runs the backward pass only if that state belongs to the given scores,
+//! so a backward pass at the point of the last forward pass needs no second solve.
 //! The GIL is released while the solver runs; errors become `ValueError`.
 
 use numpy::ndarray::Array2;
@@ -91,12 +91,6 @@ impl PyTreePav {
         })
     }
 
-    /// Whether the last forward pass was on exactly these scores `q` and `lam`.
-    fn solved_for(&self, q: PyReadonlyArray2<'_, f64>, lam: f64) -> PyResult<bool> {
-        let (data, n, t) = matrix(&q, "q")?;
-        Ok(self.inner.is_solved_for(data, n, t, lam))
-    }
-
     /// `dL/dq` (n_rows, n_nodes) from `dL/da` (n_nodes,) and `dL/dz` (n_rows, n_nodes).
     fn backward<'py>(
         &mut self,
@@ -105,20 +99,38 @@ impl PyTreePav {
         grad_z: PyReadonlyArray2<'py, f64>,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
         guarded(|| {
-            let ga = grad_a
-                .as_slice()
-                .map_err(|_| value_error("grad_a must be a contiguous float64 array"))?;
-            let (gz, n, t) = matrix(&grad_z, "grad_z")?;
-            if (n, t) != (self.n_rows, self.n_nodes) {
-                return Err(value_error(format!(
-                    "grad_z has shape ({n}, {t}) but the last forward pass had q of shape ({}, {})",
-                    self.n_rows, self.n_nodes
-                )));
-            }
+            let (ga, gz, n, t) = self.gradients(&grad_a, &grad_z)?;
             let mut gq = Vec::new();
             let inner = &mut self.inner;
             run_released(py, || inner.backward(ga, gz, &mut gq))?.map_err(pav_error)?;
             to_matrix(py, gq, n, t)
+        })
+    }
+
+    /// `backward(grad_a, grad_z)` if the last forward pass was on exactly these scores
+    /// `q` (bit for bit) and `lam`, else `None`; the comparison is made within the pass.
+    fn backward_at<'py>(
+        &mut self,
+        py: Python<'py>,
+        q: PyReadonlyArray2<'py, f64>,
+        lam: f64,
+        grad_a: PyReadonlyArray1<'py, f64>,
+        grad_z: PyReadonlyArray2<'py, f64>,
+    ) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
+        guarded(|| {
+            let (data, qn, qt) = matrix(&q, "q")?;
+            if (qn, qt) != (self.n_rows, self.n_nodes) {
+                return Ok(None);
+            }
+            let (ga, gz, n, t) = self.gradients(&grad_a, &grad_z)?;
+            let mut gq = Vec::new();
+            let inner = &mut self.inner;
+            let same = run_released(py, || inner.backward_at(data, n, t, lam, ga, gz, &mut gq))?.map_err(pav_error)?;
+            if same {
+                Ok(Some(to_matrix(py, gq, n, t)?))
+            } else {
+                Ok(None)
+            }
         })
     }
 
@@ -140,6 +152,25 @@ pub struct PavInfo {
 }
 
 impl PyTreePav {
+    /// The gradients' values and shape, checked against the last forward pass.
+    fn gradients<'a>(
+        &self,
+        grad_a: &'a PyReadonlyArray1<'_, f64>,
+        grad_z: &'a PyReadonlyArray2<'_, f64>,
+    ) -> PyResult<(&'a [f64], &'a [f64], usize, usize)> {
+        let ga = grad_a
+            .as_slice()
+            .map_err(|_| value_error("grad_a must be a contiguous float64 array"))?;
+        let (gz, n, t) = matrix(grad_z, "grad_z")?;
+        if (n, t) != (self.n_rows, self.n_nodes) {
+            return Err(value_error(format!(
+                "grad_z has shape ({n}, {t}) but the last forward pass had q of shape ({}, {})",
+                self.n_rows, self.n_nodes
+            )));
+        }
+        Ok((ga, gz, n, t))
+    }
+
     fn pav_info(&self, py: Python<'_>) -> PyResult<PavInfo> {
         let t_count = self.n_nodes;
         if self.inner.node_info(0).is_none() {
