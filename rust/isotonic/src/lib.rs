@@ -580,43 +580,87 @@ fn accumulate_rows<const R: usize>(rows: &[f64], floor: f64, cnt: &mut [f64], su
     bad
 }
 
-/// Bit `j` set when `v = x[j] + 1/2` is kept (`v > floor` and `v >= cut`), for up to
-/// 64 values: two values per SSE2 compare and move-mask on x86-64.
-#[cfg(target_arch = "x86_64")]
-#[inline]
-fn keep_mask(x: &[f64], floor: f64, cut: f64) -> u64 {
-    // SAFETY: SSE2 is part of every x86-64 CPU (the target's baseline).
-    unsafe { keep_mask_sse2(x, floor, cut) }
+/// Appends the candidates of the row-major `q` (`t_count` nodes per row), the values with
+/// `v = q + 1/2 > floor` and `v >= cut`, to `kept` as (node, row) pairs in the order of
+/// `q`, and counts them per node in `col_len`. Each block of 64 values gives a bit mask
+/// of its kept values (branch-free, by vector compare and move-mask on x86-64: four
+/// values per instruction with AVX2, two with the baseline SSE2), whose set bits are
+/// then listed.
+fn list_candidates(q: &[f64], t_count: usize, floor: f64, cut: f64, col_len: &mut [u32], kept: &mut Vec<(u32, u32)>) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        #[target_feature(enable = "avx2")]
+        fn avx2(q: &[f64], t_count: usize, floor: f64, cut: f64, col_len: &mut [u32], kept: &mut Vec<(u32, u32)>) {
+            let (half, f, c) = (_mm256_set1_pd(0.5), _mm256_set1_pd(floor), _mm256_set1_pd(cut));
+            let quad = |x: &[f64]| {
+                let v = _mm256_add_pd(_mm256_set_pd(x[3], x[2], x[1], x[0]), half);
+                let kept = _mm256_and_pd(_mm256_cmp_pd::<_CMP_GT_OQ>(v, f), _mm256_cmp_pd::<_CMP_GE_OQ>(v, c));
+                _mm256_movemask_pd(kept) as u64
+            };
+            list_with(q, t_count, floor, cut, col_len, kept, 4, quad);
+        }
+        #[target_feature(enable = "sse2")]
+        fn sse2(q: &[f64], t_count: usize, floor: f64, cut: f64, col_len: &mut [u32], kept: &mut Vec<(u32, u32)>) {
+            let (half, f, c) = (_mm_set1_pd(0.5), _mm_set1_pd(floor), _mm_set1_pd(cut));
+            let pair = |x: &[f64]| {
+                let v = _mm_add_pd(_mm_set_pd(x[1], x[0]), half);
+                _mm_movemask_pd(_mm_and_pd(_mm_cmpgt_pd(v, f), _mm_cmpge_pd(v, c))) as u64
+            };
+            list_with(q, t_count, floor, cut, col_len, kept, 2, pair);
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above.
+            unsafe { avx2(q, t_count, floor, cut, col_len, kept) };
+        } else {
+            // SAFETY: SSE2 is part of every x86-64 CPU (the target's baseline).
+            unsafe { sse2(q, t_count, floor, cut, col_len, kept) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    list_with(q, t_count, floor, cut, col_len, kept, 1, |x| {
+        (x[0] + 0.5 > floor && x[0] + 0.5 >= cut) as u64
+    });
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "sse2")]
-fn keep_mask_sse2(x: &[f64], floor: f64, cut: f64) -> u64 {
-    use std::arch::x86_64::{_mm_add_pd, _mm_and_pd, _mm_cmpge_pd, _mm_cmpgt_pd, _mm_movemask_pd, _mm_set1_pd, _mm_set_pd};
-    let (half, f, c) = (_mm_set1_pd(0.5), _mm_set1_pd(floor), _mm_set1_pd(cut));
-    let mut mask = 0u64;
-    let pairs = x.chunks_exact(2);
-    let last = pairs.remainder();
-    for (k, p) in pairs.enumerate() {
-        let v = _mm_add_pd(_mm_set_pd(p[1], p[0]), half);
-        let kept = _mm_and_pd(_mm_cmpgt_pd(v, f), _mm_cmpge_pd(v, c));
-        mask |= (_mm_movemask_pd(kept) as u64) << (2 * k);
+/// [`list_candidates`] with `group(x)`, the kept bits of the `width` values `x`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn list_with(
+    q: &[f64],
+    t_count: usize,
+    floor: f64,
+    cut: f64,
+    col_len: &mut [u32],
+    kept: &mut Vec<(u32, u32)>,
+    width: usize,
+    group: impl Fn(&[f64]) -> u64,
+) {
+    // row i holds the values row_start .. row_start + t_count
+    let (mut i, mut row_start) = (0usize, 0usize);
+    for (b, block) in q.chunks(64).enumerate() {
+        let groups = block.chunks_exact(width);
+        let rest = groups.remainder();
+        let mut mask = 0u64;
+        for (k, x) in groups.enumerate() {
+            mask |= group(x) << (width * k);
+        }
+        for (j, &x) in rest.iter().enumerate() {
+            let v = x + 0.5;
+            mask |= ((v > floor && v >= cut) as u64) << (block.len() - rest.len() + j);
+        }
+        while mask != 0 {
+            let e = 64 * b + mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            while e >= row_start + t_count {
+                i += 1;
+                row_start += t_count;
+            }
+            let t = e - row_start;
+            col_len[t] += 1;
+            kept.push((t as u32, i as u32));
+        }
     }
-    if let [x0] = last {
-        let v = x0 + 0.5;
-        mask |= ((v > floor && v >= cut) as u64) << (x.len() - 1);
-    }
-    mask
-}
-
-/// Bit `j` set when `v = x[j] + 1/2` is kept (`v > floor` and `v >= cut`), for up to
-/// 64 values.
-#[cfg(not(target_arch = "x86_64"))]
-#[inline]
-fn keep_mask(x: &[f64], floor: f64, cut: f64) -> u64 {
-    x.iter()
-        .enumerate()
-        .fold(0, |mask, (j, &x)| mask | (((x + 0.5 > floor && x + 0.5 >= cut) as u64) << j))
 }
 
 #[inline]
@@ -1119,28 +1163,12 @@ impl TreePav {
         // Candidates to packed columns: node t gets its candidate count plus one spare
         // slot, so a solve writes (and, on a first call, faults in) memory in proportion
         // to the candidates, not to `n T` (about 4% of the values on the example above).
-        // One pass lists them: each block of 64 values of the row-major q gives a bit mask
-        // of its kept values (`keep_mask`, branch-free), whose set bits are appended as
-        // (node, row) pairs in the order of q; a counting pass by node then lays them out
-        // in their columns, rows ascending within each.
+        // One pass lists them (`list_candidates`) as (node, row) pairs in the order of q;
+        // a counting pass by node then lays them out in their columns, rows ascending
+        // within each.
         self.kept.clear();
         resize(&mut self.col_len, t_count, 0);
-        // row i holds the values row_start .. row_start + t_count
-        let (mut i, mut row_start) = (0usize, 0usize);
-        for (b, block) in self.q.chunks(64).enumerate() {
-            let mut mask = keep_mask(block, floor, cut);
-            while mask != 0 {
-                let e = 64 * b + mask.trailing_zeros() as usize;
-                mask &= mask - 1;
-                while e >= row_start + t_count {
-                    i += 1;
-                    row_start += t_count;
-                }
-                let t = e - row_start;
-                self.col_len[t] += 1;
-                self.kept.push((t as u32, i as u32));
-            }
-        }
+        list_candidates(&self.q, t_count, floor, cut, &mut self.col_len, &mut self.kept);
         resize(&mut self.col_start, t_count + 1, 0);
         for t in 0..t_count {
             self.col_start[t + 1] = self.col_start[t] + self.col_len[t] as usize + 1;
