@@ -479,17 +479,25 @@ fn wide<R>(f: impl FnOnce() -> R) -> R {
 
 /// Count and sum of the kept values (`v = q + 1/2 > floor`) of each node of the
 /// row-major `q` (`n` rows, `cnt.len()` nodes), and (`top`, block-major) the largest of
-/// each of [`BLOCKS`] blocks of rows. `false` (and meaningless results) when a value of
-/// `q` is not finite.
-fn column_stats(q: &[f64], n: usize, floor: f64, cnt: &mut [f64], sum: &mut [f64], top: &mut [f64]) -> bool {
+/// each of [`BLOCKS`] blocks of rows; `q` is appended to `copy` on the way. `false`
+/// (and meaningless results) when a value of `q` is not finite.
+fn column_stats(q: &[f64], copy: &mut Vec<f64>, n: usize, floor: f64, cnt: &mut [f64], sum: &mut [f64], top: &mut [f64]) -> bool {
     wide(
         #[inline(always)]
-        || column_stats_body(q, n, floor, cnt, sum, top),
+        || column_stats_body(q, copy, n, floor, cnt, sum, top),
     )
 }
 
 #[inline(always)]
-fn column_stats_body(q: &[f64], n: usize, floor: f64, cnt: &mut [f64], sum: &mut [f64], top: &mut [f64]) -> bool {
+fn column_stats_body(
+    q: &[f64],
+    copy: &mut Vec<f64>,
+    n: usize,
+    floor: f64,
+    cnt: &mut [f64],
+    sum: &mut [f64],
+    top: &mut [f64],
+) -> bool {
     let t_count = cnt.len();
     let mut bad = 0;
     // four rows at a time (the block of a group of rows is its first row's)
@@ -499,9 +507,11 @@ fn column_stats_body(q: &[f64], n: usize, floor: f64, cnt: &mut [f64], sum: &mut
     for (g, rows) in groups.enumerate() {
         let b = BLOCKS * (R * g) / n;
         bad |= accumulate_rows::<R>(rows, floor, cnt, sum, &mut top[b * t_count..(b + 1) * t_count]);
+        copy.extend_from_slice(rows);
     }
     for row in rest.chunks_exact(t_count) {
         bad |= accumulate_rows::<1>(row, floor, cnt, sum, &mut top[(BLOCKS - 1) * t_count..]);
+        copy.extend_from_slice(row);
     }
     bad == 0
 }
@@ -896,10 +906,7 @@ impl TreePav {
         self.n_rows = n_rows;
         self.n_nodes = n_nodes;
         self.lam = lam;
-        self.q.clear();
-        self.q.extend_from_slice(q);
-
-        self.gather_columns()?;
+        self.gather_columns(q)?;
         self.pool();
 
         // Outputs: a = clip(group value, 0, 1), z = clip(q + 1/2, 0, a).
@@ -1122,8 +1129,8 @@ impl TreePav {
 
     // ------------------------------------------------------------------ forward parts
 
-    /// Gathers each node's candidates (the values that can enter a support) into its
-    /// column and sorts every column.
+    /// Copies `q` to `self.q` and gathers each node's candidates (the values that can
+    /// enter a support) into its column and sorts every column.
     ///
     /// Every group value the algorithm ever computes, and every threshold its searches
     /// evaluate, is at least the smallest single-node value `min_t a_t(k*_t)` (pooling
@@ -1139,7 +1146,7 @@ impl TreePav {
     /// # Errors
     ///
     /// [`PavError::NonFinite`] when a score is NaN or infinite (checked in the first pass).
-    fn gather_columns(&mut self) -> Result<(), PavError> {
+    fn gather_columns(&mut self, q: &[f64]) -> Result<(), PavError> {
         let t_count = self.n_nodes;
         let n = self.n_rows;
         let lam = self.lam;
@@ -1151,9 +1158,10 @@ impl TreePav {
         resize(&mut self.kept_count, t_count, 0.0);
         resize(&mut self.kept_sum, t_count, 0.0);
         resize(&mut self.top, BLOCKS * t_count, f64::NEG_INFINITY);
-        // (q is checked for finiteness in the same pass)
-        if !column_stats(&self.q, n, floor, &mut self.kept_count, &mut self.kept_sum, &mut self.top) {
-            return check_finite("q", &self.q, t_count);
+        // (q is checked for finiteness, and copied to self.q, in the same pass)
+        self.q.clear();
+        if !column_stats(q, &mut self.q, n, floor, &mut self.kept_count, &mut self.kept_sum, &mut self.top) {
+            return check_finite("q", q, t_count);
         }
         resize(&mut self.bound, t_count, 0.0);
         block_bounds(lam, &self.kept_count, &self.kept_sum, &mut self.top, &mut self.bound);
