@@ -27,8 +27,10 @@
 //! * **Candidates.** Values `v <= 0` can never be in a support when `lam > 0` (the group
 //!   value is `>= 0`). Moreover every group value, and every threshold the searches below
 //!   evaluate, is at least the smallest single-node value, for which a lower bound comes
-//!   from one pass over `q` (`a_t(k)` for `k <= 4` and for all kept values, all below
-//!   `a_t(k*) = max_k a_t(k)`); values under it are dropped. Two passes, `O(m)`.
+//!   from one pass over `q` (means of subsets of each node's kept values, all below
+//!   `a_t(k*) = max_k a_t(k)`: all of them, and the largest of each of 16 blocks of
+//!   rows); values under it are dropped. Two passes, `O(m)`; on x86-64 the passes over
+//!   all values use AVX2 where the CPU has it (same operations, same bits).
 //! * **Sorted once.** Each node's candidates are sorted once, descending, with prefix
 //!   sums: a bucket pass on the leading key bits, then insertion sort, with a comparison
 //!   sort for crowded buckets (`O(m log n)` worst case, close to linear on smooth scores).
@@ -70,7 +72,8 @@
 //! than `2 T`), about [`TreePav::bytes_needed`] bytes, reserved fallibly before the
 //! solve starts: a shape the machine cannot hold is [`PavError::OutOfMemory`], never an
 //! abort. All buffers live in the [`TreePav`] value and are reused: after a
-//! first call of a given size, `forward` and `backward` allocate nothing. There is no
+//! first call of a given size, `forward` and `backward` allocate nothing (but the
+//! vectors they fill, when given vectors as [`Output`]). There is no
 //! randomness and no threading, so results are bit for bit reproducible.
 //!
 //! # Example
@@ -85,7 +88,7 @@
 //! pav.forward(&q, 2, 3, 0.1, &mut a, &mut z).unwrap();
 //! assert!(a[1] <= a[0] && a[2] <= a[0]);
 //! let mut grad_q = vec![0.0; 6];
-//! pav.backward(&[1.0, 0.0, 0.0], &[0.0; 6], &mut grad_q).unwrap();
+//! pav.backward(&q, &[1.0, 0.0, 0.0], &[0.0; 6], &mut grad_q).unwrap();
 //! ```
 
 mod error;
@@ -274,8 +277,9 @@ pub struct TreePav {
     solved: bool,
     /// Work account factor of the Newton searches (`None`: [`WORK_FACTOR`]).
     work_factor: Option<u64>,
-    /// Copy of the last `q` (row-major), needed by the backward pass.
-    q: Vec<f64>,
+    /// The kept test of the candidates (`v = q + 1/2 > floor` and `v >= cut`).
+    floor: f64,
+    cut: f64,
     /// Clipped node values of the last forward pass.
     a: Vec<f64>,
 
@@ -353,8 +357,12 @@ pub struct TreePav {
     stack: Vec<u32>,
 
     heap: Vec<Entry>,
-    /// Candidates as (node, row) pairs, rows ascending, before they go to their columns.
+    /// Candidates as (node, row) pairs in the order of q (rows ascending), their values
+    /// of q, and where each row's start (`n_rows + 1` offsets): what identifies the
+    /// problem that was solved (see `same_candidates`).
     kept: Vec<(u32, u32)>,
+    kept_q: Vec<f64>,
+    row_kept: Vec<u32>,
     scratch: Vec<(u64, u32)>,
     sorted: Vec<(u64, u32)>,
     hist: Vec<u32>,
@@ -479,25 +487,17 @@ fn wide<R>(f: impl FnOnce() -> R) -> R {
 
 /// Count and sum of the kept values (`v = q + 1/2 > floor`) of each node of the
 /// row-major `q` (`n` rows, `cnt.len()` nodes), and (`top`, block-major) the largest of
-/// each of [`BLOCKS`] blocks of rows; `q` is appended to `copy` on the way. `false`
-/// (and meaningless results) when a value of `q` is not finite.
-fn column_stats(q: &[f64], copy: &mut Vec<f64>, n: usize, floor: f64, cnt: &mut [f64], sum: &mut [f64], top: &mut [f64]) -> bool {
+/// each of [`BLOCKS`] blocks of rows. `false` (and meaningless results) when a value of
+/// `q` is not finite.
+fn column_stats(q: &[f64], n: usize, floor: f64, cnt: &mut [f64], sum: &mut [f64], top: &mut [f64]) -> bool {
     wide(
         #[inline(always)]
-        || column_stats_body(q, copy, n, floor, cnt, sum, top),
+        || column_stats_body(q, n, floor, cnt, sum, top),
     )
 }
 
 #[inline(always)]
-fn column_stats_body(
-    q: &[f64],
-    copy: &mut Vec<f64>,
-    n: usize,
-    floor: f64,
-    cnt: &mut [f64],
-    sum: &mut [f64],
-    top: &mut [f64],
-) -> bool {
+fn column_stats_body(q: &[f64], n: usize, floor: f64, cnt: &mut [f64], sum: &mut [f64], top: &mut [f64]) -> bool {
     let t_count = cnt.len();
     let mut bad = 0;
     // four rows at a time (the block of a group of rows is its first row's)
@@ -507,11 +507,9 @@ fn column_stats_body(
     for (g, rows) in groups.enumerate() {
         let b = BLOCKS * (R * g) / n;
         bad |= accumulate_rows::<R>(rows, floor, cnt, sum, &mut top[b * t_count..(b + 1) * t_count]);
-        copy.extend_from_slice(rows);
     }
     for row in rest.chunks_exact(t_count) {
         bad |= accumulate_rows::<1>(row, floor, cnt, sum, &mut top[(BLOCKS - 1) * t_count..]);
-        copy.extend_from_slice(row);
     }
     bad == 0
 }
@@ -590,6 +588,29 @@ fn accumulate_rows<const R: usize>(rows: &[f64], floor: f64, cnt: &mut [f64], su
     bad
 }
 
+/// The kept test of a score `x`: `v = x + 1/2 > floor` and `v >= cut` (the vector code
+/// of [`list_candidates`] makes the same two comparisons).
+#[inline(always)]
+fn is_candidate(x: f64, floor: f64, cut: f64) -> bool {
+    let v = x + 0.5;
+    (v > floor) & (v >= cut) // branch-free
+}
+
+/// Whether row `i` of some scores, `q_row`, with `n_kept` values passing the kept test of
+/// a forward pass, has that pass's candidates of row `i` (`rows`: its candidate pairs,
+/// their values and each row's first): as many, and each with the same bits (then they
+/// are at the same places too: a candidate that moved would leave a value that fails
+/// the test, or add one that passes it).
+fn same_candidates(rows: (&[(u32, u32)], &[f64], &[u32]), i: usize, q_row: &[f64], n_kept: usize) -> bool {
+    let (kept, kept_q, row_kept) = rows;
+    let range = row_kept[i] as usize..row_kept[i + 1] as usize;
+    range.len() == n_kept
+        && kept[range.clone()]
+            .iter()
+            .zip(&kept_q[range])
+            .all(|(&(t, _), x)| q_row[t as usize].to_bits() == x.to_bits())
+}
+
 /// Appends the candidates of the row-major `q` (`t_count` nodes per row), the values with
 /// `v = q + 1/2 > floor` and `v >= cut`, to `kept` as (node, row) pairs in the order of
 /// `q`, and counts them per node in `col_len`. Each block of 64 values gives a bit mask
@@ -628,9 +649,7 @@ fn list_candidates(q: &[f64], t_count: usize, floor: f64, cut: f64, col_len: &mu
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    list_with(q, t_count, floor, cut, col_len, kept, 1, |x| {
-        (x[0] + 0.5 > floor && x[0] + 0.5 >= cut) as u64
-    });
+    list_with(q, t_count, floor, cut, col_len, kept, 1, |x| is_candidate(x[0], floor, cut) as u64);
 }
 
 /// [`list_candidates`] with `group(x)`, the kept bits of the `width` values `x`.
@@ -656,8 +675,7 @@ fn list_with(
             mask |= group(x) << (width * k);
         }
         for (j, &x) in rest.iter().enumerate() {
-            let v = x + 0.5;
-            mask |= ((v > floor && v >= cut) as u64) << (block.len() - rest.len() + j);
+            mask |= (is_candidate(x, floor, cut) as u64) << (block.len() - rest.len() + j);
         }
         while mask != 0 {
             let e = 64 * b + mask.trailing_zeros() as usize;
@@ -766,13 +784,13 @@ impl TreePav {
             + size_of::<u32>()
             + size_of::<TreapNode>()
             + 6 * size_of::<f64>();
-        // Per row: sorted, hist (4 n + 2), stack.
-        let per_row = size_of::<(u64, u32)>() + 5 * size_of::<u32>();
+        // Per row: sorted, hist (4 n + 2), stack, row_kept.
+        let per_row = size_of::<(u64, u32)>() + 6 * size_of::<u32>();
         let fixed = 16 * size_of::<u32>() + 8 * size_of::<Entry>() + size_of::<usize>();
         per_node
             .checked_mul(t)?
             .checked_add(per_slot.checked_mul(slots)?)?
-            // per value: the copy of q and a candidate pair
+            // per value: a candidate pair and its value (reserved for all, used for few)
             .checked_add(m.checked_mul(size_of::<f64>() + size_of::<(u32, u32)>())?)?
             .checked_add(per_row.checked_mul(n_rows)?)?
             .checked_add(fixed)
@@ -798,7 +816,6 @@ impl TreePav {
         }
         let t = n_nodes;
         let slots = t * (n_rows + 1);
-        grow(&mut self.q, n_rows * n_nodes)?;
         for v in [&mut self.a, &mut self.kept_count, &mut self.kept_sum, &mut self.bound] {
             grow(v, t)?;
         }
@@ -833,6 +850,8 @@ impl TreePav {
         }
         grow(&mut self.heap, HEAP_SLACK * t + 8)?;
         grow(&mut self.kept, n_rows * n_nodes)?;
+        grow(&mut self.kept_q, n_rows * n_nodes)?;
+        grow(&mut self.row_kept, n_rows + 1)?;
         grow(&mut self.scratch, slots)?;
         grow(&mut self.val, slots)?;
         grow(&mut self.pre, slots)?;
@@ -935,28 +954,32 @@ impl TreePav {
         Ok(())
     }
 
-    /// Whether the last forward pass succeeded on exactly these scores (bit for bit) and
-    /// `lam`, so that its state serves [`TreePav::backward`] without solving again.
-    /// Costs one comparison pass over `q` (in blocks that vectorise; stops at the
-    /// first block with a difference).
+    /// Whether the last forward pass succeeded on scores that make the same problem as
+    /// `q` and `lam`: the same shape and `lam`, finite values, and the same candidates
+    /// (the values at or above the pass's cut, which is below every group value), bit
+    /// for bit and at the same places. The solution (groups, values, supports) depends on
+    /// nothing else, so it is the solution for `q` too. Costs one pass over `q`.
     pub fn is_solved_for(&self, q: &[f64], n_rows: usize, n_nodes: usize, lam: f64) -> bool {
-        let same_block =
-            |(x, y): (&[f64], &[f64])| x.iter().zip(y).fold(true, |ok, (a, b)| ok & (a.to_bits() == b.to_bits()));
-        self.solved_for_shape(q, n_rows, n_nodes, lam) && self.q.chunks(256).zip(q.chunks(256)).all(same_block)
+        self.solved_for_shape(q, n_rows, n_nodes, lam)
+            && q.chunks_exact(n_nodes).enumerate().all(|(i, row)| {
+                let kept = row.iter().filter(|&&x| is_candidate(x, self.floor, self.cut)).count();
+                let rows = (&self.kept[..], &self.kept_q[..], &self.row_kept[..]);
+                row.iter().all(|x| x.is_finite()) && same_candidates(rows, i, row, kept)
+            })
     }
 
     /// Whether the last forward pass succeeded on this shape and `lam` (and `q` has its
-    /// length): all of [`TreePav::is_solved_for`] but the comparison of the values.
+    /// length): all of [`TreePav::is_solved_for`] but the look at the values.
     fn solved_for_shape(&self, q: &[f64], n_rows: usize, n_nodes: usize, lam: f64) -> bool {
         self.solved
             && (self.n_rows, self.n_nodes) == (n_rows, n_nodes)
             && self.lam.to_bits() == lam.to_bits()
-            && self.q.len() == q.len()
+            && q.len() == n_rows * n_nodes
     }
 
-    /// Vector-Jacobian product of the last forward pass: given `dL/da` (length `n_nodes`)
-    /// and `dL/dz` (row-major `n_rows x n_nodes`), writes `dL/dq` (same shape as `q`, to
-    /// a slice or a vector, see [`Output`]).
+    /// Vector-Jacobian product at the scores `q` of the last forward pass: given `dL/da`
+    /// (length `n_nodes`) and `dL/dz` (row-major `n_rows x n_nodes`), writes `dL/dq`
+    /// (same shape as `q`, to a slice or a vector, see [`Output`]).
     ///
     /// `dz_it/dq_it = 1` when `0 < q_it + 1/2 < a_t`; `dz_it/da_t = 1` when
     /// `q_it + 1/2 >= a_t`; and `da_t/dq_jt' = 1 / (lam |G| + k*)` when `0 < a_t < 1`
@@ -964,24 +987,27 @@ impl TreePav {
     ///
     /// # Errors
     ///
-    /// [`PavError::NotSolved`] before a successful forward pass; length or finiteness
-    /// errors for the gradients.
+    /// [`PavError::NotSolved`] unless the last forward pass succeeded on `q` (or on
+    /// scores that make the same problem, see [`TreePav::is_solved_for`]); length or
+    /// finiteness errors for the gradients.
     pub fn backward<G: Output + ?Sized>(
         &mut self,
+        q: &[f64],
         grad_a: &[f64],
         grad_z: &[f64],
         grad_q: &mut G,
     ) -> Result<(), PavError> {
-        if !self.solved {
-            return Err(PavError::NotSolved);
+        let (n, t, lam) = (self.n_rows, self.n_nodes, self.lam);
+        match self.backward_at(q, n, t, lam, grad_a, grad_z, grad_q)? {
+            true => Ok(()),
+            false => Err(PavError::NotSolved),
         }
-        self.backward_pass(None, grad_a, grad_z, grad_q).map(|_| ())
     }
 
-    /// [`TreePav::backward`] at the scores `q` and `lam`, when the last forward pass was
-    /// on exactly these (bit for bit, as [`TreePav::is_solved_for`]): the comparison is
-    /// made in the pass that reads the forward pass's copy of `q` anyway, so it costs no
-    /// pass of its own. `Ok(false)`, `grad_q` unspecified, when it was not.
+    /// [`TreePav::backward`] at the scores `q` and `lam`, when the last forward pass
+    /// solved the same problem ([`TreePav::is_solved_for`], checked within the pass that
+    /// reads `q`, so it costs no pass of its own); `Ok(false)`, `grad_q` unspecified,
+    /// when it did not.
     ///
     /// # Errors
     ///
@@ -1000,18 +1026,6 @@ impl TreePav {
         if !self.solved_for_shape(q, n_rows, n_nodes, lam) {
             return Ok(false);
         }
-        self.backward_pass(Some(q), grad_a, grad_z, grad_q)
-    }
-
-    /// The backward pass of a solved problem; with `same_q`, only if it is the forward
-    /// pass's `q` (`Ok(false)` otherwise, before the a-branch).
-    fn backward_pass<G: Output + ?Sized>(
-        &mut self,
-        same_q: Option<&[f64]>,
-        grad_a: &[f64],
-        grad_z: &[f64],
-        grad_q: &mut G,
-    ) -> Result<bool, PavError> {
         let (n, t_count) = (self.n_rows, self.n_nodes);
         let m = n * t_count;
         check_len("grad_a", t_count, grad_a.len())?;
@@ -1019,41 +1033,39 @@ impl TreePav {
         check_finite("grad_a", grad_a, t_count)?;
         grad_q.begin("grad_q", n, t_count)?;
 
-        // z-branch: gradient to q where z = q + 1/2, to a where z = a.
+        // z-branch: gradient to q where z = q + 1/2, to a where z = a. grad_z is checked
+        // in the same pass (a value that is not finite voids it), and so is q: finite,
+        // and with the candidates of the forward pass.
         self.grad_a_eff.clear();
         self.grad_a_eff.extend_from_slice(grad_a);
-        // (grad_z is checked in the same pass, which a value that is not finite voids)
         // (each row of dL/dq is made in `gq_row`, then written out)
         ensure_len(&mut self.gq_row, t_count, 0.0);
-        let (a_row, ga_row) = (&self.a[..t_count], &mut self.grad_a_eff[..t_count]);
-        let (q, gq_row) = (&self.q, &mut self.gq_row);
-        // (grad_z is checked in the same pass, which a value that is not finite voids, and
-        // so is same_q: one bit that differs voids it)
-        let check = same_q.unwrap_or(&[]);
-        let (bad, differs) = wide(
+        let (a_row, ga_row, gq_row) = (&self.a[..t_count], &mut self.grad_a_eff[..t_count], &mut self.gq_row);
+        let (floor, cut) = (self.floor, self.cut);
+        let (kept, kept_q, row_kept) = (&self.kept, &self.kept_q, &self.row_kept);
+        let (bad, other) = wide(
             #[inline(always)]
             || {
-                let (mut bad, mut differs) = (0u64, 0u64);
+                let (mut bad, mut other, mut not_finite_q) = (0u64, false, 0u64);
                 for (i, (gz_row, q_row)) in grad_z.chunks_exact(t_count).zip(q.chunks_exact(t_count)).enumerate() {
                     let (gz_row, q_row, gq_row) = (&gz_row[..t_count], &q_row[..t_count], &mut gq_row[..t_count]);
+                    let mut n_kept = 0;
                     for t in 0..t_count {
-                        let (v, a, g) = (q_row[t] + 0.5, a_row[t], gz_row[t]);
+                        let (x, a, g) = (q_row[t], a_row[t], gz_row[t]);
+                        let v = x + 0.5;
                         bad |= not_finite(g);
+                        not_finite_q |= not_finite(x);
+                        n_kept += is_candidate(x, floor, cut) as usize;
                         ga_row[t] += if v >= a { g } else { 0.0 };
                         gq_row[t] = if v > 0.0 && v < a { g } else { 0.0 };
                     }
-                    if !check.is_empty() {
-                        let other = &check[i * t_count..(i + 1) * t_count];
-                        for (x, y) in q_row.iter().zip(other) {
-                            differs |= x.to_bits() ^ y.to_bits();
-                        }
-                    }
+                    other |= !same_candidates((kept, kept_q, row_kept), i, q_row, n_kept);
                     grad_q.put_row(i, gq_row.iter().copied());
                 }
-                (bad, differs)
+                (bad, other || not_finite_q != 0)
             },
         );
-        if differs != 0 {
+        if other {
             return Ok(false);
         }
         if bad != 0 {
@@ -1129,8 +1141,8 @@ impl TreePav {
 
     // ------------------------------------------------------------------ forward parts
 
-    /// Copies `q` to `self.q` and gathers each node's candidates (the values that can
-    /// enter a support) into its column and sorts every column.
+    /// Gathers each node's candidates (the values that can enter a support) into its
+    /// column and sorts every column.
     ///
     /// Every group value the algorithm ever computes, and every threshold its searches
     /// evaluate, is at least the smallest single-node value `min_t a_t(k*_t)` (pooling
@@ -1158,9 +1170,8 @@ impl TreePav {
         resize(&mut self.kept_count, t_count, 0.0);
         resize(&mut self.kept_sum, t_count, 0.0);
         resize(&mut self.top, BLOCKS * t_count, f64::NEG_INFINITY);
-        // (q is checked for finiteness, and copied to self.q, in the same pass)
-        self.q.clear();
-        if !column_stats(q, &mut self.q, n, floor, &mut self.kept_count, &mut self.kept_sum, &mut self.top) {
+        // (q is checked for finiteness in the same pass)
+        if !column_stats(q, n, floor, &mut self.kept_count, &mut self.kept_sum, &mut self.top) {
             return check_finite("q", q, t_count);
         }
         resize(&mut self.bound, t_count, 0.0);
@@ -1176,7 +1187,8 @@ impl TreePav {
         // within each.
         self.kept.clear();
         resize(&mut self.col_len, t_count, 0);
-        list_candidates(&self.q, t_count, floor, cut, &mut self.col_len, &mut self.kept);
+        list_candidates(q, t_count, floor, cut, &mut self.col_len, &mut self.kept);
+        (self.floor, self.cut) = (floor, cut);
         resize(&mut self.col_start, t_count + 1, 0);
         for t in 0..t_count {
             self.col_start[t + 1] = self.col_start[t] + self.col_len[t] as usize + 1;
@@ -1193,11 +1205,17 @@ impl TreePav {
         self.hist.clear();
         self.hist.reserve(4 * n + 2);
         resize(&mut self.col_len, t_count, 0);
+        resize(&mut self.row_kept, n + 1, 0);
+        self.kept_q.clear();
         for &(t, i) in &self.kept {
-            let t = t as usize;
-            let v = self.q[i as usize * t_count + t] + 0.5;
-            self.scratch[self.col_start[t] + self.col_len[t] as usize] = (descending_key(v), i);
+            let (t, x) = (t as usize, q[i as usize * t_count + t as usize]);
+            self.kept_q.push(x);
+            self.row_kept[i as usize + 1] += 1;
+            self.scratch[self.col_start[t] + self.col_len[t] as usize] = (descending_key(x + 0.5), i);
             self.col_len[t] += 1;
+        }
+        for i in 0..n {
+            self.row_kept[i + 1] += self.row_kept[i];
         }
         // Per column: one Newton step from the node's bound (the value of the candidate
         // set {v >= bound} is again a lower bound of a_t(k*)), then the values above it
@@ -1991,7 +2009,7 @@ mod tests {
 
     impl TreePav {
         fn buffers_empty(&self) -> bool {
-            self.q.capacity() == 0 && self.heap.capacity() == 0 && self.nodes.capacity() == 0
+            self.kept.capacity() == 0 && self.heap.capacity() == 0 && self.nodes.capacity() == 0
         }
     }
 
@@ -2014,36 +2032,49 @@ mod tests {
     }
 
     #[test]
-    fn backward_at_is_backward_exactly_at_the_last_problem() {
-        let q = [0.5, 0.1, -0.3, 0.2, 0.4, -0.1, 0.9, 0.3, 0.2];
-        let (ga, gz) = ([0.3, -0.2, 0.7], [0.1, 0.2, -0.3, 0.4, -0.5, 0.6, 0.7, -0.8, 0.9]);
+    fn backward_at_is_backward_at_the_last_problem() {
+        let q = [0.5, 0.1, -0.3, 0.2, 0.4, -0.1, 0.9, 0.3, 0.2, 0.8, -0.6, 0.05];
+        let ga = [0.3, -0.2, 0.7];
+        let gz = [0.1, 0.2, -0.3, 0.4, -0.5, 0.6, 0.7, -0.8, 0.9, -0.2, 0.3, 0.5];
         let mut pav = TreePav::new();
-        let (mut a, mut z) = ([0.0; 3], [0.0; 9]);
+        let (mut a, mut z) = ([0.0; 3], [0.0; 12]);
         let mut gq: Vec<f64> = Vec::new();
-        assert_eq!(pav.backward_at(&q, 3, 3, 0.1, &ga, &gz, &mut gq), Ok(false));
-        pav.forward(&q, 3, 3, 0.1, &mut a, &mut z).unwrap();
-        let mut expected = [0.0; 9];
-        pav.backward(&ga, &gz, &mut expected).unwrap();
-        assert_eq!(pav.backward_at(&q, 3, 3, 0.1, &ga, &gz, &mut gq), Ok(true));
+        assert_eq!(pav.backward_at(&q, 4, 3, 0.1, &ga, &gz, &mut gq), Ok(false));
+        pav.forward(&q, 4, 3, 0.1, &mut a, &mut z).unwrap();
+        let mut expected = [0.0; 12];
+        pav.backward(&q, &ga, &gz, &mut expected).unwrap();
+        assert_eq!(pav.backward_at(&q, 4, 3, 0.1, &ga, &gz, &mut gq), Ok(true));
         assert_eq!(gq, expected);
-        assert_eq!(pav.backward_at(&q, 3, 3, 0.2, &ga, &gz, &mut gq), Ok(false));
-        assert_eq!(pav.backward_at(&q[..6], 2, 3, 0.1, &ga, &gz, &mut gq), Ok(false));
-        for e in 0..9 {
-            // one bit of any value (even -0.0 against 0.0) is a different problem
-            let mut other = q;
-            other[e] = f64::from_bits(other[e].to_bits() ^ 1);
-            assert_eq!(pav.backward_at(&other, 3, 3, 0.1, &ga, &gz, &mut gq), Ok(false));
+        assert_eq!(pav.backward_at(&q, 4, 3, 0.2, &ga, &gz, &mut gq), Ok(false));
+        assert_eq!(pav.backward_at(&q[..9], 3, 3, 0.1, &ga, &gz, &mut gq), Ok(false));
+        // Any change of a value either makes another problem (Ok(false)) or leaves the
+        // solution as it was, and then the gradient is the one at the new scores.
+        let (mut refused, mut accepted) = (0, 0);
+        for e in 0..12 {
+            for change in [f64::from_bits(q[e].to_bits() ^ 1), q[e] - 0.3, q[e] + 0.3, -5.0, f64::NAN] {
+                let mut other = q;
+                other[e] = change;
+                match pav.backward_at(&other, 4, 3, 0.1, &ga, &gz, &mut gq) {
+                    Ok(false) => refused += 1,
+                    Ok(true) => {
+                        accepted += 1;
+                        let (mut fresh, mut g) = (TreePav::new(), [0.0; 12]);
+                        fresh.forward(&other, 4, 3, 0.1, &mut [0.0; 3], &mut [0.0; 12]).unwrap();
+                        fresh.backward(&other, &ga, &gz, &mut g).unwrap();
+                        assert!(gq.iter().zip(&g).all(|(x, y)| (x - y).abs() <= 1e-12), "{e} {change}");
+                    }
+                    Err(err) => panic!("{err}"),
+                }
+            }
         }
-        let mut zero = q;
-        zero[0] = 0.0;
-        pav.forward(&zero, 3, 3, 0.1, &mut a, &mut z).unwrap();
-        zero[0] = -0.0;
-        assert_eq!(pav.backward_at(&zero, 3, 3, 0.1, &ga, &gz, &mut gq), Ok(false));
+        assert!(refused > 0 && accepted > 0, "{refused} refused, {accepted} accepted");
+        // -0.0 against 0.0 is another problem where 0.0 was a candidate (lam = 0 keeps all)
+        let zero = [0.0, 0.5, 0.5];
+        pav.forward(&zero, 1, 3, 0.0, &mut a, &mut z[..3]).unwrap();
+        assert_eq!(pav.backward_at(&[-0.0, 0.5, 0.5], 1, 3, 0.0, &ga, &gz[..3], &mut gq), Ok(false));
         // the gradients are checked as by backward
-        zero[0] = 0.0;
-        let bad = [f64::NAN; 9];
         assert!(matches!(
-            pav.backward_at(&zero, 3, 3, 0.1, &ga, &bad, &mut gq),
+            pav.backward_at(&zero, 1, 3, 0.0, &ga, &[f64::NAN; 3], &mut gq),
             Err(PavError::NonFinite { .. })
         ));
     }
@@ -2161,18 +2192,20 @@ mod tests {
             pav.forward(&[0.0; 4], 1, 3, 1.0, &mut a, &mut z),
             Err(PavError::Length { what: "q", .. })
         ));
-        let mut g = [0.0; 3];
-        assert_eq!(pav.backward(&[0.0; 3], &[0.0; 3], &mut g), Err(PavError::NotSolved));
-        pav.forward(&[0.0; 3], 1, 3, 1.0, &mut a, &mut z).unwrap();
+        let (mut g, q) = ([0.0; 3], [0.0; 3]);
+        assert_eq!(pav.backward(&q, &[0.0; 3], &[0.0; 3], &mut g), Err(PavError::NotSolved));
+        pav.forward(&q, 1, 3, 1.0, &mut a, &mut z).unwrap();
         assert!(matches!(
-            pav.backward(&[0.0; 2], &[0.0; 3], &mut g),
+            pav.backward(&q, &[0.0; 2], &[0.0; 3], &mut g),
             Err(PavError::Length { what: "grad_a", .. })
         ));
         assert!(matches!(
-            pav.backward(&[0.0; 3], &[f64::INFINITY, 0.0, 0.0], &mut g),
+            pav.backward(&q, &[0.0; 3], &[f64::INFINITY, 0.0, 0.0], &mut g),
             Err(PavError::NonFinite { .. })
         ));
-        assert!(pav.forward(&[0.0; 3], 1, 3, 1.0, &mut a, &mut z).is_ok());
-        assert!(pav.backward(&[0.0; 3], &[0.0; 3], &mut g).is_ok());
+        // scores of another problem
+        assert_eq!(pav.backward(&[0.9, 0.0, 0.0], &[0.0; 3], &[0.0; 3], &mut g), Err(PavError::NotSolved));
+        assert!(pav.forward(&q, 1, 3, 1.0, &mut a, &mut z).is_ok());
+        assert!(pav.backward(&q, &[0.0; 3], &[0.0; 3], &mut g).is_ok());
     }
 }

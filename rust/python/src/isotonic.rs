@@ -91,24 +91,27 @@ impl PyTreePav {
         })
     }
 
-    /// `dL/dq` (n_rows, n_nodes) from `dL/da` (n_nodes,) and `dL/dz` (n_rows, n_nodes).
+    /// `dL/dq` (n_rows, n_nodes) at the scores `q` of the last forward pass, from `dL/da`
+    /// (n_nodes,) and `dL/dz` (n_rows, n_nodes).
     fn backward<'py>(
         &mut self,
         py: Python<'py>,
+        q: PyReadonlyArray2<'py, f64>,
         grad_a: PyReadonlyArray1<'py, f64>,
         grad_z: PyReadonlyArray2<'py, f64>,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
         guarded(|| {
+            let (data, _, _) = matrix(&q, "q")?;
             let (ga, gz, n, t) = self.gradients(&grad_a, &grad_z)?;
             let mut gq = Vec::new();
             let inner = &mut self.inner;
-            run_released(py, || inner.backward(ga, gz, &mut gq))?.map_err(pav_error)?;
+            run_released(py, || inner.backward(data, ga, gz, &mut gq))?.map_err(pav_error)?;
             to_matrix(py, gq, n, t)
         })
     }
 
-    /// `backward(grad_a, grad_z)` if the last forward pass was on exactly these scores
-    /// `q` (bit for bit) and `lam`, else `None`; the comparison is made within the pass.
+    /// `backward(q, grad_a, grad_z)` if the last forward pass solved the problem of `q`
+    /// and `lam` (the same candidates, bit for bit), else `None`; checked within the pass.
     fn backward_at<'py>(
         &mut self,
         py: Python<'py>,
