@@ -127,8 +127,8 @@ def main():
         ratio = ours / sort
         verdicts.append(ratio <= 2.0)
         print(f"   {label:38s} {ours * 1e3:12.3f} ms {sort * 1e3:9.3f} ms {ratio:7.2f}")
-    print("   (the first call of a process that allocates a 512 x 127 array faults in its pages,")
-    print("   about 127 page faults; whichever call comes second reuses freed memory)")
+    print(f"   (the first of the two calls in a process faults in the pages of its {args.rows} x {t} output,")
+    print("   one page fault per 4 KB; the second reuses the memory the first freed)")
     print("\n== Acceptance (issue 13) ==")
     print("   forward + backward <= 2 x numpy.sort, "
           + "; ".join(f"{label}: {'PASS' if ok else 'FAIL'}" for (_, _, label), ok in zip(rows, verdicts)))
