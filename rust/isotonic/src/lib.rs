@@ -277,9 +277,8 @@ pub struct TreePav {
     solved: bool,
     /// Work account factor of the Newton searches (`None`: [`WORK_FACTOR`]).
     work_factor: Option<u64>,
-    /// The kept test of the candidates (`v = q + 1/2 > floor` and `v >= cut`).
-    floor: f64,
-    cut: f64,
+    /// The kept test of the candidates: `v = q + 1/2 >= kept_at` (see `kept_threshold`).
+    kept_at: f64,
     /// Clipped node values of the last forward pass.
     a: Vec<f64>,
 
@@ -588,12 +587,17 @@ fn accumulate_rows<const R: usize>(rows: &[f64], floor: f64, cnt: &mut [f64], su
     bad
 }
 
-/// The kept test of a score `x`: `v = x + 1/2 > floor` and `v >= cut` (the vector code
-/// of [`list_candidates`] makes the same two comparisons).
+/// The kept test `v > floor` and `v >= cut` as one comparison `v >= threshold`: the
+/// larger of `cut` and the float just above `floor` (`v > floor` is `v >= next_up(floor)`).
+fn kept_threshold(floor: f64, cut: f64) -> f64 {
+    cut.max(floor.next_up())
+}
+
+/// The kept test of a score `x`: `x + 1/2 >= threshold` (the vector code of
+/// [`list_candidates`] makes the same comparison).
 #[inline(always)]
-fn is_candidate(x: f64, floor: f64, cut: f64) -> bool {
-    let v = x + 0.5;
-    (v > floor) & (v >= cut) // branch-free
+fn is_candidate(x: f64, threshold: f64) -> bool {
+    x + 0.5 >= threshold
 }
 
 /// Whether row `i` of some scores, `q_row`, with `n_kept` values passing the kept test of
@@ -612,44 +616,43 @@ fn same_candidates(rows: (&[(u32, u32)], &[f64], &[u32]), i: usize, q_row: &[f64
 }
 
 /// Appends the candidates of the row-major `q` (`t_count` nodes per row), the values with
-/// `v = q + 1/2 > floor` and `v >= cut`, to `kept` as (node, row) pairs in the order of
+/// `v = q + 1/2 >= threshold`, to `kept` as (node, row) pairs in the order of
 /// `q`, and counts them per node in `col_len`. Each block of 64 values gives a bit mask
 /// of its kept values (branch-free, by vector compare and move-mask on x86-64: four
 /// values per instruction with AVX2, two with the baseline SSE2), whose set bits are
 /// then listed.
-fn list_candidates(q: &[f64], t_count: usize, floor: f64, cut: f64, col_len: &mut [u32], kept: &mut Vec<(u32, u32)>) {
+fn list_candidates(q: &[f64], t_count: usize, threshold: f64, col_len: &mut [u32], kept: &mut Vec<(u32, u32)>) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::*;
         #[target_feature(enable = "avx2")]
-        fn avx2(q: &[f64], t_count: usize, floor: f64, cut: f64, col_len: &mut [u32], kept: &mut Vec<(u32, u32)>) {
-            let (half, f, c) = (_mm256_set1_pd(0.5), _mm256_set1_pd(floor), _mm256_set1_pd(cut));
+        fn avx2(q: &[f64], t_count: usize, threshold: f64, col_len: &mut [u32], kept: &mut Vec<(u32, u32)>) {
+            let (half, c) = (_mm256_set1_pd(0.5), _mm256_set1_pd(threshold));
             let quad = |x: &[f64]| {
                 let v = _mm256_add_pd(_mm256_set_pd(x[3], x[2], x[1], x[0]), half);
-                let kept = _mm256_and_pd(_mm256_cmp_pd::<_CMP_GT_OQ>(v, f), _mm256_cmp_pd::<_CMP_GE_OQ>(v, c));
-                _mm256_movemask_pd(kept) as u64
+                _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_GE_OQ>(v, c)) as u64
             };
-            list_with(q, t_count, floor, cut, col_len, kept, 4, quad);
+            list_with(q, t_count, threshold, col_len, kept, 4, quad);
         }
         #[target_feature(enable = "sse2")]
-        fn sse2(q: &[f64], t_count: usize, floor: f64, cut: f64, col_len: &mut [u32], kept: &mut Vec<(u32, u32)>) {
-            let (half, f, c) = (_mm_set1_pd(0.5), _mm_set1_pd(floor), _mm_set1_pd(cut));
+        fn sse2(q: &[f64], t_count: usize, threshold: f64, col_len: &mut [u32], kept: &mut Vec<(u32, u32)>) {
+            let (half, c) = (_mm_set1_pd(0.5), _mm_set1_pd(threshold));
             let pair = |x: &[f64]| {
                 let v = _mm_add_pd(_mm_set_pd(x[1], x[0]), half);
-                _mm_movemask_pd(_mm_and_pd(_mm_cmpgt_pd(v, f), _mm_cmpge_pd(v, c))) as u64
+                _mm_movemask_pd(_mm_cmpge_pd(v, c)) as u64
             };
-            list_with(q, t_count, floor, cut, col_len, kept, 2, pair);
+            list_with(q, t_count, threshold, col_len, kept, 2, pair);
         }
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2, checked just above.
-            unsafe { avx2(q, t_count, floor, cut, col_len, kept) };
+            unsafe { avx2(q, t_count, threshold, col_len, kept) };
         } else {
             // SAFETY: SSE2 is part of every x86-64 CPU (the target's baseline).
-            unsafe { sse2(q, t_count, floor, cut, col_len, kept) };
+            unsafe { sse2(q, t_count, threshold, col_len, kept) };
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    list_with(q, t_count, floor, cut, col_len, kept, 1, |x| is_candidate(x[0], floor, cut) as u64);
+    list_with(q, t_count, threshold, col_len, kept, 1, |x| is_candidate(x[0], threshold) as u64);
 }
 
 /// [`list_candidates`] with `group(x)`, the kept bits of the `width` values `x`.
@@ -658,8 +661,7 @@ fn list_candidates(q: &[f64], t_count: usize, floor: f64, cut: f64, col_len: &mu
 fn list_with(
     q: &[f64],
     t_count: usize,
-    floor: f64,
-    cut: f64,
+    threshold: f64,
     col_len: &mut [u32],
     kept: &mut Vec<(u32, u32)>,
     width: usize,
@@ -675,7 +677,7 @@ fn list_with(
             mask |= group(x) << (width * k);
         }
         for (j, &x) in rest.iter().enumerate() {
-            mask |= (is_candidate(x, floor, cut) as u64) << (block.len() - rest.len() + j);
+            mask |= (is_candidate(x, threshold) as u64) << (block.len() - rest.len() + j);
         }
         while mask != 0 {
             let e = 64 * b + mask.trailing_zeros() as usize;
@@ -962,7 +964,7 @@ impl TreePav {
     pub fn is_solved_for(&self, q: &[f64], n_rows: usize, n_nodes: usize, lam: f64) -> bool {
         self.solved_for_shape(q, n_rows, n_nodes, lam)
             && q.chunks_exact(n_nodes).enumerate().all(|(i, row)| {
-                let kept = row.iter().filter(|&&x| is_candidate(x, self.floor, self.cut)).count();
+                let kept = row.iter().filter(|&&x| is_candidate(x, self.kept_at)).count();
                 let rows = (&self.kept[..], &self.kept_q[..], &self.row_kept[..]);
                 row.iter().all(|x| x.is_finite()) && same_candidates(rows, i, row, kept)
             })
@@ -1041,7 +1043,7 @@ impl TreePav {
         // (each row of dL/dq is made in `gq_row`, then written out)
         ensure_len(&mut self.gq_row, t_count, 0.0);
         let (a_row, ga_row, gq_row) = (&self.a[..t_count], &mut self.grad_a_eff[..t_count], &mut self.gq_row);
-        let (floor, cut) = (self.floor, self.cut);
+        let threshold = self.kept_at;
         let (kept, kept_q, row_kept) = (&self.kept, &self.kept_q, &self.row_kept);
         let (bad, other) = wide(
             #[inline(always)]
@@ -1055,7 +1057,7 @@ impl TreePav {
                         let v = x + 0.5;
                         bad |= not_finite(g);
                         not_finite_q |= not_finite(x);
-                        n_kept += is_candidate(x, floor, cut) as usize;
+                        n_kept += is_candidate(x, threshold) as usize;
                         ga_row[t] += if v >= a { g } else { 0.0 };
                         gq_row[t] = if v > 0.0 && v < a { g } else { 0.0 };
                     }
@@ -1187,8 +1189,8 @@ impl TreePav {
         // within each.
         self.kept.clear();
         resize(&mut self.col_len, t_count, 0);
-        list_candidates(q, t_count, floor, cut, &mut self.col_len, &mut self.kept);
-        (self.floor, self.cut) = (floor, cut);
+        self.kept_at = kept_threshold(floor, cut);
+        list_candidates(q, t_count, self.kept_at, &mut self.col_len, &mut self.kept);
         resize(&mut self.col_start, t_count + 1, 0);
         for t in 0..t_count {
             self.col_start[t + 1] = self.col_start[t] + self.col_len[t] as usize + 1;
