@@ -97,7 +97,7 @@ fn bench_worst_case(c: &mut Criterion) {
             group.bench_with_input(id, q, |bench, q| {
                 bench.iter(|| {
                     pav.forward(q, n, t_count, lam, &mut a, &mut z).unwrap();
-                    pav.backward(&grad_a, &grad_z, &mut grad_q).unwrap();
+                    pav.backward(q, &grad_a, &grad_z, &mut grad_q).unwrap();
                 })
             });
             eprintln!(
@@ -132,7 +132,7 @@ fn bench_isotonic(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("forward+backward", name), q, |bench, q| {
             bench.iter(|| {
                 pav.forward(q, n, t_count, lam, &mut a, &mut z).unwrap();
-                pav.backward(&grad_a, &grad_z, &mut grad_q).unwrap();
+                pav.backward(q, &grad_a, &grad_z, &mut grad_q).unwrap();
             })
         });
         eprintln!("{name}: {} groups after pooling, {} on the treap path", pav.n_groups(), pav.n_treap_groups());

@@ -378,6 +378,24 @@ def test_backward_after_an_in_place_change_of_q_solves_again():
     assert tree_pav_backward(q, 1.0, ga, gz).tobytes() == fresh_solution(q, 1.0, ga, gz)[2].tobytes()
 
 
+def test_backward_after_changes_below_or_above_the_cut_is_the_gradient_at_the_new_q():
+    # tree_pav_backward reuses the last forward pass when q makes the same problem (the
+    # same values at or above the solver's cut); any other change solves again. Either
+    # way the gradient is the one at the q it is given.
+    rng = np.random.default_rng(14)
+    for k in range(40):
+        depth, n = int(rng.integers(0, 6)), int(rng.integers(1, 300))
+        t = 2 ** (depth + 1) - 1
+        q = rng.normal(size=(n, t))
+        lam = float(rng.choice([0.0, 0.01, 1.0, 100.0]))
+        ga, gz = rng.normal(size=t), rng.normal(size=(n, t))
+        tree_pav(q, lam)
+        rows, cols = rng.integers(0, n, size=3), rng.integers(0, t, size=3)
+        q[rows, cols] = rng.choice([-20.0, -0.7, 0.0, 3.0], size=3)  # in place
+        g = tree_pav_backward(q, lam, ga, gz)
+        np.testing.assert_allclose(g, fresh_solution(q, lam, ga, gz)[2], rtol=0, atol=1e-12)
+
+
 def test_batches_above_the_cache_limit_use_their_own_solver(monkeypatch):
     import treeopt.isotonic as iso
 

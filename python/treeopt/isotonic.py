@@ -18,13 +18,14 @@ section 3.2. For use inside PyTorch see :mod:`treeopt.torch`.
 The functions :func:`tree_pav` and :func:`tree_pav_backward` reuse one solver per
 thread (for batches of up to ``2**20`` values), so a call costs what a warm
 :meth:`TreePAV.forward` costs, and ``tree_pav_backward`` at the ``q`` and ``lam`` of the
-thread's last ``tree_pav`` call does not solve again. The solver writes memory in
-proportion to the values that can enter a support, so even a first call touches little
-new memory.
+thread's last ``tree_pav`` call does not solve again. The solver keeps no copy of ``q``
+and writes memory in proportion to the values that can enter a support, so even a first
+call touches little new memory besides its outputs.
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 import threading
 
@@ -88,9 +89,7 @@ def _as_scores(q, name="q"):
     depth = tree_depth(arr.shape[1])
     if depth > MAX_DEPTH:
         raise ValueError(f"a tree of depth {depth} is too deep; the solver supports depth <= {MAX_DEPTH}")
-    if not np.all(np.isfinite(arr)):
-        row, col = np.argwhere(~np.isfinite(arr))[0]
-        raise ValueError(f"{name}[{row}, {col}] is {arr[row, col]}; the solver needs finite scores")
+    # finiteness is checked by the solver (ValueError naming the first bad entry)
     return np.ascontiguousarray(arr)
 
 
@@ -98,7 +97,7 @@ def _as_lambda(lam):
     if isinstance(lam, (bool, np.bool_)) or not isinstance(lam, numbers.Real):
         raise TypeError(f"lam must be a real number >= 0, got {lam!r}")
     lam = float(lam)
-    if not (np.isfinite(lam) and lam >= 0):
+    if not (math.isfinite(lam) and lam >= 0):
         raise ValueError(f"lam must be a finite number >= 0, got {lam}")
     return lam
 
@@ -127,6 +126,7 @@ class TreePAV:
     def __init__(self):
         self._solver = _core.TreePAV()
         self._shape = None
+        self._q = None  # the scores of the last forward(), for backward()
 
     def forward(self, q, lam):
         """Solve problem (3).
@@ -145,18 +145,35 @@ class TreePAV:
         z : ndarray of shape (n_rows, n_nodes)
             ``clip(q + 1/2, 0, a)``.
         """
-        return self._forward(_as_scores(q), _as_lambda(lam))
+        q = _as_scores(q)
+        a, z = self._forward(q, _as_lambda(lam))
+        self._q = q.copy()  # the caller may change q before backward()
+        return a, z
 
     def _forward(self, q, lam):
         # q and lam already checked by _as_scores and _as_lambda
-        self._shape = None
+        self._shape = self._q = None
         a, z = self._solver.forward(q, lam)
         self._shape = q.shape
         return a, z
 
-    def _solved_for(self, q, lam):
-        # whether the last forward pass was on exactly q (checked) and lam
-        return self._shape == q.shape and self._solver.solved_for(q, lam)
+    def _backward_at(self, q, lam, grad_a, grad_z):
+        # the gradient at q if the last forward pass solved the problem of q and lam (the
+        # same candidates, checked within the backward pass), else None
+        if self._shape != q.shape:
+            return None
+        return self._solver.backward_at(q, lam, *self._gradients(grad_a, grad_z))
+
+    def _gradients(self, grad_a, grad_z):
+        # the gradients as contiguous float64 arrays of the last forward pass's shapes
+        n, t = self._shape
+        grad_a = np.zeros(t) if grad_a is None else np.ascontiguousarray(grad_a, dtype=np.float64)
+        grad_z = np.zeros((n, t)) if grad_z is None else np.ascontiguousarray(grad_z, dtype=np.float64)
+        if grad_a.shape != (t,):
+            raise ValueError(f"grad_a must have shape ({t},), got {grad_a.shape}")
+        if grad_z.shape != (n, t):
+            raise ValueError(f"grad_z must have shape ({n}, {t}), got {grad_z.shape}")
+        return grad_a, grad_z
 
     def backward(self, grad_a=None, grad_z=None):
         """Gradient of a loss with respect to ``q`` at the last :meth:`forward`.
@@ -174,20 +191,9 @@ class TreePAV:
             ``dL/dq``. At the measure-zero set of kinks this is one of the Clarke
             generalized gradients.
         """
-        if self._shape is None:
+        if self._q is None:
             raise ValueError("backward needs a successful forward pass first")
-        n, t = self._shape
-        if grad_a is None:
-            grad_a = np.zeros(t)
-        if grad_z is None:
-            grad_z = np.zeros((n, t))
-        grad_a = np.ascontiguousarray(grad_a, dtype=np.float64)
-        grad_z = np.ascontiguousarray(grad_z, dtype=np.float64)
-        if grad_a.shape != (t,):
-            raise ValueError(f"grad_a must have shape ({t},), got {grad_a.shape}")
-        if grad_z.shape != (n, t):
-            raise ValueError(f"grad_z must have shape ({n}, {t}), got {grad_z.shape}")
-        return self._solver.backward(grad_a, grad_z)
+        return self._solver.backward(self._q, *self._gradients(grad_a, grad_z))
 
     def info(self):
         """Groups and support sets of the last :meth:`forward`.
@@ -249,8 +255,11 @@ def tree_pav(q, lam):
 def tree_pav_backward(q, lam, grad_a=None, grad_z=None):
     """Backward pass at ``q``: ``dL/dq`` from ``dL/da`` and ``dL/dz``.
 
-    Reuses the forward pass of this thread's last :func:`tree_pav` call when it was on
-    the same ``q`` (bit for bit) and ``lam``, and solves it again otherwise.
+    Reuses the forward pass of this thread's last :func:`tree_pav` call when it solved
+    the same problem: the same ``lam`` and, bit for bit and at the same places, the same
+    values of ``q`` at or above the solver's cut (a bound below every group value; the
+    solution depends on nothing else), which the backward pass checks as it reads ``q``.
+    Otherwise it solves again. Either way the result is the gradient at this ``q``.
 
     Parameters
     ----------
@@ -266,6 +275,8 @@ def tree_pav_backward(q, lam, grad_a=None, grad_z=None):
     q = _as_scores(q)
     lam = _as_lambda(lam)
     solver = _thread_solver(q.size)
-    if not solver._solved_for(q, lam):
+    grad_q = solver._backward_at(q, lam, grad_a, grad_z)
+    if grad_q is None:
         solver._forward(q, lam)
-    return solver.backward(grad_a, grad_z)
+        grad_q = solver._backward_at(q, lam, grad_a, grad_z)
+    return grad_q

@@ -315,7 +315,7 @@ proptest! {
         let mut pav = TreePav::new();
         solve(&p, &mut pav);
         let mut grad_q = vec![0.0; p.n * p.t];
-        pav.backward(&ga, &gz, &mut grad_q).unwrap();
+        pav.backward(&p.q, &ga, &gz, &mut grad_q).unwrap();
         let analytic: f64 = grad_q.iter().zip(&dir).map(|(g, d)| g * d).sum();
 
         let eps = 1e-7;
@@ -363,8 +363,8 @@ proptest! {
         let ga = vec![0.5; p.t];
         let gz: Vec<f64> = (0..p.n * p.t).map(|k| (k % 7) as f64 - 3.0).collect();
         let (mut g1, mut g2) = (vec![0.0; p.n * p.t], vec![0.0; p.n * p.t]);
-        fresh.backward(&ga, &gz, &mut g1).unwrap();
-        reused.backward(&ga, &gz, &mut g2).unwrap();
+        fresh.backward(&p.q, &ga, &gz, &mut g1).unwrap();
+        reused.backward(&p.q, &ga, &gz, &mut g2).unwrap();
         prop_assert_eq!(g1.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), g2.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
     }
 }
@@ -427,7 +427,7 @@ proptest! {
                 prop_assert!(pav.n_treap_groups() > 0, "work factor 0 pooled without a treap");
             }
             let mut gq = vec![0.0; p.n * p.t];
-            pav.backward(&ga, &gz, &mut gq).unwrap();
+            pav.backward(&p.q, &ga, &gz, &mut gq).unwrap();
             grads.push(gq);
         }
         // same supports up to ties exactly at the group value, where the paths may round
@@ -475,7 +475,7 @@ impl Passes {
     /// One forward and one backward pass of `pav` on the scores `q`.
     fn run(&mut self, pav: &mut TreePav, lam: f64) {
         pav.forward(&self.q, self.n, self.t, lam, &mut self.a, &mut self.z).unwrap();
-        pav.backward(&self.grad_a, &self.grad_z, &mut self.grad_q).unwrap();
+        pav.backward(&self.q, &self.grad_a, &self.grad_z, &mut self.grad_q).unwrap();
     }
 }
 

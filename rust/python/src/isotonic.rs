@@ -1,8 +1,8 @@
 //! Binding of the tree-structured isotonic solver (`treeopt-isotonic`): the forward and
 //! backward pass of the latent-tree pruning problem, as a reusable `TreePAV` object that
 //! keeps its buffers (and the forward state) between calls, and its typed `PavInfo`.
-//! `solved_for` tells whether that state belongs to given scores, so a backward pass at
-//! the point of the last forward pass needs no second solve.
+//! `backward_at` runs the backward pass only if that state belongs to the given scores,
+//! so a backward pass at the point of the last forward pass needs no second solve.
 //! The GIL is released while the solver runs; errors become `ValueError`.
 
 use numpy::ndarray::Array2;
@@ -81,7 +81,8 @@ impl PyTreePav {
         guarded(|| {
             let (data, n, t) = matrix(&q, "q")?;
             let mut a = zeros::<f64>(1, t, "a")?;
-            let mut z = zeros::<f64>(n, t, "z")?;
+            // filled by the solver (no zeroing first)
+            let mut z = Vec::new();
             let inner = &mut self.inner;
             run_released(py, || inner.forward(data, n, t, lam, &mut a, &mut z))?.map_err(pav_error)?;
             self.n_rows = n;
@@ -90,34 +91,49 @@ impl PyTreePav {
         })
     }
 
-    /// Whether the last forward pass was on exactly these scores `q` and `lam`.
-    fn solved_for(&self, q: PyReadonlyArray2<'_, f64>, lam: f64) -> PyResult<bool> {
-        let (data, n, t) = matrix(&q, "q")?;
-        Ok(self.inner.is_solved_for(data, n, t, lam))
-    }
-
-    /// `dL/dq` (n_rows, n_nodes) from `dL/da` (n_nodes,) and `dL/dz` (n_rows, n_nodes).
+    /// `dL/dq` (n_rows, n_nodes) at the scores `q` of the last forward pass, from `dL/da`
+    /// (n_nodes,) and `dL/dz` (n_rows, n_nodes).
     fn backward<'py>(
         &mut self,
         py: Python<'py>,
+        q: PyReadonlyArray2<'py, f64>,
         grad_a: PyReadonlyArray1<'py, f64>,
         grad_z: PyReadonlyArray2<'py, f64>,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
         guarded(|| {
-            let ga = grad_a
-                .as_slice()
-                .map_err(|_| value_error("grad_a must be a contiguous float64 array"))?;
-            let (gz, n, t) = matrix(&grad_z, "grad_z")?;
-            if (n, t) != (self.n_rows, self.n_nodes) {
-                return Err(value_error(format!(
-                    "grad_z has shape ({n}, {t}) but the last forward pass had q of shape ({}, {})",
-                    self.n_rows, self.n_nodes
-                )));
-            }
-            let mut gq = zeros::<f64>(n, t, "grad_q")?;
+            let (data, _, _) = matrix(&q, "q")?;
+            let (ga, gz, n, t) = self.gradients(&grad_a, &grad_z)?;
+            let mut gq = Vec::new();
             let inner = &mut self.inner;
-            run_released(py, || inner.backward(ga, gz, &mut gq))?.map_err(pav_error)?;
+            run_released(py, || inner.backward(data, ga, gz, &mut gq))?.map_err(pav_error)?;
             to_matrix(py, gq, n, t)
+        })
+    }
+
+    /// `backward(q, grad_a, grad_z)` if the last forward pass solved the problem of `q`
+    /// and `lam` (the same candidates, bit for bit), else `None`; checked within the pass.
+    fn backward_at<'py>(
+        &mut self,
+        py: Python<'py>,
+        q: PyReadonlyArray2<'py, f64>,
+        lam: f64,
+        grad_a: PyReadonlyArray1<'py, f64>,
+        grad_z: PyReadonlyArray2<'py, f64>,
+    ) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
+        guarded(|| {
+            let (data, qn, qt) = matrix(&q, "q")?;
+            if (qn, qt) != (self.n_rows, self.n_nodes) {
+                return Ok(None);
+            }
+            let (ga, gz, n, t) = self.gradients(&grad_a, &grad_z)?;
+            let mut gq = Vec::new();
+            let inner = &mut self.inner;
+            let same = run_released(py, || inner.backward_at(data, n, t, lam, ga, gz, &mut gq))?.map_err(pav_error)?;
+            if same {
+                Ok(Some(to_matrix(py, gq, n, t)?))
+            } else {
+                Ok(None)
+            }
         })
     }
 
@@ -139,6 +155,25 @@ pub struct PavInfo {
 }
 
 impl PyTreePav {
+    /// The gradients' values and shape, checked against the last forward pass.
+    fn gradients<'a>(
+        &self,
+        grad_a: &'a PyReadonlyArray1<'_, f64>,
+        grad_z: &'a PyReadonlyArray2<'_, f64>,
+    ) -> PyResult<(&'a [f64], &'a [f64], usize, usize)> {
+        let ga = grad_a
+            .as_slice()
+            .map_err(|_| value_error("grad_a must be a contiguous float64 array"))?;
+        let (gz, n, t) = matrix(grad_z, "grad_z")?;
+        if (n, t) != (self.n_rows, self.n_nodes) {
+            return Err(value_error(format!(
+                "grad_z has shape ({n}, {t}) but the last forward pass had q of shape ({}, {})",
+                self.n_rows, self.n_nodes
+            )));
+        }
+        Ok((ga, gz, n, t))
+    }
+
     fn pav_info(&self, py: Python<'_>) -> PyResult<PavInfo> {
         let t_count = self.n_nodes;
         if self.inner.node_info(0).is_none() {
