@@ -31,6 +31,9 @@ pub(crate) const PAIR_CAP: usize = 128 << 20;
 /// selection of active features (its overhead dominates on narrow data).
 const SMALL_TRIANGLE: usize = 1 << 20;
 
+/// Optima of recent sets kept for the similarity bound.
+const SOLVED_KEPT: usize = 4;
+
 /// Pair updates between two checks of the clock and the monitor.
 const POLL_WORK: usize = 1 << 15;
 
@@ -86,6 +89,11 @@ pub(crate) struct Depth2 {
     /// two children of a split, and each resembles the same child of the split before.
     spare_pairs: Vec<f64>,
     spare_held: Vec<u64>,
+    /// The optima of the last few sets solved at depth two, for STreeD's similarity
+    /// bound (kept only where it holds: a minimum leaf support of one, and an objective
+    /// bounding the loss per unit of mass, `unit`).
+    solved: std::collections::VecDeque<(Vec<u64>, f64)>,
+    unit: Option<f64>,
     /// Every group's values are integers below 2^53, so sums updated up and down stay
     /// exact (only then are they updated rather than summed afresh).
     integral: bool,
@@ -176,6 +184,8 @@ impl Depth2 {
             held: Vec::new(),
             spare_pairs: Vec::new(),
             spare_held: Vec::new(),
+            solved: std::collections::VecDeque::new(),
+            unit: t.obj.max_unit_loss().filter(|_| min_support <= 1.0),
             integral,
             total: vec![0.0; k],
             a: vec![0.0; k],
@@ -187,7 +197,7 @@ impl Depth2 {
 
     /// Bytes held by the kernel's buffers.
     pub fn bytes(&self) -> usize {
-        8 * (self.values.capacity() + self.feature_rows.capacity() + self.diag.capacity() + self.pairs.capacity() + self.held.capacity() + self.spare_pairs.capacity() + self.spare_held.capacity())
+        8 * (self.values.capacity() + self.feature_rows.capacity() + self.diag.capacity() + self.pairs.capacity() + self.held.capacity() + self.spare_pairs.capacity() + self.spare_held.capacity() + self.solved.iter().map(|s| s.0.capacity() + 1).sum::<usize>())
             + 4 * (self.count.capacity()
                 + self.slot.capacity()
                 + self.active.capacity()
@@ -312,6 +322,12 @@ impl Depth2 {
                 self.slot[f as usize] = NONE;
             }
         }
+        if let (Ok(tree), Some(_), 2) = (&out, self.unit, depth) {
+            if self.solved.len() == SOLVED_KEPT {
+                self.solved.pop_back();
+            }
+            self.solved.push_front((set.to_vec(), tree.cost));
+        }
         out.map(|t| SmallTree {
             cost: t.cost,
             split: t.split.map(|(i, l, r)| {
@@ -319,6 +335,32 @@ impl Depth2 {
                 (f(i), l.map(f), r.map(f))
             }),
         })
+    }
+
+    /// STreeD's similarity bound on the optimum of `set` at depth two from the optima of
+    /// the last sets solved: a tree of `set` is a tree of a solved set `s` once the
+    /// groups of `s` missing from `set` are added, which costs at most `unit` per unit of
+    /// their mass, and groups of `set` outside `s` only make it dearer (with a minimum
+    /// leaf support of one). `f64::NEG_INFINITY` when it does not hold or none is known.
+    pub fn similarity_bound<O: Objective>(&self, obj: &O, set: &[u64]) -> f64 {
+        let Some(unit) = self.unit else { return f64::NEG_INFINITY };
+        let mut best = f64::NEG_INFINITY;
+        for (s, opt) in &self.solved {
+            if s.len() != set.len() || *opt <= best {
+                continue;
+            }
+            let mut missing = 0.0;
+            for (wi, (&a, &b)) in s.iter().zip(set).enumerate() {
+                let mut w = a & !b;
+                while w != 0 {
+                    let g = wi * 64 + w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    missing += obj.group_stats(g).iter().sum::<f64>();
+                }
+            }
+            best = best.max(opt - unit * missing * (1.0 + 1e-9));
+        }
+        best
     }
 
     /// Finds the active features of `set`, their sums and (depth two) every group's list

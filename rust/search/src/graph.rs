@@ -295,7 +295,16 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         }
         let set = set.unwrap_or_else(|| store.key(id));
         let out = match &mut self.depth2 {
-            Kernel::Pairs(k) => k.solve(&self.t, set, depth, &self.rules, budget, &mut stop).map(|small| (small, small.cost)),
+            Kernel::Pairs(k) => {
+                // STreeD's similarity bound: when a recent set's optimum shows that no tree
+                // of this one costs less than the bound, no tree is built (infinite cost).
+                let similar = if depth == 2 && bound.is_finite() { k.similarity_bound(&self.t.obj, set) } else { f64::NEG_INFINITY };
+                if similar >= bound {
+                    Ok((SmallTree { cost: f64::INFINITY, split: None }, similar))
+                } else {
+                    k.solve(&self.t, set, depth, &self.rules, budget, &mut stop).map(|small| (small, small.cost))
+                }
+            }
             Kernel::Sweep(k) => {
                 let th = self.t.splits.as_thresholds().expect("the sweep kernel serves thresholds");
                 k.solve_above(&self.t, th, set, depth, &self.rules, known, bound, budget, &mut stop)
