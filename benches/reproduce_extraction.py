@@ -147,7 +147,7 @@ class CpuTimed:
 def make_blackbox(row, seed):
     if row == "bc-forest":
         return RandomForestClassifier(random_state=seed)
-    if row == "bc-mlp":
+    if row in ("bc-mlp", "segment-mlp"):
         return make_pipeline(
             StandardScaler(),
             MLPClassifier(hidden_layer_sizes=(100,), max_iter=2000, random_state=seed),
@@ -156,11 +156,6 @@ def make_blackbox(row, seed):
         return RandomForestClassifier(n_estimators=200, random_state=seed)
     if row == "digits-gb":
         return GradientBoostingClassifier(random_state=seed)
-    if row == "segment-mlp":
-        return make_pipeline(
-            StandardScaler(),
-            MLPClassifier(hidden_layer_sizes=(100,), max_iter=2000, random_state=seed),
-        )
     return RandomForestRegressor(random_state=seed)
 
 
