@@ -60,6 +60,50 @@ def and_or_problem(n=300, p=8, seed=0, noise=0.05):
     return X, y
 
 
+AND_OR_FEATURE_NAMES = ["smoker", "age > 40", "bmi <= 25.5", "has_diabetes", "sex=female",
+                        "exercise (weekly)", "x_6", "x_7"]
+
+
+def fit_dataframe_and_array(make_estimator):
+    """Fits ``make_estimator()`` on :func:`and_or_problem` as a pandas DataFrame with the
+    columns :data:`AND_OR_FEATURE_NAMES` and as the plain array, and checks what must
+    hold for every estimator: the names are kept, the two trees are the same, they
+    predict alike and the rules name the columns each split uses. Returns the DataFrame
+    fit, the array fit, the DataFrame, y and the internal nodes of the tree."""
+    import pandas as pd
+
+    X, y = and_or_problem()
+    df = pd.DataFrame(X, columns=AND_OR_FEATURE_NAMES)
+    est = make_estimator().fit(df, pd.Series(y, name="label"))
+    np.testing.assert_array_equal(est.feature_names_in_, AND_OR_FEATURE_NAMES)
+    assert est.n_features_in_ == len(AND_OR_FEATURE_NAMES)
+    plain = make_estimator().fit(X, y)
+    for name in ("children_left", "children_right", "feature", "threshold", "value"):
+        np.testing.assert_array_equal(getattr(est.tree_, name), getattr(plain.tree_, name), err_msg=name)
+    np.testing.assert_array_equal(est.predict(df), plain.predict(X))
+    text = est.tree_.to_text()
+    internal = np.flatnonzero(np.asarray(est.tree_.children_left) >= 0)
+    assert len(internal) >= 1
+    for node in internal:
+        name = AND_OR_FEATURE_NAMES[int(est.tree_.feature[node])]
+        assert name in text, f"to_text() should use the column name {name!r}:\n{text}"
+    return est, plain, df, y, internal
+
+
+def assert_pickle_round_trip(est, X):
+    """A pickled and unpickled fitted estimator predicts as ``est`` on X, with the same
+    tree, classes and certificate."""
+    import pickle
+
+    back = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(back.predict(X), est.predict(X))
+    np.testing.assert_array_equal(back.predict_proba(X), est.predict_proba(X))
+    assert back.tree_.to_dict() == est.tree_.to_dict()
+    for attr in ("objective_", "lower_bound_", "status_", "n_leaves_", "search_stats_", "n_features_in_"):
+        assert getattr(back, attr) == getattr(est, attr), attr
+    np.testing.assert_array_equal(back.classes_, est.classes_)
+
+
 def more_than_64_million_cells():
     """1,000,001 x 64 bool (64,000,064 cells, 64 MB): x0 marks every third row and the
     label every second one; the label vector is 1 MB."""

@@ -21,7 +21,6 @@
 from __future__ import annotations
 
 import math
-import pickle
 import re
 import time
 import warnings
@@ -44,6 +43,8 @@ from sklearn_conformance import sklearn_checks_test
 from oracle import brute_force
 from random_problems import (
     and_or_problem,
+    assert_pickle_round_trip,
+    fit_dataframe_and_array,
     LAMBDAS,
     SEEDS,
     SETTINGS,
@@ -174,40 +175,28 @@ FRACTION_MIN_LEAF = st.one_of(
 ANY_MIN_LEAF = st.one_of(st.just(1), INT_MIN_LEAF, FRACTION_MIN_LEAF)
 
 
-@settings(max_examples=150, **SETTINGS)
-@given(problems(depth="limited", lambdas=DL85_LAMBDAS))
-def test_oracle_without_min_samples_leaf(problem):
-    assert_matches_oracle(*problem, 1)
+def oracle_test(max_examples, problem_strategy, min_leaf_strategy):
+    """A hypothesis test: DL85Classifier on ``max_examples`` draws of the two
+    strategies equals the exhaustive oracle."""
+
+    @settings(max_examples=max_examples, **SETTINGS)
+    @given(problem_strategy, min_leaf_strategy)
+    def test(problem, min_samples_leaf):
+        assert_matches_oracle(*problem, min_samples_leaf)
+
+    return test
 
 
-@settings(max_examples=150, **SETTINGS)
-@given(problems(depth="limited", lambdas=DL85_LAMBDAS), INT_MIN_LEAF)
-def test_oracle_int_min_samples_leaf(problem, min_samples_leaf):
-    assert_matches_oracle(*problem, min_samples_leaf)
-
-
-@settings(max_examples=100, **SETTINGS)
-@given(problems(depth="limited", lambdas=DL85_LAMBDAS), FRACTION_MIN_LEAF)
-def test_oracle_fraction_min_samples_leaf(problem, min_samples_leaf):
-    assert_matches_oracle(*problem, min_samples_leaf)
-
-
-@settings(max_examples=75, **SETTINGS)
-@given(problems(n_classes=(3,), depth="limited", lambdas=DL85_LAMBDAS), ANY_MIN_LEAF)
-def test_oracle_three_classes(problem, min_samples_leaf):
-    assert_matches_oracle(*problem, min_samples_leaf)
-
-
-@settings(max_examples=75, **SETTINGS)
-@given(problems(weights="random", depth="limited", lambdas=DL85_LAMBDAS), ANY_MIN_LEAF)
-def test_oracle_sample_weights(problem, min_samples_leaf):
-    assert_matches_oracle(*problem, min_samples_leaf)
-
-
-@settings(max_examples=75, **SETTINGS)
-@given(problems(depth="limited", lambdas=POSITIVE_LAMBDAS), ANY_MIN_LEAF)
-def test_oracle_positive_regularization(problem, min_samples_leaf):
-    assert_matches_oracle(*problem, min_samples_leaf)
+LIMITED = problems(depth="limited", lambdas=DL85_LAMBDAS)
+test_oracle_without_min_samples_leaf = oracle_test(150, LIMITED, st.just(1))
+test_oracle_int_min_samples_leaf = oracle_test(150, LIMITED, INT_MIN_LEAF)
+test_oracle_fraction_min_samples_leaf = oracle_test(100, LIMITED, FRACTION_MIN_LEAF)
+test_oracle_three_classes = oracle_test(
+    75, problems(n_classes=(3,), depth="limited", lambdas=DL85_LAMBDAS), ANY_MIN_LEAF)
+test_oracle_sample_weights = oracle_test(
+    75, problems(weights="random", depth="limited", lambdas=DL85_LAMBDAS), ANY_MIN_LEAF)
+test_oracle_positive_regularization = oracle_test(
+    75, problems(depth="limited", lambdas=POSITIVE_LAMBDAS), ANY_MIN_LEAF)
 
 
 @settings(max_examples=50, **SETTINGS)
@@ -387,10 +376,6 @@ test_sklearn_estimator_checks = sklearn_checks_test(
 # --------------------------------------------------------------------------- #
 
 
-FEATURE_NAMES = ["smoker", "age > 40", "bmi <= 25.5", "has_diabetes", "sex=female",
-                 "exercise (weekly)", "x_6", "x_7"]
-
-
 def test_fitted_attributes():
     X, y = and_or_problem()
     est = DL85Classifier(max_depth=3, min_samples_leaf=5).fit(X, y)
@@ -410,20 +395,8 @@ def test_fitted_attributes():
 
 
 def test_pandas_input_uses_column_names():
-    pd = pytest.importorskip("pandas")
-    X, y = and_or_problem()
-    df = pd.DataFrame(X, columns=FEATURE_NAMES)
-    est = DL85Classifier(max_depth=3).fit(df, pd.Series(y, name="label"))
-    np.testing.assert_array_equal(est.feature_names_in_, FEATURE_NAMES)
-    plain = DL85Classifier(max_depth=3).fit(X, y)
-    np.testing.assert_array_equal(est.tree_.children_left, plain.tree_.children_left)
-    np.testing.assert_array_equal(est.tree_.feature, plain.tree_.feature)
-    np.testing.assert_array_equal(est.predict(df), plain.predict(X))
-    text = est.tree_.to_text()
-    internal = np.flatnonzero(np.asarray(est.tree_.children_left) >= 0)
-    assert len(internal) >= 1
-    for node in internal:
-        assert FEATURE_NAMES[int(est.tree_.feature[node])] in text
+    pytest.importorskip("pandas")
+    est, _, df, y, _ = fit_dataframe_and_array(lambda: DL85Classifier(max_depth=3))
     # bool columns mixed with int columns are 0/1 too
     dfb = df.astype(bool)
     dfb["x_6"] = dfb["x_6"].astype(np.int64)
@@ -449,12 +422,7 @@ def test_clone_and_pickle():
     assert cl.get_params() == est.get_params()
     assert not hasattr(cl, "tree_")
     assert cl.fit(X, y).tree_.to_dict() == est.tree_.to_dict()
-    back = pickle.loads(pickle.dumps(est))
-    np.testing.assert_array_equal(back.predict(X), est.predict(X))
-    np.testing.assert_array_equal(back.predict_proba(X), est.predict_proba(X))
-    assert back.tree_.to_dict() == est.tree_.to_dict()
-    for attr in ("objective_", "lower_bound_", "status_", "n_leaves_", "search_stats_"):
-        assert getattr(back, attr) == getattr(est, attr)
+    assert_pickle_round_trip(est, X)
 
 
 def test_pipeline_with_binarizer():

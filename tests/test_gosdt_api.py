@@ -29,7 +29,13 @@ from treeopt import GOSDTClassifier, NumericBinarizer, Tree
 
 from binary_estimator_checks import expected_failed_checks, fit_within_time_limit
 from sklearn_conformance import sklearn_checks_test
-from random_problems import and_or_problem, more_than_64_million_cells
+from random_problems import (
+    AND_OR_FEATURE_NAMES,
+    and_or_problem,
+    assert_pickle_round_trip,
+    fit_dataframe_and_array,
+    more_than_64_million_cells,
+)
 
 STATUSES = {"optimal", "time_limit", "memory_limit", "interrupted"}
 
@@ -211,36 +217,10 @@ def test_class_weight_matches_sample_weight():
 # input types and sklearn integration
 # --------------------------------------------------------------------------- #
 
-FEATURE_NAMES = [
-    "smoker",
-    "age > 40",
-    "bmi <= 25.5",
-    "has_diabetes",
-    "sex=female",
-    "exercise (weekly)",
-    "x_6",
-    "x_7",
-]
-
-
 def test_pandas_dataframe_feature_names():
-    pd = pytest.importorskip("pandas")
-    X, y = and_or_problem()
-    df = pd.DataFrame(X, columns=FEATURE_NAMES)
-    est = GOSDTClassifier(regularization=0.01).fit(df, pd.Series(y, name="label"))
-    np.testing.assert_array_equal(est.feature_names_in_, FEATURE_NAMES)
-    assert est.n_features_in_ == len(FEATURE_NAMES)
-    text = est.tree_.to_text()
-    internal = np.flatnonzero(np.asarray(est.tree_.children_left) >= 0)
-    assert len(internal) >= 1
-    for node in internal:
-        name = FEATURE_NAMES[int(est.tree_.feature[node])]
-        assert name in text, f"to_text() should use the column name {name!r}:\n{text}"
-    # same tree as on the plain array
-    plain = GOSDTClassifier(regularization=0.01).fit(X, y)
-    _assert_same_tree_structure(plain.tree_, est.tree_)
-    np.testing.assert_array_equal(est.predict(df), plain.predict(X))
-    np.testing.assert_array_equal(est.predict_proba(df), plain.predict_proba(X))
+    pytest.importorskip("pandas")
+    est, plain, df, _, internal = fit_dataframe_and_array(lambda: GOSDTClassifier(regularization=0.01))
+    np.testing.assert_array_equal(est.predict_proba(df), plain.predict_proba(df.to_numpy()))
     # explicit names win; class names are used too
     text2 = est.tree_.to_text(feature_names=[f"F{i}" for i in range(8)], class_names=["neg", "pos"])
     used = {f"F{int(est.tree_.feature[n])}" for n in internal}
@@ -251,12 +231,12 @@ def test_pandas_dataframe_feature_names():
 def test_pandas_bool_and_int_columns():
     pd = pytest.importorskip("pandas")
     X, y = and_or_problem()
-    df = pd.DataFrame(X.astype(bool), columns=FEATURE_NAMES)
+    df = pd.DataFrame(X.astype(bool), columns=AND_OR_FEATURE_NAMES)
     df["x_6"] = df["x_6"].astype(np.int64)  # mixed bool / int columns
     est = GOSDTClassifier(regularization=0.01).fit(df, y)
     ref = GOSDTClassifier(regularization=0.01).fit(X, y)
     _assert_same_tree_structure(est.tree_, ref.tree_)
-    np.testing.assert_array_equal(est.feature_names_in_, FEATURE_NAMES)
+    np.testing.assert_array_equal(est.feature_names_in_, AND_OR_FEATURE_NAMES)
 
 
 def test_bool_input_equals_uint8_input():
@@ -288,13 +268,7 @@ def test_clone():
 def test_pickle_round_trip():
     X, y = and_or_problem()
     est = GOSDTClassifier(regularization=0.01).fit(X, y)
-    back = pickle.loads(pickle.dumps(est))
-    np.testing.assert_array_equal(back.predict(X), est.predict(X))
-    np.testing.assert_array_equal(back.predict_proba(X), est.predict_proba(X))
-    assert back.tree_.to_dict() == est.tree_.to_dict()
-    for attr in ("objective_", "lower_bound_", "status_", "n_leaves_", "n_features_in_"):
-        assert getattr(back, attr) == getattr(est, attr)
-    np.testing.assert_array_equal(back.classes_, est.classes_)
+    assert_pickle_round_trip(est, X)
     # the tree alone round-trips through to_dict / from_dict and pickle
     t2 = Tree.from_dict(est.tree_.to_dict())
     np.testing.assert_array_equal(t2.predict(X), est.tree_.predict(X))

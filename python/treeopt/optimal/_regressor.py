@@ -57,10 +57,8 @@ class CertifiedTreeRegressor(CertifiedSearch, RegressorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
-            Finite numbers. When every value is 0 or 1 the 0/1 search runs; otherwise
-            every midpoint between consecutive distinct values of a column is a
-            candidate split ``x <= threshold`` (at most ``max_thresholds`` per column
-            when set). NaN and inf are refused with a ``ValueError``.
+            Finite numbers, 0/1 or numeric columns as for :meth:`GOSDTClassifier.fit`
+            (numeric columns split at the midpoints of their values).
         y : array-like of shape (n_samples,)
             Finite real targets (NaN, inf and 2-D targets are refused). A constant
             ``y`` is fitted by a single leaf (every tree predicts it exactly).
@@ -69,13 +67,10 @@ class CertifiedTreeRegressor(CertifiedSearch, RegressorMixin, BaseEstimator):
 
         Returns
         -------
-        self
-
-        Raises
-        ------
-        KeyboardInterrupt
-            On Ctrl-C during the search, after storing the best tree found so far
-            (``status_ == "interrupted"``, ``lower_bound_`` still proven).
+        self : object
+            The fitted regressor. On Ctrl-C it keeps the best tree found so far
+            (``status_ == "interrupted"``, ``lower_bound_`` still proven) and re-raises
+            ``KeyboardInterrupt``, as the classifiers do.
         """
         refuse_booleans(self)
         if np.isnan(self.regularization):

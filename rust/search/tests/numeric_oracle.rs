@@ -5,11 +5,11 @@
 
 mod common;
 
-use common::binarize_every_midpoint;
+use common::{binarize_every_midpoint, check_proved};
 use proptest::prelude::*;
 use std::collections::HashMap;
 use treeopt_core::{BinaryDataset, NumericDataset};
-use treeopt_search::{solve_dl85, solve_dl85_numeric, solve_gosdt, solve_gosdt_numeric, Dl85Config, GosdtConfig, NoMonitor, SearchResult, Status, Thresholds};
+use treeopt_search::{solve_dl85, solve_dl85_numeric, solve_gosdt, solve_gosdt_numeric, Dl85Config, GosdtConfig, NoMonitor, SearchResult, Thresholds};
 
 /// A random numeric classification problem with many ties.
 #[derive(Debug, Clone)]
@@ -122,17 +122,6 @@ fn check_described(inst: &Instance, data: &NumericDataset, res: &SearchResult, r
     Ok(())
 }
 
-fn check(inst: &Instance, res: &SearchResult, want: f64, depth: Option<usize>) -> Result<(), TestCaseError> {
-    prop_assert_eq!(res.status, Status::Optimal);
-    prop_assert!((res.objective - want).abs() < 1e-9, "objective {} oracle {}", res.objective, want);
-    prop_assert!(res.lower_bound <= res.objective + 1e-12);
-    if let Some(d) = depth {
-        prop_assert!(res.tree.depth() <= d, "depth {} above {}", res.tree.depth(), d);
-    }
-    let _ = inst;
-    Ok(())
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(500))]
     /// GOSDT on numeric columns: the oracle's objective, proven, at every depth limit
@@ -148,7 +137,7 @@ proptest! {
         let config = GosdtConfig { regularization: reg, max_depth: depth, ..Default::default() };
         let res = solve_gosdt_numeric(&data, &config, &mut NoMonitor).unwrap();
         let want = oracle(&inst, reg * total, (0..inst.rows).collect(), depth, 1, &mut HashMap::new()) / total;
-        check(&inst, &res, want, depth)?;
+        check_proved(&res, want, depth)?;
         check_described(&inst, &data, &res, reg)?;
         // The 0/1 path on the data binarized at every midpoint finds the same optimum.
         let binary = solve_gosdt(&inst.binarized(), &config, &mut NoMonitor).unwrap();
@@ -164,7 +153,7 @@ fn check_dl85(inst: &Instance, reg: f64, depth: usize, min_samples_leaf: usize, 
     let config = Dl85Config { max_depth: depth, min_samples_leaf, regularization: reg, ..Default::default() };
     let res = solve_dl85_numeric(&data, &config, &mut NoMonitor).unwrap();
     let want = oracle(inst, reg * total, (0..inst.rows).collect(), Some(depth), min_samples_leaf, &mut HashMap::new()) / total;
-    check(inst, &res, want, Some(depth))?;
+    check_proved(&res, want, Some(depth))?;
     check_described(inst, &data, &res, reg)?;
     if against_binary {
         let binary = solve_dl85(&inst.binarized(), &config, &mut NoMonitor).unwrap();
@@ -174,30 +163,17 @@ fn check_dl85(inst: &Instance, reg: f64, depth: usize, min_samples_leaf: usize, 
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(500))]
-    /// DL8.5 on numeric columns with a minimum leaf support.
+    #![proptest_config(ProptestConfig::with_cases(700))]
+    /// DL8.5 on numeric columns with and without a minimum leaf support, on small
+    /// instances (up to 12 rows, 3 columns: also against the 0/1 path) and larger ones
+    /// (up to 30 rows, 4 columns), depth 1 to 3.
     #[test]
     fn dl85_numeric_matches_the_oracle(
-        inst in instance(12, 3),
-        reg in prop_oneof![Just(0.0), Just(0.02), 0.0f64..0.1],
+        inst in prop_oneof![5 => instance(12, 3), 2 => instance(30, 4)],
+        reg in prop_oneof![Just(0.0), Just(0.01), Just(0.02), 0.0f64..0.1],
         depth in 1usize..=3,
         min_samples_leaf in 1usize..=3,
     ) {
-        check_dl85(&inst, reg, depth, min_samples_leaf, true)?;
-    }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
-    /// Larger instances (up to 30 rows, 4 columns), depth 1 to 3, with and without a
-    /// minimum leaf support.
-    #[test]
-    fn numeric_matches_the_oracle_on_larger_instances(
-        inst in instance(30, 4),
-        reg in prop_oneof![Just(0.0), Just(0.01), 0.0f64..0.05],
-        depth in 1usize..=3,
-        min_samples_leaf in 1usize..=3,
-    ) {
-        check_dl85(&inst, reg, depth, min_samples_leaf, false)?;
+        check_dl85(&inst, reg, depth, min_samples_leaf, inst.rows <= 12 && inst.columns <= 3)?;
     }
 }

@@ -14,12 +14,12 @@ use treeopt_search::{
 };
 
 fn data(inst: &Instance) -> BinaryDataset {
-    BinaryDataset::new(&inst.x, inst.rows, inst.features, &inst.y, inst.classes, Some(&inst.w)).unwrap()
+    inst.data()
 }
 
 /// The optimal objective by exhaustive search.
 fn optimum(inst: &Instance, reg: f64) -> f64 {
-    let total: f64 = inst.w.iter().sum();
+    let total = inst.total();
     let mut memo = HashMap::new();
     oracle(inst, reg * total, (0..inst.rows).collect(), None, &mut memo) / total
 }
@@ -163,7 +163,7 @@ proptest! {
         let warm = random_tree(inst.features, &choices);
         let mut filled = warm.clone();
         // The objective of the warm start with majority labels, computed independently.
-        let total: f64 = inst.w.iter().sum();
+        let total = inst.total();
         let mut per_leaf: HashMap<usize, [f64; 2]> = HashMap::new();
         for i in 0..inst.rows {
             let leaf = warm.leaf_of(|j| inst.x[i * inst.features + j]);

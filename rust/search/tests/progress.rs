@@ -38,7 +38,7 @@ fn noisy(rows: usize, features: usize, seed: u64) -> BinaryDataset {
 }
 
 /// Checks the report at which the search was stopped; false when it finished first.
-fn check(stop_at: usize, run: impl Fn(&mut StopAt) -> SearchResult) -> bool {
+fn check(stop_at: usize, run: &impl Fn(&mut StopAt) -> SearchResult) -> bool {
     let mut monitor = StopAt { stop_at, seen: Vec::new() };
     let res = run(&mut monitor);
     if res.status == Status::Optimal {
@@ -57,26 +57,23 @@ fn check(stop_at: usize, run: impl Fn(&mut StopAt) -> SearchResult) -> bool {
     true
 }
 
+/// Stops `run` at its 3rd, 10th, 25th and 60th report; at least two of them must come
+/// before it finishes, or the problem is too easy to test progress on.
+fn check_stops(run: impl Fn(&mut StopAt) -> SearchResult) {
+    let stopped = [3, 10, 25, 60].into_iter().filter(|&stop_at| check(stop_at, &run));
+    assert!(stopped.count() >= 2, "the problem is too easy to test progress on");
+}
+
 #[test]
 fn progress_shows_the_best_tree_gosdt() {
     let data = noisy(600, 24, 7);
-    let stopped = [3, 10, 25, 60].into_iter().filter(|&stop_at| {
-        check(stop_at, |m| {
-            let config = GosdtConfig { regularization: 0.002, ..Default::default() };
-            solve_gosdt(&data, &config, m).unwrap()
-        })
-    });
-    assert!(stopped.count() >= 2, "the problem is too easy to test progress on");
+    let config = GosdtConfig { regularization: 0.002, ..Default::default() };
+    check_stops(|m| solve_gosdt(&data, &config, m).unwrap());
 }
 
 #[test]
 fn progress_shows_the_best_tree_dl85() {
     let data = noisy(600, 40, 11);
-    let stopped = [3, 10, 25, 60].into_iter().filter(|&stop_at| {
-        check(stop_at, |m| {
-            let config = Dl85Config { max_depth: 5, ..Default::default() };
-            solve_dl85(&data, &config, m).unwrap()
-        })
-    });
-    assert!(stopped.count() >= 2, "the problem is too easy to test progress on");
+    let config = Dl85Config { max_depth: 5, ..Default::default() };
+    check_stops(|m| solve_dl85(&data, &config, m).unwrap());
 }

@@ -113,33 +113,28 @@ fn zero_one(inst: &Instance) -> (BinaryDataset, Vec<u8>) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(ProptestConfig::with_cases(800))]
+    /// GOSDT (optional depth limit) or DL8.5 (a depth limit: none becomes 4) on 0/1
+    /// columns, with a penalty and a minimum leaf support.
     #[test]
-    fn gosdt_regression_matches_the_oracle(
+    fn zero_one_regression_matches_the_oracle(
         inst in instance(16, 5, 2),
         reg in prop_oneof![Just(0.0), Just(0.01), Just(0.05), 0.0f64..0.3],
         depth in prop_oneof![Just(None), (0usize..5).prop_map(Some)],
-        min_support in prop_oneof![Just(1usize), 1usize..4],
+        min_support in prop_oneof![Just(1usize), 1usize..5],
+        gosdt in any::<bool>(),
     ) {
         let (data, bits) = zero_one(&inst);
-        let config = GosdtConfig { regularization: reg, max_depth: depth, min_samples_leaf: min_support, ..Default::default() };
-        let res = solve_gosdt_regression(&data, &inst.y, Some(&inst.w), &config, &mut NoMonitor).unwrap();
+        let (res, depth) = if gosdt {
+            let config = GosdtConfig { regularization: reg, max_depth: depth, min_samples_leaf: min_support, ..Default::default() };
+            (solve_gosdt_regression(&data, &inst.y, Some(&inst.w), &config, &mut NoMonitor).unwrap(), depth)
+        } else {
+            let depth = depth.unwrap_or(4);
+            let config = Dl85Config { max_depth: depth, min_samples_leaf: min_support, regularization: reg, ..Default::default() };
+            (solve_dl85_regression(&data, &inst.y, Some(&inst.w), &config, &mut NoMonitor).unwrap(), Some(depth))
+        };
         let leaf_of = |i: usize| res.result.tree.leaf_of(|j| bits[i * inst.features + j]);
         check(&inst, &bits, inst.features, &res, reg, depth, min_support, leaf_of)?;
-    }
-
-    #[test]
-    fn dl85_regression_matches_the_oracle(
-        inst in instance(16, 5, 2),
-        reg in prop_oneof![Just(0.0), Just(0.01), 0.0f64..0.1],
-        depth in 0usize..5,
-        min_support in prop_oneof![Just(1usize), 1usize..5],
-    ) {
-        let (data, bits) = zero_one(&inst);
-        let config = Dl85Config { max_depth: depth, min_samples_leaf: min_support, regularization: reg, ..Default::default() };
-        let res = solve_dl85_regression(&data, &inst.y, Some(&inst.w), &config, &mut NoMonitor).unwrap();
-        let leaf_of = |i: usize| res.result.tree.leaf_of(|j| bits[i * inst.features + j]);
-        check(&inst, &bits, inst.features, &res, reg, Some(depth), min_support, leaf_of)?;
     }
 }
 

@@ -7,7 +7,6 @@ mod common;
 use common::{instance_with, oracle, Instance};
 use proptest::prelude::*;
 use std::collections::HashMap;
-use treeopt_core::BinaryDataset;
 use treeopt_search::{solve_gosdt, GosdtConfig, NoMonitor, Status};
 
 /// The dataset's group of every row: distinct feature vectors numbered by first
@@ -30,8 +29,8 @@ proptest! {
         reg in prop_oneof![Just(0.0), Just(0.005), 0.0f64..0.03],
         depth in prop_oneof![Just(None), (1usize..6).prop_map(Some)],
     ) {
-        let data = BinaryDataset::new(&inst.x, inst.rows, inst.features, &inst.y, inst.classes, Some(&inst.w)).unwrap();
-        let total: f64 = inst.w.iter().sum();
+        let data = inst.data();
+        let total = inst.total();
         let plain = GosdtConfig { regularization: reg, max_depth: depth, ..Default::default() };
         let logged = GosdtConfig { record_splits: true, ..plain.clone() };
         let a = solve_gosdt(&data, &plain, &mut NoMonitor).unwrap();

@@ -6,6 +6,8 @@
 
 use proptest::prelude::*;
 use std::collections::HashMap;
+use treeopt_core::BinaryDataset;
+use treeopt_search::{SearchResult, Status};
 
 /// A random classification problem over 0/1 features, with positive weights.
 #[derive(Debug, Clone)]
@@ -16,6 +18,44 @@ pub struct Instance {
     pub rows: usize,
     pub features: usize,
     pub classes: usize,
+}
+
+impl Instance {
+    /// The instance as the solvers' packed 0/1 dataset.
+    pub fn data(&self) -> BinaryDataset {
+        BinaryDataset::new(&self.x, self.rows, self.features, &self.y, self.classes, Some(&self.w)).unwrap()
+    }
+
+    /// The sum of the row weights (objectives are per unit of it).
+    pub fn total(&self) -> f64 {
+        self.w.iter().sum()
+    }
+}
+
+/// A search run without guessing against the oracle's optimum `want`: proved optimal,
+/// the same objective, a bound below it, within the depth limit.
+pub fn check_proved(res: &SearchResult, want: f64, depth: Option<usize>) -> Result<(), TestCaseError> {
+    prop_assert_eq!(res.status, Status::Optimal);
+    prop_assert!((res.objective - want).abs() < 1e-9, "objective {} oracle {}", res.objective, want);
+    prop_assert!(res.lower_bound <= res.objective + 1e-12);
+    if let Some(d) = depth {
+        prop_assert!(res.tree.depth() <= d, "depth {} above {}", res.tree.depth(), d);
+    }
+    Ok(())
+}
+
+/// A search run with lower-bound guessing against the exact optimum `exact`: the proven
+/// bound stays below it, and the search either proves it or says that it stopped on the
+/// reference's guess.
+pub fn check_guessed(res: &SearchResult, exact: f64) -> Result<(), TestCaseError> {
+    prop_assert!(res.lower_bound <= exact + 1e-9, "proven bound {} above the optimum {}", res.lower_bound, exact);
+    prop_assert!(res.objective >= exact - 1e-9);
+    if res.status == Status::Optimal {
+        prop_assert!((res.objective - exact).abs() < 1e-9);
+    } else {
+        prop_assert_eq!(res.status, Status::MatchedReference);
+    }
+    Ok(())
 }
 
 /// The optimal cost (weight units) of the rows `rows` with `depth` levels left.
