@@ -239,6 +239,33 @@ impl std::ops::Deref for BinaryDataset {
     }
 }
 
+/// Checks a row-major `n_rows x n_columns` feature matrix: its length, and that no
+/// value is `bad`; the error names the first bad value's row and column and says what
+/// `must` hold.
+pub(crate) fn check_matrix<T: std::fmt::Display>(
+    x: &[T],
+    n_rows: usize,
+    n_columns: usize,
+    bad: impl Fn(&T) -> bool,
+    must: &str,
+) -> Result<()> {
+    if n_rows > 0 && x.len() != n_rows * n_columns {
+        return Err(Error::new(format!(
+            "feature buffer holds {} values but {n_rows} rows x {n_columns} columns were announced",
+            x.len()
+        )));
+    }
+    match x.iter().position(bad) {
+        Some(pos) => Err(Error::new(format!(
+            "row {}, column {} is {}; {must}",
+            pos / n_columns.max(1),
+            pos % n_columns.max(1),
+            x[pos]
+        ))),
+        None => Ok(()),
+    }
+}
+
 impl BinaryDataset {
     /// Packs a row-major 0/1 matrix (`n_rows * n_features` bytes), class indices in
     /// `0..n_classes` and optional non-negative weights. Rows of zero weight are dropped.
@@ -250,22 +277,7 @@ impl BinaryDataset {
         n_classes: usize,
         weights: Option<&[f64]>,
     ) -> Result<Self> {
-        if n_rows > 0 && features.len() != n_rows * n_features {
-            return Err(Error::new(format!(
-                "feature buffer holds {} values but {} rows x {} features were announced",
-                features.len(),
-                n_rows,
-                n_features
-            )));
-        }
-        if let Some(pos) = features.iter().position(|&v| v > 1) {
-            return Err(Error::new(format!(
-                "row {}, feature {} has value {}; features must be 0 or 1 (binarize them first)",
-                pos / n_features.max(1),
-                pos % n_features.max(1),
-                features[pos]
-            )));
-        }
+        check_matrix(features, n_rows, n_features, |&v| v > 1, "features must be 0 or 1 (binarize them first)")?;
         let row = |i: usize| &features[i * n_features..(i + 1) * n_features];
         let (groups, first_row) = Groups::build(n_rows, n_rows.saturating_mul(n_features), labels, n_classes, weights, row)?;
         let (n_groups, words) = (groups.n_groups, groups.words);

@@ -10,8 +10,8 @@
 //! threshold `t` (0-based) sends a group right when its rank is above `t`. A 0/1 column
 //! has one threshold (0.5), a constant column none.
 
-use crate::dataset::Groups;
-use crate::error::{Error, Result};
+use crate::dataset::{check_matrix, Groups};
+use crate::error::Result;
 
 /// A numeric feature matrix with labels and weights, packed for the solvers.
 #[derive(Clone, Debug)]
@@ -61,22 +61,7 @@ impl NumericDataset {
         n_classes: usize,
         weights: Option<&[f64]>,
     ) -> Result<Self> {
-        if n_rows > 0 && x.len() != n_rows * n_columns {
-            return Err(Error::new(format!(
-                "feature buffer holds {} values but {} rows x {} columns were announced",
-                x.len(),
-                n_rows,
-                n_columns
-            )));
-        }
-        if let Some(pos) = x.iter().position(|v| !v.is_finite()) {
-            return Err(Error::new(format!(
-                "row {}, column {} is {}; features must be finite numbers (impute or drop NaN and inf first)",
-                pos / n_columns.max(1),
-                pos % n_columns.max(1),
-                x[pos]
-            )));
-        }
+        check_matrix(x, n_rows, n_columns, |v| !v.is_finite(), "features must be finite numbers (impute or drop NaN and inf first)")?;
         // Bit patterns as the grouping key (with -0.0 read as 0.0, so equal numbers merge).
         let bits = |v: f64| if v == 0.0 { 0u64 } else { v.to_bits() };
         let key = |i: usize| x[i * n_columns..(i + 1) * n_columns].iter().map(|&v| bits(v)).collect::<Vec<u64>>();
