@@ -39,6 +39,7 @@ PUBLIC_HOMES = {
     "OSDTClassifier": "treeopt.optimal",
     "GOSDTRegressor": "treeopt.optimal",
     "DL85Regressor": "treeopt.optimal",
+    "RashomonSet": "treeopt.optimal",
     "CostAwareTreeClassifier": "treeopt.greedy",
     "EC45Classifier": "treeopt.greedy",
     "ECARTClassifier": "treeopt.greedy",

@@ -14,10 +14,10 @@ also bins numeric columns, or with scikit-learn's ``OneHotEncoder``.
 from ._core import __version__
 from .tree import Tree
 from .binarize import BinnedOneHotEncoder, NumericBinarizer
-from .optimal import DL85Classifier, DL85Regressor, GOSDTClassifier, GOSDTRegressor, OSDTClassifier
+from .optimal import DL85Classifier, DL85Regressor, GOSDTClassifier, GOSDTRegressor, OSDTClassifier, RashomonSet
 from .greedy import CostAwareTreeClassifier, EC45Classifier, ECARTClassifier
 from .extract import ExtractedTreeClassifier, ExtractedTreeRegressor
 from .guess import OptimalTreeClassifier, ThresholdGuessBinarizer
 from .latent import LatentTreeClassifier, LatentTreeRegressor
 
-__all__ = ["BinnedOneHotEncoder", "CostAwareTreeClassifier", "DL85Classifier", "DL85Regressor", "EC45Classifier", "ECARTClassifier", "ExtractedTreeClassifier", "ExtractedTreeRegressor", "GOSDTClassifier", "GOSDTRegressor", "LatentTreeClassifier", "LatentTreeRegressor", "NumericBinarizer", "OSDTClassifier", "OptimalTreeClassifier", "ThresholdGuessBinarizer", "Tree", "__version__"]
+__all__ = ["BinnedOneHotEncoder", "CostAwareTreeClassifier", "DL85Classifier", "DL85Regressor", "EC45Classifier", "ECARTClassifier", "ExtractedTreeClassifier", "ExtractedTreeRegressor", "GOSDTClassifier", "GOSDTRegressor", "LatentTreeClassifier", "LatentTreeRegressor", "NumericBinarizer", "OSDTClassifier", "OptimalTreeClassifier", "RashomonSet", "ThresholdGuessBinarizer", "Tree", "__version__"]
