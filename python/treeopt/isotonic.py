@@ -105,8 +105,9 @@ def _as_lambda(lam):
 class TreePAV:
     """Reusable solver of the latent-tree pruning problem, with its backward pass.
 
-    The object keeps its buffers between calls (no allocation in the solver after the
-    first call of a given size) and the state of the last :meth:`forward` for
+    The object keeps its buffers between calls (sized to the candidate values of the
+    largest problem so far: no allocation in the solver once they have grown to it) and
+    the state of the last :meth:`forward` for
     :meth:`backward` and :meth:`info`. Not picklable; create one where it is used.
 
     Examples
