@@ -23,8 +23,9 @@ median over the processes of each (first calls per order), and the acceptance of
 Last it prices a page fault from numpy.sort's own first calls (its time when first in its
 process less its time when second, over the faults it took more) and gives the floor of
 the "ours first" order: a process's first call of ``tree_pav`` must write a fresh ``z``
-of ``rows x T`` values, so it takes at least that many pages' faults (``backward`` can
-reuse them once ``z`` is freed), whatever the solver does, and it computes at least what
+of ``rows x T`` float64 values, so it takes at least one page fault per 4 KB of it
+(``backward`` can reuse those pages once ``z`` is freed), whatever the solver does, and
+it computes at least what
 a warm call computes; the floor is those faults at that price (alone, and plus the median
 call), against the second-in-process numpy.sort the row compares with (the acceptance
 allows 2 x).
