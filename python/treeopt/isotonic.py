@@ -19,8 +19,9 @@ The functions :func:`tree_pav` and :func:`tree_pav_backward` reuse one solver pe
 thread (for batches of up to ``2**20`` values), so a call costs what a warm
 :meth:`TreePAV.forward` costs, and ``tree_pav_backward`` at the ``q`` and ``lam`` of the
 thread's last ``tree_pav`` call does not solve again. The solver keeps no copy of ``q``
-and writes memory in proportion to the values that can enter a support, so even a first
-call touches little new memory besides its outputs.
+and sizes and writes its memory in proportion to the values that can enter a support, so
+even a first call touches little new memory besides its outputs (on 512 x 127 normal
+scores, ``lam = 1``, about 5 pages of 4 KB besides the 127 of ``z``).
 """
 
 from __future__ import annotations
@@ -105,8 +106,9 @@ def _as_lambda(lam):
 class TreePAV:
     """Reusable solver of the latent-tree pruning problem, with its backward pass.
 
-    The object keeps its buffers between calls (no allocation in the solver after the
-    first call of a given size) and the state of the last :meth:`forward` for
+    The object keeps its buffers between calls (sized to the candidate values of the
+    largest problem so far: no allocation in the solver once they have grown to it) and
+    the state of the last :meth:`forward` for
     :meth:`backward` and :meth:`info`. Not picklable; create one where it is used.
 
     Examples

@@ -70,12 +70,15 @@
 //! deterministic otherwise), which is the `O(m log m)` of the issue whenever `n > D`; for
 //! smaller batches the violator heap can add a factor of at most `(D + 1) / n`. Memory
 //! is `O(m)` (the heap drops its stale entries when it fills up, so it never holds more
-//! than `2 T`), about [`TreePav::bytes_needed`] bytes, reserved fallibly before the
-//! solve starts: a shape the machine cannot hold is [`PavError::OutOfMemory`], never an
-//! abort. All buffers live in the [`TreePav`] value and are reused: after a
-//! first call of a given size, `forward` and `backward` allocate nothing (but the
-//! vectors they fill, when given vectors as [`Output`]). There is no
-//! randomness and no threading, so results are bit for bit reproducible.
+//! than `2 T`), at most [`TreePav::bytes_needed`] bytes, reserved fallibly before the
+//! solve uses it (the buffers that hold candidates once these are listed, sized to
+//! them): a shape the machine cannot hold is [`PavError::OutOfMemory`], never an
+//! abort. All buffers live in the [`TreePav`] value and are reused: after a call on a
+//! shape with at least as many candidates (at most `n T`: equal scores with `lam = 0`
+//! make them all candidates), `forward` and `backward` allocate nothing (but the
+//! vectors they fill, when given vectors as [`Output`]); a buffer that must grow gets
+//! half as much room again. There is no randomness and no threading, so results are
+//! bit for bit reproducible.
 //!
 //! # Example
 //!
@@ -199,6 +202,10 @@ const MIN_MERGED_RUNS: usize = 4;
 
 /// Element copies of a run merge worth one binary-search probe (see `combine_runs`).
 const COPIES_PER_PROBE: u64 = 2;
+
+/// Working memory above which a first call checks that the whole amount can be had
+/// before reserving its buffers (see `reserve_all`).
+const PROBED_BYTES: usize = 64 << 20;
 
 /// Most runs a group can keep: lengths are below 2^32, and when merging stops with more
 /// than [`MAX_UNMERGED_RUNS`] runs, each is more than twice as long as the next.
@@ -371,8 +378,7 @@ pub struct TreePav {
     kept: Vec<u32>,
     kept_q: Vec<f64>,
     row_kept: Vec<u32>,
-    /// Sort entries of the candidates: (key, row, bucket), and a crowded bucket's.
-    scratch: Vec<(u64, u32, u32)>,
+    /// Sort entries of a crowded bucket: (key, row).
     sorted: Vec<(u64, u32)>,
     hist: Vec<u32>,
     grad_a_eff: Vec<f64>,
@@ -746,6 +752,24 @@ fn check_finite(what: &'static str, values: &[f64], n_cols: usize) -> Result<(),
     }
 }
 
+/// Makes room for `len` elements in `v` (emptied when it must grow), fallibly.
+fn grow<T>(v: &mut Vec<T>, len: usize) -> Result<(), TryReserveError> {
+    if v.capacity() < len {
+        v.clear();
+        v.shrink_to_fit();
+        v.try_reserve_exact(len)?;
+    }
+    Ok(())
+}
+
+/// [`grow`] with half as much room again when `v` must grow, up to `most` elements.
+fn grow_by_half<T>(v: &mut Vec<T>, len: usize, most: usize) -> Result<(), TryReserveError> {
+    if v.capacity() < len {
+        grow(v, len.saturating_add(len / 2).min(most).max(len))?;
+    }
+    Ok(())
+}
+
 /// Gives `v` length `len`, keeping its contents when it already has that length (for
 /// buffers whose every read slot is written first).
 fn ensure_len<T: Clone>(v: &mut Vec<T>, len: usize, fill: T) {
@@ -761,8 +785,10 @@ impl TreePav {
     }
 
     /// Bytes of working memory a forward (and backward) pass on `n_rows x n_nodes` scores
-    /// allocates (the inputs and outputs aside): about `(144 n_rows + 420) n_nodes`.
-    /// `None` when it overflows `usize`.
+    /// can allocate (the inputs and outputs aside), at most: about `(128 n_rows + 420) n_nodes`.
+    /// Buffers that hold candidates are sized to the candidates of the call (see
+    /// `reserve_candidates`), usually a few percent of this. `None` when it overflows
+    /// `usize`.
     pub fn bytes_needed(n_rows: usize, n_nodes: usize) -> Option<usize> {
         use std::mem::size_of;
         let t = n_nodes;
@@ -790,33 +816,28 @@ impl TreePav {
         per_node
             .checked_mul(t)?
             .checked_add(per_slot.checked_mul(slots)?)?
-            // per value: a candidate's place and value and two sort entries (reserved for
-            // all, used for few)
-            .checked_add(m.checked_mul(size_of::<f64>() + size_of::<u32>() + 2 * size_of::<(u64, u32)>())?)?
+            // per value: a candidate's place and value and a sort entry
+            .checked_add(m.checked_mul(size_of::<f64>() + size_of::<u32>() + size_of::<(u64, u32)>())?)?
             .checked_add(per_row.checked_mul(n_rows)?)?
             .checked_add(fixed)
     }
 
-    /// Reserves every buffer of a pass on `n_rows x n_nodes` scores (see
-    /// [`TreePav::bytes_needed`]), after checking that `bytes` can be had at all.
+    /// Reserves the buffers of a pass on `n_rows x n_nodes` scores whose size depends on
+    /// the shape only (per node, per row, and the candidates' places), after checking
+    /// that `bytes` ([`TreePav::bytes_needed`]) can be had at all; those sized by the
+    /// candidates are reserved by `reserve_candidates` once they are listed.
     fn reserve_all(&mut self, n_rows: usize, n_nodes: usize, bytes: usize) -> Result<(), TryReserveError> {
-        fn grow<T>(v: &mut Vec<T>, len: usize) -> Result<(), TryReserveError> {
-            if v.capacity() < len {
-                v.clear();
-                v.shrink_to_fit();
-                v.try_reserve_exact(len)?;
-            }
-            Ok(())
-        }
         // One probe of the whole amount first (unless buffers of that size were had
         // before): a shape far beyond the machine's memory is refused before anything is
-        // touched. `grow` is free when a buffer is large enough already.
-        if bytes > self.reserved {
+        // reserved. Below PROBED_BYTES the reservations, each fallible and none touched
+        // before all are had, suffice, and a probe would only cost a first call the
+        // mapping and unmapping of its memory (about 30 us on a virtual machine). `grow`
+        // is free when a buffer is large enough already.
+        if bytes > self.reserved.max(PROBED_BYTES) {
             let mut probe: Vec<u8> = Vec::new();
             probe.try_reserve_exact(bytes)?;
         }
         let t = n_nodes;
-        let slots = t * (n_rows + 1);
         for v in [&mut self.a, &mut self.kept_count, &mut self.kept_sum, &mut self.bound] {
             grow(v, t)?;
         }
@@ -850,20 +871,37 @@ impl TreePav {
         }
         grow(&mut self.heap, HEAP_SLACK * t + 8)?;
         grow(&mut self.kept, n_rows * n_nodes + 64 + UNROLLED_BITS)?;
-        grow(&mut self.kept_q, n_rows * n_nodes)?;
         grow(&mut self.row_kept, n_rows + 1)?;
-        grow(&mut self.scratch, n_rows * n_nodes)?;
-        grow(&mut self.sorted, n_rows * n_nodes)?;
-        grow(&mut self.hist, most_buckets(n_rows, n_nodes) + 1)?;
-        grow(&mut self.val, slots)?;
-        grow(&mut self.pre, slots)?;
-        grow(&mut self.row, slots)?;
-        grow(&mut self.nodes, slots)?;
-        grow(&mut self.run_val, 3 * slots)?;
-        grow(&mut self.run_pre, 3 * slots)?;
         grow(&mut self.stack, n_rows + 1)?;
         self.reserved = self.reserved.max(bytes);
         Ok(())
+    }
+
+    /// Reserves the buffers sized by the candidates just listed in `kept`: their scores,
+    /// the sort's buckets, the columns and prefix sums, and the arenas of merged runs and
+    /// treaps (these two are touched only as far as merges and treaps need). A buffer
+    /// that grows gets half as much room again (never more than the shape can use), so
+    /// calls on scores like the last ones allocate nothing. Sized to the candidates (a
+    /// few percent of the values on smooth scores) rather than to the shape, they fit in
+    /// memory the process has already used, and a first call faults in about what it
+    /// writes: in a fresh Python process the first forward pass on 512 x 127 normal
+    /// scores faults in 132 pages, 127 of them for `z`, against 184 with room for `n T`
+    /// candidates (whose untouched ends still cost the allocator's bookkeeping a page
+    /// each) and a sort entry kept per candidate.
+    fn reserve_candidates(&mut self) -> Result<(), TryReserveError> {
+        let (n_rows, t) = (self.n_rows, self.n_nodes);
+        let (n_kept, m) = (self.kept.len(), n_rows * t);
+        let (slots, most_slots) = (n_kept + t, m + t);
+        // written first, then the ones that only some calls touch
+        grow_by_half(&mut self.kept_q, n_kept, m)?;
+        grow_by_half(&mut self.hist, t * buckets_per_node(n_kept, t) + 1, most_buckets(n_rows, t) + 1)?;
+        grow_by_half(&mut self.val, slots, most_slots)?;
+        grow_by_half(&mut self.row, slots, most_slots)?;
+        grow_by_half(&mut self.pre, slots, most_slots)?;
+        grow_by_half(&mut self.run_val, 3 * slots, 3 * most_slots)?;
+        grow_by_half(&mut self.run_pre, 3 * slots, 3 * most_slots)?;
+        grow_by_half(&mut self.sorted, n_kept, m)?;
+        grow_by_half(&mut self.nodes, slots, most_slots)
     }
 
     /// Sets the work factor of the Newton searches of pooled groups (default
@@ -1200,6 +1238,12 @@ impl TreePav {
         self.kept.clear();
         self.kept_at = kept_threshold(floor, cut);
         list_candidates(q, self.kept_at, &mut self.kept);
+        let (n_rows, n_nodes) = (self.n_rows, self.n_nodes);
+        self.reserve_candidates().map_err(|_| PavError::OutOfMemory {
+            bytes: Self::bytes_needed(n_rows, n_nodes).unwrap_or(usize::MAX),
+            n_rows,
+            n_nodes,
+        })?;
         self.sort_into_columns(q);
         for t in 0..t_count {
             let (lo, hi) = self.column(t);
@@ -1239,16 +1283,13 @@ impl TreePav {
         resize(&mut self.hist, t_count * per_node + 1, 0);
         resize(&mut self.row_kept, n + 1, 0);
         self.kept_q.clear();
-        self.scratch.clear();
+        let bucket = |t: usize, key: u64| t * per_node + ((key - lo) >> shift) as usize;
         for &e in &self.kept {
             let (i, t) = row_and_node(e, t_count, inv);
             let x = q[e as usize];
             self.kept_q.push(x);
             self.row_kept[i + 1] += 1;
-            let key = descending_key(x + 0.5);
-            let b = t * per_node + ((key - lo) >> shift) as usize;
-            self.hist[b + 1] += 1;
-            self.scratch.push((key, i as u32, b as u32));
+            self.hist[bucket(t, descending_key(x + 0.5)) + 1] += 1;
         }
         for i in 0..n {
             self.row_kept[i + 1] += self.row_kept[i];
@@ -1272,12 +1313,20 @@ impl TreePav {
         ensure_len(&mut self.val, slots, 0.0);
         ensure_len(&mut self.row, slots, 0);
         ensure_len(&mut self.pre, slots, 0.0);
-        for &(key, i, b) in &self.scratch {
-            let t = b as usize / per_node;
-            let slot = self.hist[b as usize] as usize + t;
-            self.hist[b as usize] += 1;
-            self.val[slot] = value_of_key(key);
-            self.row[slot] = i;
+        // the same buckets again, from the candidates' scores (no sort entries are kept
+        // between the passes: on a first call that is memory to fault in); `kept` is in
+        // the order of q, so each row's candidates are the range `row_kept[i..i + 1]`
+        for i in 0..n {
+            let (from, to) = (self.row_kept[i] as usize, self.row_kept[i + 1] as usize);
+            for (&e, &x) in self.kept[from..to].iter().zip(&self.kept_q[from..to]) {
+                let t = e as usize - i * t_count;
+                let v = x + 0.5;
+                let b = bucket(t, descending_key(v));
+                let slot = self.hist[b] as usize + t;
+                self.hist[b] += 1;
+                self.val[slot] = v;
+                self.row[slot] = i as u32;
+            }
         }
         if crowded {
             // (hist[b] is now the end of bucket b, and the start of bucket b + 1)
@@ -2052,6 +2101,39 @@ mod tests {
         fn buffers_empty(&self) -> bool {
             self.kept.capacity() == 0 && self.heap.capacity() == 0 && self.nodes.capacity() == 0
         }
+    }
+
+    #[test]
+    fn candidate_buffers_are_sized_to_the_candidates() {
+        // 512 x 127 scores of which few can enter a support (lam = 1): the buffers that
+        // hold candidates have room for those (and half as many again), not for n T
+        let (n, t) = (512, nodes_for_depth(6).unwrap());
+        let mut state = 5u64;
+        let q: Vec<f64> = (0..n * t)
+            .map(|_| {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.5
+            })
+            .collect();
+        let mut pav = TreePav::new();
+        let (mut a, mut z) = (vec![0.0; t], Vec::new());
+        pav.forward(&q, n, t, 1.0, &mut a, &mut z).unwrap();
+        let (n_kept, slots) = (pav.kept.len(), pav.col_start[t]);
+        assert!(n_kept < n * t / 8, "{n_kept} candidates: too many to test");
+        assert!(pav.kept_q.capacity() <= n_kept + n_kept / 2);
+        assert!(pav.sorted.capacity() <= n_kept + n_kept / 2);
+        for v in [&pav.val, &pav.pre] {
+            assert!(v.capacity() <= slots + slots / 2);
+        }
+        assert!(pav.row.capacity() <= slots + slots / 2);
+        assert!(pav.nodes.capacity() <= slots + slots / 2);
+        assert!(pav.run_val.capacity() <= 3 * (slots + slots / 2));
+        assert!(pav.hist.capacity() <= 3 * (t * buckets_per_node(n_kept, t) + 1) / 2);
+        // and they grow when a problem has more candidates (every value at lam = 0)
+        let equal = vec![0.25; n * t];
+        pav.forward(&equal, n, t, 0.0, &mut a, &mut z).unwrap();
+        assert_eq!(pav.kept.len(), n * t);
+        assert!(pav.val.capacity() >= n * t + t);
     }
 
     #[test]
