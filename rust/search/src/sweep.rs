@@ -243,6 +243,8 @@ struct Cut {
 const BLOCK: usize = 32;
 #[cfg(test)]
 const BLOCK: usize = 4;
+// A block's positions are the bits of a `u32` mask.
+const _: () = assert!(BLOCK <= 32);
 
 /// Reusable buffers of the sweep kernel for one numeric dataset.
 ///
@@ -273,6 +275,9 @@ pub(crate) struct Sweep {
     col_rank: Vec<u32>,
     /// Per (member, column) (`n * m`), the slot its sums go to.
     slot: Vec<u32>,
+    /// Per (member, column) (`n * m`), its position within its block of the column's
+    /// order (block columns; unused in value columns).
+    offset: Vec<u8>,
     /// Per column, its first slot (`m + 1`), and whether its slots are values (else
     /// blocks of positions).
     col_start: Vec<usize>,
@@ -286,6 +291,9 @@ pub(crate) struct Sweep {
     col_impurity: Vec<f64>,
     /// Per slot, its `c + 2` sums over the members left of the current root threshold.
     left: Vec<f64>,
+    /// Per slot of a block column, the positions of the block whose members lie left
+    /// of the current root threshold (bit `i`: position `i` of the block).
+    left_mask: Vec<u32>,
     /// Members of the root column's order currently summed left.
     left_pos: usize,
     totals: Vec<f64>,
@@ -322,12 +330,14 @@ impl Sweep {
             cols: Vec::new(),
             col_rank: Vec::new(),
             slot: Vec::new(),
+            offset: Vec::new(),
             col_start: Vec::new(),
             by_value: Vec::new(),
             slot_rank: Vec::new(),
             slot_sums: Vec::new(),
             col_impurity: Vec::new(),
             left: Vec::new(),
+            left_mask: Vec::new(),
             left_pos: 0,
             totals: vec![0.0; c],
             right: vec![0.0; c],
@@ -347,6 +357,8 @@ impl Sweep {
     pub fn bytes(&self) -> usize {
         4 * (self.local.capacity() + self.members.capacity() + self.cols.capacity() + self.col_rank.capacity() + self.slot.capacity() + self.slot_rank.capacity())
             + self.on_left.capacity()
+            + self.offset.capacity()
+            + 4 * self.left_mask.capacity()
             + self.by_value.capacity()
             + 8 * (self.col_start.capacity()
                 + self.member_sums.capacity()
@@ -367,6 +379,7 @@ impl Sweep {
         (self.cols, self.col_rank, self.slot, self.slot_rank) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         (self.member_sums, self.slot_sums, self.left) = (Vec::new(), Vec::new(), Vec::new());
         self.on_left = Vec::new();
+        (self.offset, self.left_mask) = (Vec::new(), Vec::new());
         (self.prefix, self.found, self.cuts) = (Vec::new(), Vec::new(), Vec::new());
         self.found_col = Vec::new();
         self.last = None;
@@ -478,7 +491,7 @@ impl Sweep {
         let (m, c) = (self.m, self.c);
         let n_all = data.n_groups();
         let n = set.iter().map(|w| w.count_ones() as usize).sum::<usize>();
-        let need = 4 * n_all + 12 * m * n + 16 * (c + 2) * m * n + (16 * c + 72) * n;
+        let need = 4 * n_all + 17 * m * n + 16 * (c + 2) * m * n + (16 * c + 72) * n;
         if self.bytes() + need > budget {
             self.release();
             if self.bytes() + need > budget {
@@ -514,6 +527,7 @@ impl Sweep {
         self.cols.resize(m * n, 0);
         self.col_rank.resize(m * n, 0);
         self.slot.resize(n * m, 0);
+        self.offset.resize(n * m, 0);
         self.col_start.clear();
         self.by_value.clear();
         self.slot_rank.clear();
@@ -557,6 +571,7 @@ impl Sweep {
                     *a += s;
                 }
                 self.slot[q * m + j] = v as u32;
+                self.offset[q * m + j] = (k % BLOCK) as u8;
             }
             self.col_impurity.push(self.best_impurity(&t.obj, j));
             self.poll(if filter { n_all } else { 4 * n }, stop)?;
@@ -595,6 +610,8 @@ impl Sweep {
             // Rebuilding from zero is shorter (and sheds rounding residues).
             self.left.clear();
             self.left.resize(self.slot_sums.len(), 0.0);
+            self.left_mask.clear();
+            self.left_mask.resize(self.slot_rank.len(), 0);
             self.on_left.fill(false);
             self.left_pos = 0;
             return self.shift(f, to);
@@ -604,8 +621,9 @@ impl Sweep {
             let q = self.cols[f * n + p] as usize;
             self.on_left[q] = sign > 0.0;
             let sums = &self.member_sums[q * (c + 2)..(q + 1) * (c + 2)];
-            for &v in &self.slot[q * m..(q + 1) * m] {
+            for (&v, &o) in self.slot[q * m..(q + 1) * m].iter().zip(&self.offset[q * m..(q + 1) * m]) {
                 let v = v as usize;
+                self.left_mask[v] ^= 1 << o;
                 for (a, s) in self.left[v * (c + 2)..(v + 1) * (c + 2)].iter_mut().zip(sums) {
                     *a += sign * s;
                 }
@@ -676,17 +694,27 @@ impl Sweep {
             if !walk_right && !hr.col_done {
                 hr.absorb::<C>(scratch);
             }
-            if walk_left || walk_right {
-                for p in j * n + b * BLOCK..j * n + ((b + 1) * BLOCK).min(n) {
+            let base = j * n + b * BLOCK;
+            if walk_left && walk_right {
+                for p in base..j * n + ((b + 1) * BLOCK).min(n) {
                     let q = self.cols[p] as usize;
                     let sums = &self.member_sums[q * w..(q + 1) * w];
                     if self.on_left[q] {
-                        if walk_left {
-                            hl.push::<O, C>(obj, sums, self.col_rank[p], rules, self.inv_unit);
-                        }
-                    } else if walk_right {
+                        hl.push::<O, C>(obj, sums, self.col_rank[p], rules, self.inv_unit);
+                    } else {
                         hr.push::<O, C>(obj, sums, self.col_rank[p], rules, self.inv_unit);
                     }
+                }
+            } else if walk_left || walk_right {
+                // One side walks: only its own members of the block, by their bits.
+                let len = BLOCK.min(n - b * BLOCK);
+                let all = if len == 32 { u32::MAX } else { (1u32 << len) - 1 };
+                let (h, mut bits) = if walk_left { (&mut *hl, self.left_mask[v]) } else { (&mut *hr, !self.left_mask[v] & all) };
+                while bits != 0 {
+                    let p = base + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let q = self.cols[p] as usize;
+                    h.push::<O, C>(obj, &self.member_sums[q * w..(q + 1) * w], self.col_rank[p], rules, self.inv_unit);
                 }
             }
             if hl.col_done && hr.col_done {
