@@ -789,7 +789,18 @@ impl Sweep {
                 self.found_col.resize(n_cuts, (NONE, NONE));
                 self.queue.clear();
                 self.queue.push_back((0, n_cuts - 1, NONE, NONE));
-                while let Some((lo, hi, le, re)) = self.queue.pop_front() {
+                // The intervals of one level of the bisection, ascending, fill the queue;
+                // the levels are run in turn left to right and right to left, so that the
+                // left sums follow them with few moves (a level run left to right after
+                // another would first move the root column's members back to its start).
+                let (mut forward, mut remaining, mut next) = (true, 1usize, 0usize);
+                loop {
+                    if remaining == 0 {
+                        (remaining, next, forward) = (next, 0, !forward);
+                    }
+                    let popped = if forward { self.queue.pop_front() } else { self.queue.pop_back() };
+                    let Some((lo, hi, le, re)) = popped else { break };
+                    remaining -= 1;
                     let target = best.cost.min(bound);
                     if target <= lb {
                         proved = proved.min(lb);
@@ -962,13 +973,15 @@ impl Sweep {
                             proved = proved.min(target.max(cost - far * k * (1.0 + 1e-9)));
                         }
                     }
-                    // Left first: each level of the bisection then runs left to right, and
-                    // the left sums follow it with few moves.
-                    if left_end >= lo as isize {
-                        self.queue.push_back((lo, left_end as usize, le, mid));
-                    }
-                    if right_start <= hi {
-                        self.queue.push_back((right_start, hi, mid, re));
+                    // The halves join the next level in ascending order: at its back after
+                    // a run left to right, at its front after one right to left.
+                    let left_half = (left_end >= lo as isize).then(|| (lo, left_end as usize, le, mid));
+                    let right_half = (right_start <= hi).then(|| (right_start, hi, mid, re));
+                    next += left_half.is_some() as usize + right_half.is_some() as usize;
+                    if forward {
+                        self.queue.extend(left_half.into_iter().chain(right_half));
+                    } else {
+                        right_half.into_iter().chain(left_half).for_each(|h| self.queue.push_front(h));
                     }
                 }
             }
