@@ -1,7 +1,8 @@
 //! Timing of the numeric search on ConTree's UCI sets and fico (`../shared/datasets` next
 //! to the repository). Ignored by default; run in release:
 //! `cargo test --release -p treeopt-search --test numeric_timing -- --ignored --nocapture`
-//! (`TREEOPT_DEPTHS=2,3`, `TREEOPT_SETS=fico,bank`, `TREEOPT_TIME_LIMIT=seconds` select).
+//! (`TREEOPT_DEPTHS=2,3`, `TREEOPT_SETS=fico,bank`, `TREEOPT_TIME_LIMIT=seconds` select; an
+//! absolute path in `TREEOPT_SETS` names any CSV of numeric columns and a last label column).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -22,7 +23,7 @@ fn time_numeric_dl85_on_shared_sets() {
     let limit: f64 = var("TREEOPT_TIME_LIMIT", "30").parse().unwrap();
     let all = "bank,bidding,magic,occupancy,raisin,rice,segment,wilt,fico";
     for name in var("TREEOPT_SETS", all).split(',') {
-        let path = if name == "fico" { root.join("fico.csv") } else { root.join("numeric").join(format!("{name}.csv")) };
+        let path = if name.starts_with('/') { PathBuf::from(name) } else if name == "fico" { root.join("fico.csv") } else { root.join("numeric").join(format!("{name}.csv")) };
         let (x, y, n, m) = read_numeric_csv_values(&path).expect("readable dataset");
         let classes = y.iter().max().map_or(1, |&c| c as usize + 1);
         let data = NumericDataset::new(&x, n, m, &y, classes, None).unwrap();
