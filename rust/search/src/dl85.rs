@@ -7,7 +7,7 @@
 //! the limit are solved by MurTree's pairwise-count kernel.
 
 use crate::budget::{Limits, Monitor};
-use crate::graph::{run, run_numeric, run_regression, Problem};
+use crate::graph::{run, run_numeric, run_regression, GosdtConfig};
 use crate::split::{Thresholds, ZeroOneColumns};
 use crate::{RegressionResult, SearchResult};
 use treeopt_core::{BinaryDataset, Error, NumericDataset, Result};
@@ -65,14 +65,15 @@ pub fn solve_regression_numeric<M: Monitor>(data: &NumericDataset, y: &[f64], we
     run_regression(data, Thresholds::new(data), y, weights, &problem(config)?, monitor).map(RegressionResult::new)
 }
 
-fn problem(config: &Dl85Config) -> Result<Problem> {
+/// The graph search's form of a DL8.5 search: a depth limit and a minimum support.
+fn problem(config: &Dl85Config) -> Result<GosdtConfig> {
     if config.min_samples_leaf == 0 {
         return Err(Error::new("min_samples_leaf must be at least 1"));
     }
-    Ok(Problem {
+    Ok(GosdtConfig {
         regularization: config.regularization,
         max_depth: Some(config.max_depth),
-        min_support: config.min_samples_leaf,
+        min_samples_leaf: config.min_samples_leaf,
         limits: config.limits.clone(),
         reference_errors: config.reference_errors.clone(),
         misclassification_cost: config.misclassification_cost.clone(),

@@ -62,20 +62,25 @@ use treeopt_core::{BinaryDataset, Error, Groups, Node, NumericDataset, Result, T
 /// Remaining depth of subproblems when no depth limit applies.
 const UNLIMITED: u32 = u32::MAX;
 
-/// What the search minimises: the solvers' configurations reduce to this.
+/// Parameters of the dependency-graph search: GOSDT's, and the form DL8.5's
+/// [`crate::Dl85Config`] reduces to (a depth limit, no split log).
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Problem {
-    /// Penalty per leaf, as a fraction of the total weight.
+pub struct GosdtConfig {
+    /// Penalty per leaf, as a fraction of the total weight (λ of the paper).
     pub regularization: f64,
     /// Maximum depth in scikit-learn's sense (a single leaf has depth 0).
     pub max_depth: Option<usize>,
-    /// Minimum number of rows in every leaf (at least 1).
-    pub min_support: usize,
+    /// Minimum number of rows in every leaf (0 and 1: no minimum).
+    pub min_samples_leaf: usize,
     /// Time and memory limits.
     pub limits: Limits,
-    /// Lower-bound guessing: per input row, the weight the reference model misclassifies.
+    /// Lower-bound guessing: per input row, the weight the reference model misclassifies
+    /// (the row's weight where the reference is wrong, else 0).
     pub reference_errors: Option<Vec<f64>>,
-    /// Log every (subproblem, split) the search bounds, with its bounds.
+    /// Log every (subproblem, split) the search bounds, with its bounds, in the result
+    /// (for a Rashomon set; off by default, and then free). Only subproblems the graph
+    /// search expands log their splits: not those solved whole by the depth-two kernel
+    /// (two levels left under a depth limit), nor those proved optimal before expansion.
     pub record_splits: bool,
     /// Cost-sensitive misclassification: the row-major `n_classes x n_classes` matrix
     /// whose entry `[y, k]` is the cost of predicting class `k` for a row of class `y`
@@ -917,12 +922,12 @@ fn progress(store: &Store, root: u32, w: f64, elapsed: f64) -> Progress {
 /// Finds a tree minimising the objective's loss / total weight + λ x leaves under the
 /// problem's depth and support limits. On a limit or a stop request the best tree found
 /// is returned with its status and a proven lower bound.
-pub(crate) fn run<M: Monitor>(data: &BinaryDataset, config: &Problem, monitor: &mut M) -> Result<SearchResult> {
+pub(crate) fn run<M: Monitor>(data: &BinaryDataset, config: &GosdtConfig, monitor: &mut M) -> Result<SearchResult> {
     run_family(data, ZeroOneColumns::new(data), config, monitor)
 }
 
 /// [`run`] over the (column, threshold) splits of a numeric dataset.
-pub(crate) fn run_numeric<M: Monitor>(data: &NumericDataset, config: &Problem, monitor: &mut M) -> Result<SearchResult> {
+pub(crate) fn run_numeric<M: Monitor>(data: &NumericDataset, config: &GosdtConfig, monitor: &mut M) -> Result<SearchResult> {
     run_family(data, Thresholds::new(data), config, monitor)
 }
 
@@ -937,7 +942,7 @@ fn check_regularization(reg: f64) -> Result<()> {
 }
 
 /// [`run`] over any split family of the groups `data`.
-fn run_family<M: Monitor, S: SplitFamily>(data: &Groups, splits: S, config: &Problem, monitor: &mut M) -> Result<SearchResult> {
+fn run_family<M: Monitor, S: SplitFamily>(data: &Groups, splits: S, config: &GosdtConfig, monitor: &mut M) -> Result<SearchResult> {
     check_regularization(config.regularization)?;
     let reference = match &config.reference_errors {
         Some(per_row) => {
@@ -963,7 +968,7 @@ fn run_family<M: Monitor, S: SplitFamily>(data: &Groups, splits: S, config: &Pro
 /// `weights`, as `data` was built; see [`SquaredError`]): the result, whose tree's node
 /// values are the standardised statistics (weight, Σwz, Σwz²), and the prediction of
 /// every node of it (the weighted mean target of its rows, in the units of `y`).
-pub(crate) fn run_regression<M: Monitor, S: SplitFamily>(data: &Groups, splits: S, y: &[f64], weights: Option<&[f64]>, config: &Problem, monitor: &mut M) -> Result<(SearchResult, Vec<f64>)> {
+pub(crate) fn run_regression<M: Monitor, S: SplitFamily>(data: &Groups, splits: S, y: &[f64], weights: Option<&[f64]>, config: &GosdtConfig, monitor: &mut M) -> Result<(SearchResult, Vec<f64>)> {
     check_regularization(config.regularization)?;
     if config.reference_errors.is_some() || config.misclassification_cost.is_some() {
         return Err(Error::new("regression takes neither reference errors nor a misclassification cost"));
@@ -987,7 +992,7 @@ fn tree_loss<O: Objective, S: SplitFamily>(t: &Task<O, S>, tree: &Tree) -> f64 {
 
 /// The search of [`run`] for one objective: the result (its `labels` left empty) and the
 /// label of every node of its tree.
-fn run_with<M: Monitor, O: Objective, S: SplitFamily>(data: &Groups, obj: O, splits: S, config: &Problem, reference: Option<Vec<f64>>, monitor: &mut M) -> Result<(SearchResult, Vec<O::Label>)> {
+fn run_with<M: Monitor, O: Objective, S: SplitFamily>(data: &Groups, obj: O, splits: S, config: &GosdtConfig, reference: Option<Vec<f64>>, monitor: &mut M) -> Result<(SearchResult, Vec<O::Label>)> {
     // Thresholds go to the sweep kernel, except under lower-bound guessing (its
     // reference losses are left to the generic search).
     let sweep = splits.as_thresholds().is_some() && reference.is_none();
@@ -1001,7 +1006,7 @@ fn run_with<M: Monitor, O: Objective, S: SplitFamily>(data: &Groups, obj: O, spl
         _ => UNLIMITED,
     };
     let w = data.total_weight();
-    let rules = Rules { penalty: reg * w, min_support: config.min_support.max(1) as f64 };
+    let rules = Rules { penalty: reg * w, min_support: config.min_samples_leaf.max(1) as f64 };
     let mut solver = Solver {
         depth2: match task.splits.as_thresholds() {
             Some(th) if sweep => Kernel::Sweep(Sweep::new(&task, th)),
@@ -1115,17 +1120,17 @@ mod tests {
             let data = BinaryDataset::new(&x, rows, m, &vec![0; rows], 1, Some(&w)).unwrap();
             let depth = [None, Some(1), Some(2), Some(3), Some(4)][(seed % 5) as usize];
             let min_support = 1 + (seed / 5 % 3) as usize;
-            let problem = Problem {
+            let problem = GosdtConfig {
                 regularization: [0.0, 0.01, 0.05][(seed / 15 % 3) as usize],
                 max_depth: depth,
-                min_support: if depth.is_some() { min_support } else { 1 },
+                min_samples_leaf: if depth.is_some() { min_support } else { 1 },
                 ..Default::default()
             };
             let (res, labels) = run_with(&data, SquaredError::new(&data, &y, Some(&w)).unwrap(), ZeroOneColumns::new(&data), &problem, None, &mut NoMonitor).unwrap();
             let total = data.total_weight();
             let groups: Vec<usize> = (0..data.n_groups()).collect();
             let obj = SquaredError::new(&data, &y, Some(&w)).unwrap();
-            let want = brute(&obj, &data, &groups, depth.map(|d| d as u32), problem.regularization * total, problem.min_support as f64) / total;
+            let want = brute(&obj, &data, &groups, depth.map(|d| d as u32), problem.regularization * total, problem.min_samples_leaf as f64) / total;
             assert_eq!(res.status, Status::Optimal, "seed {seed}");
             assert!((res.objective - want).abs() < 1e-9, "seed {seed}: objective {} brute force {want}", res.objective);
             assert!(res.lower_bound <= res.objective + 1e-12);
