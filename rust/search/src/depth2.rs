@@ -4,6 +4,8 @@
 //! (class weights for misclassification; and, only when needed, the row count and the
 //! reference loss) of the rows where both are 1;
 //! every depth-two tree is then scored from those sums without touching the data again.
+//! A feature equal to 1 in most groups is counted where it is 0 instead (as STreeD does):
+//! the pairs a group adds grow with the square of its listed features.
 //!
 //! Children are closed by the same rules as in the graph search, except that the
 //! equivalent-points weight is taken as zero: that only closes fewer nodes, and a node
@@ -60,6 +62,16 @@ pub(crate) struct Depth2 {
     /// Per group, its channel vector (class weights, then rows and reference loss) when
     /// there are extra channels; empty otherwise (the dataset's class weights are read).
     values: Vec<f64>,
+    /// Per dataset feature, true when the kernel counts the groups where it is 0 instead
+    /// of 1: those where it is 1 are the majority of the dataset's groups (STreeD flips
+    /// such features too). Pair updates grow with the square of a group's listed
+    /// features, and a tree is the same with a split's sides swapped.
+    flipped: Vec<bool>,
+    /// Per group (CSR), the features the kernel counts it in, ascending: those equal to
+    /// 1, flipped ones equal to 0. Empty when the split family lists no splits per group
+    /// (nothing is flipped then, and the family's splits are read).
+    listed_start: Vec<u32>,
+    listed: Vec<u32>,
     /// Per dataset feature: groups of the subproblem where it is 1 (zero between calls).
     count: Vec<u32>,
     /// Per dataset feature: rows of the subproblem where it is 1 (with a minimum support).
@@ -162,6 +174,7 @@ impl Depth2 {
                 values.push(r[g]);
             }
         }
+        let (flipped, listed_start, listed) = listed_features(t);
         let integral = (0..t.data.n_groups()).all(|g| group_values(&values, &t.obj, g, k).iter().all(|v| v.fract() == 0.0 && v.abs() < 9.0e15));
         Depth2 {
             m,
@@ -170,6 +183,9 @@ impl Depth2 {
             rows_at,
             reference_at,
             values,
+            flipped,
+            listed_start,
+            listed,
             count: Vec::new(),
             feature_rows: Vec::new(),
             slot: Vec::new(),
@@ -197,8 +213,11 @@ impl Depth2 {
 
     /// Bytes held by the kernel's buffers.
     pub fn bytes(&self) -> usize {
-        8 * (self.values.capacity() + self.feature_rows.capacity() + self.diag.capacity() + self.pairs.capacity() + self.held.capacity() + self.spare_pairs.capacity() + self.spare_held.capacity() + self.solved.iter().map(|s| s.0.capacity() + 1).sum::<usize>())
+        self.flipped.capacity()
+            + 8 * (self.values.capacity() + self.feature_rows.capacity() + self.diag.capacity() + self.pairs.capacity() + self.held.capacity() + self.spare_pairs.capacity() + self.spare_held.capacity() + self.solved.iter().map(|s| s.0.capacity() + 1).sum::<usize>())
             + 4 * (self.count.capacity()
+                + self.listed_start.capacity()
+                + self.listed.capacity()
                 + self.slot.capacity()
                 + self.active.capacity()
                 + self.local_start.capacity()
@@ -332,7 +351,11 @@ impl Depth2 {
             cost: t.cost,
             split: t.split.map(|(i, l, r)| {
                 let f = |s: u32| self.active[s as usize];
-                (f(i), l.map(f), r.map(f))
+                // The kernel's right side of a flipped root is the dataset's left side.
+                match f(i) {
+                    root if self.flipped[root as usize] => (root, r.map(f), l.map(f)),
+                    root => (root, l.map(f), r.map(f)),
+                }
             }),
         })
     }
@@ -370,7 +393,7 @@ impl Depth2 {
         let (m, k) = (self.m, self.k);
         self.identity = false;
         let full = 8 * k * (m * (m + 1) / 2);
-        if depth == 2 && full <= self.narrow && t.splits.right_list(0).is_some() && self.bytes() + full + 8 * m * k + 4 * (m + t.data.n_groups()) <= budget {
+        if depth == 2 && full <= self.narrow && !self.listed_start.is_empty() && self.bytes() + full + 8 * m * k + 4 * (m + t.data.n_groups()) <= budget {
             // Narrow data: every feature, in the whole triangle, as MurTree does.
             self.identity = true;
             if self.active.len() != m {
@@ -409,6 +432,7 @@ impl Depth2 {
         let (mut n_groups, mut rows) = (0u32, 0.0);
         {
             let (count, feature_rows, values, total) = (&mut self.count, &mut self.feature_rows, &self.values, &mut self.total);
+            let (listed_start, listed) = (&self.listed_start, &self.listed);
             let with_rows = self.rows_at.is_some();
             for_each_one(set, |g| {
                 n_groups += 1;
@@ -417,7 +441,7 @@ impl Depth2 {
                 for (t, v) in total.iter_mut().zip(group_values(values, &t.obj, g, k)) {
                     *t += v;
                 }
-                t.splits.for_each_right(g, |f| {
+                for_each_counted(listed_start, listed, &t.splits, g, |f| {
                     count[f as usize] += 1;
                     if with_rows {
                         feature_rows[f as usize] += nr;
@@ -464,9 +488,10 @@ impl Depth2 {
         if depth == 1 {
             self.pairs = Vec::new();
             let (slot, diag, values) = (&self.slot, &mut self.diag, &self.values);
+            let (listed_start, listed) = (&self.listed_start, &self.listed);
             for_each_one(set, |g| {
                 let v = group_values(values, &t.obj, g, k);
-                t.splits.for_each_right(g, |f| {
+                for_each_counted(listed_start, listed, &t.splits, g, |f| {
                     let s = slot[f as usize];
                     if s != NONE {
                         for (d, w) in diag[s as usize * k..s as usize * k + k].iter_mut().zip(v) {
@@ -492,9 +517,10 @@ impl Depth2 {
         {
             let (slot, diag, values) = (&self.slot, &mut self.diag, &self.values);
             let (local, local_start, local_group) = (&mut self.local, &mut self.local_start, &mut self.local_group);
+            let (listed_start, listed) = (&self.listed_start, &self.listed);
             for_each_one(set, |g| {
                 let v = group_values(values, &t.obj, g, k);
-                t.splits.for_each_right(g, |f| {
+                for_each_counted(listed_start, listed, &t.splits, g, |f| {
                     let s = slot[f as usize];
                     if s != NONE {
                         local.push(s);
@@ -568,8 +594,8 @@ impl Depth2 {
                         let g = wi * 64 + w.trailing_zeros() as usize;
                         w &= w - 1;
                         let v = group_values(values, &t.obj, g, k);
-                        // Identity mode is chosen only for families listing their splits.
-                        let ones = t.splits.right_list(g).unwrap_or(&[]);
+                        // Identity mode is chosen only when the kernel keeps its lists.
+                        let ones = &self.listed[self.listed_start[g] as usize..self.listed_start[g + 1] as usize];
                         for (a, &i) in ones.iter().enumerate() {
                             let i = i as usize;
                             let row = i * (2 * n - i + 1) / 2;
@@ -711,6 +737,46 @@ impl Depth2 {
         };
         (self.a, self.b, self.x, self.right, self.total) = (a, b, x, right, total);
         tree
+    }
+}
+
+/// The kernel's feature polarity and its per-group lists (see [`Depth2::flipped`]):
+/// `(flipped, listed_start, listed)`; nothing flipped and no lists when the family lists
+/// no splits per group.
+fn listed_features<O: Objective, S: SplitFamily>(t: &Task<O, S>) -> (Vec<bool>, Vec<u32>, Vec<u32>) {
+    let (m, n_groups) = (t.splits.n_splits(), t.data.n_groups());
+    let lists: Option<Vec<&[u32]>> = (0..n_groups).map(|g| t.splits.right_list(g)).collect();
+    let Some(lists) = lists.filter(|_| n_groups > 0) else { return (vec![false; m], Vec::new(), Vec::new()) };
+    let mut ones = vec![0usize; m];
+    for &f in lists.iter().copied().flatten() {
+        ones[f as usize] += 1;
+    }
+    let flipped: Vec<bool> = ones.iter().map(|&n| 2 * n > n_groups).collect();
+    let mut start = Vec::with_capacity(n_groups + 1);
+    let mut listed = Vec::new();
+    start.push(0);
+    for list in lists {
+        let mut next = list.iter().peekable();
+        for f in 0..m as u32 {
+            let one = next.next_if_eq(&&f).is_some();
+            if one != flipped[f as usize] {
+                listed.push(f);
+            }
+        }
+        start.push(listed.len() as u32);
+    }
+    listed.shrink_to_fit();
+    (flipped, start, listed)
+}
+
+/// Calls `f` with every feature the kernel counts group `g` in: from its own lists when
+/// it keeps them, else the family's splits sending `g` right.
+#[inline]
+fn for_each_counted<S: SplitFamily>(listed_start: &[u32], listed: &[u32], splits: &S, g: usize, mut f: impl FnMut(u32)) {
+    if listed_start.is_empty() {
+        splits.for_each_right(g, f);
+    } else {
+        listed[listed_start[g] as usize..listed_start[g + 1] as usize].iter().for_each(|&s| f(s));
     }
 }
 
