@@ -90,8 +90,9 @@ pub(crate) struct Depth2 {
     local_group: Vec<u32>,
     /// `m' * k` sums over the rows where each active feature is 1.
     diag: Vec<f64>,
-    /// Pair sums over the rows where both features are 1: the upper triangle when it
-    /// fits, else a block of full rows.
+    /// Pair sums over the rows where both features are 1, channel by channel (a group
+    /// of one class then adds to one channel only): the upper triangle when it fits,
+    /// else a block of full rows.
     pairs: Vec<f64>,
     /// The set whose pair sums the whole triangle holds (empty when it holds none): the
     /// next call on all features updates them by the groups that differ (MurTree's
@@ -110,10 +111,12 @@ pub(crate) struct Depth2 {
     /// exact (only then are they updated rather than summed afresh).
     integral: bool,
     total: Vec<f64>,
-    a: Vec<f64>,
     b: Vec<f64>,
     x: Vec<f64>,
-    right: Vec<f64>,
+    /// Per active feature (`n x k`), the sums of one root's right child with it equal
+    /// to 1, and those of its left child.
+    row: Vec<f64>,
+    left: Vec<f64>,
 }
 
 /// Layout of the pair sums of one pass.
@@ -204,10 +207,10 @@ impl Depth2 {
             unit: t.obj.max_unit_loss().filter(|_| min_support <= 1.0),
             integral,
             total: vec![0.0; k],
-            a: vec![0.0; k],
             b: vec![0.0; k],
             x: vec![0.0; k],
-            right: vec![0.0; k],
+            row: Vec::new(),
+            left: Vec::new(),
         }
     }
 
@@ -223,7 +226,7 @@ impl Depth2 {
                 + self.local_start.capacity()
                 + self.local.capacity()
                 + self.local_group.capacity())
-            + 8 * 5 * self.k
+            + 8 * (3 * self.k + self.row.capacity() + self.left.capacity())
     }
 
     /// Frees the pair sums (the largest buffer) so that other structures may use the room.
@@ -232,39 +235,47 @@ impl Depth2 {
         (self.spare_pairs, self.spare_held) = (Vec::new(), Vec::new());
     }
 
-    /// Sums of the rows with both active features `i` and `j` equal to 1, in `layout`
-    /// (with rows, `i` must be a root of the block).
-    #[inline]
-    fn pair(&self, layout: Layout, i: usize, j: usize) -> &[f64] {
-        let n = self.active.len();
-        let s = match layout {
-            Layout::Triangle => {
-                let (i, j) = if i <= j { (i, j) } else { (j, i) };
-                i * (2 * n - i + 1) / 2 + (j - i)
+    /// Writes into `row` (`n x k`, by feature) the sums of the rows with both active
+    /// features `i` and `j` equal to 1, for every `j`, from the pair sums of `layout`
+    /// (kept channel by channel; with rows, `i` must be a root of the block).
+    fn gather_row(&self, layout: Layout, i: usize, row: &mut [f64]) {
+        let (n, k) = (self.active.len(), self.k);
+        let per_channel = self.pairs.len() / k;
+        for t in 0..k {
+            let sums = &self.pairs[t * per_channel..(t + 1) * per_channel];
+            match layout {
+                Layout::Triangle => {
+                    for j in 0..i {
+                        row[j * k + t] = sums[triangle_start(n, j) + (i - j)];
+                    }
+                    let start = triangle_start(n, i);
+                    for (j, &v) in sums[start..start + n - i].iter().enumerate() {
+                        row[(i + j) * k + t] = v;
+                    }
+                }
+                Layout::Rows { start, .. } => {
+                    for (j, &v) in sums[(i - start) * n..(i - start + 1) * n].iter().enumerate() {
+                        row[j * k + t] = v;
+                    }
+                }
             }
-            Layout::Rows { start, .. } => (i - start) * n + j,
-        } * self.k;
-        &self.pairs[s..s + self.k]
+        }
     }
 
+    /// Cost of a leaf on channel vector `v` (whose first `C` channels, or `self.c` when
+    /// `C == 0`, are the objective's statistics).
     #[inline]
-    fn diag(&self, i: usize) -> &[f64] {
-        &self.diag[i * self.k..(i + 1) * self.k]
-    }
-
-    /// Cost of a leaf on channel vector `v`.
-    #[inline]
-    fn leaf_cost<O: Objective>(&self, obj: &O, v: &[f64], rules: &Rules) -> f64 {
-        obj.leaf_loss(&v[..self.c]) + rules.penalty
+    fn leaf_cost<const C: usize, O: Objective>(&self, obj: &O, v: &[f64], rules: &Rules) -> f64 {
+        obj.leaf_loss(&v[..channels::<C>(self.c)]) + rules.penalty
     }
 
     /// Rows of `v` as far as the support rule needs them: with a minimum support of one
     /// only emptiness matters, and every group has positive weight.
     #[inline]
-    fn rows<O: Objective>(&self, obj: &O, v: &[f64]) -> f64 {
+    fn rows<const C: usize, O: Objective>(&self, obj: &O, v: &[f64]) -> f64 {
         match self.rows_at {
             Some(r) => v[r],
-            None if obj.has_weight(&v[..self.c]) => f64::INFINITY,
+            None if obj.has_weight(&v[..channels::<C>(self.c)]) => f64::INFINITY,
             None => 0.0,
         }
     }
@@ -272,38 +283,29 @@ impl Depth2 {
     /// The leaf-closing rules applied to channel vector `v` at `depth`.
     #[inline]
     fn side_of<O: Objective>(&self, obj: &O, v: &[f64], depth: u32, rules: &Rules) -> Side {
-        side(obj, &v[..self.c], 0.0, self.reference_at.map(|r| v[r]), self.rows(obj, v), depth, rules)
+        side(obj, &v[..self.c], 0.0, self.reference_at.map(|r| v[r]), self.rows::<0, O>(obj, v), depth, rules)
     }
 
-    /// Best stump or leaf for the rows of channel vector `x`, where `one_of(j, out)`
-    /// writes the channel vector of its rows with active feature j = 1. Returns (cost,
-    /// active feature).
+    /// Best stump or leaf for the rows of channel vector `x`, where `ones` (`n x k`, by
+    /// active feature) holds the channel vector of its rows with each active feature
+    /// equal to 1. Returns (cost, active feature).
     #[inline]
-    fn depth_one<const K: usize, O: Objective>(
-        &self,
-        obj: &O,
-        x: &[f64],
-        one_of: impl Fn(usize, &mut [f64]),
-        a: &mut [f64],
-        b: &mut [f64],
-        rules: &Rules,
-    ) -> (f64, Option<u32>) {
+    fn depth_one<const K: usize, const C: usize, O: Objective>(&self, obj: &O, x: &[f64], ones: &[f64], b: &mut [f64], rules: &Rules) -> (f64, Option<u32>) {
         let k = channels::<K>(self.k);
         let s = self.side_of(obj, x, 1, rules);
         if s.terminal {
             return (s.leaf_cost, None);
         }
-        let (x, a, b) = (&x[..k], &mut a[..k], &mut b[..k]);
+        let (x, b) = (&x[..k], &mut b[..k]);
         let (mut best, mut feature) = (s.leaf_cost, None);
-        for j in 0..self.active.len() {
-            one_of(j, a);
+        for (j, a) in ones.chunks_exact(k).enumerate() {
             for t in 0..k {
                 b[t] = x[t] - a[t];
             }
-            if self.rows(obj, a) < rules.min_support || self.rows(obj, b) < rules.min_support {
+            if self.rows::<C, O>(obj, a) < rules.min_support || self.rows::<C, O>(obj, b) < rules.min_support {
                 continue;
             }
-            let cost = self.leaf_cost(obj, a, rules) + self.leaf_cost(obj, b, rules);
+            let cost = self.leaf_cost::<C, O>(obj, a, rules) + self.leaf_cost::<C, O>(obj, b, rules);
             if cost < best {
                 best = cost;
                 feature = Some(j as u32);
@@ -328,12 +330,13 @@ impl Depth2 {
         debug_assert!(depth == 1 || depth == 2);
         let out = self.select(t, set, depth, rules, budget_bytes).and_then(|layout| {
             let mut poller = Poller { work: 0, stop };
-            // Fixed channel counts let the compiler unroll the inner loops.
-            match self.k {
-                2 => self.solve_k::<2, O, S>(t, set, depth, rules, layout, &mut poller),
-                3 => self.solve_k::<3, O, S>(t, set, depth, rules, layout, &mut poller),
-                4 => self.solve_k::<4, O, S>(t, set, depth, rules, layout, &mut poller),
-                _ => self.solve_k::<0, O, S>(t, set, depth, rules, layout, &mut poller),
+            // Fixed channel and statistics counts let the compiler unroll the inner loops.
+            match (self.k, self.c) {
+                (2, 2) => self.solve_k::<2, 2, O, S>(t, set, depth, rules, layout, &mut poller),
+                (3, 2) => self.solve_k::<3, 2, O, S>(t, set, depth, rules, layout, &mut poller),
+                (3, 3) => self.solve_k::<3, 3, O, S>(t, set, depth, rules, layout, &mut poller),
+                (4, 4) => self.solve_k::<4, 4, O, S>(t, set, depth, rules, layout, &mut poller),
+                _ => self.solve_k::<0, 0, O, S>(t, set, depth, rules, layout, &mut poller),
             }
         });
         if !self.identity {
@@ -583,6 +586,7 @@ impl Depth2 {
             };
             let held = std::mem::take(&mut self.held);
             let (values, pairs) = (&self.values, &mut self.pairs);
+            let per_channel = len / k;
             if differ >= size {
                 pairs.fill(0.0);
             }
@@ -596,18 +600,10 @@ impl Depth2 {
                         let v = group_values(values, &t.obj, g, k);
                         // Identity mode is chosen only when the kernel keeps its lists.
                         let ones = &self.listed[self.listed_start[g] as usize..self.listed_start[g + 1] as usize];
-                        for (a, &i) in ones.iter().enumerate() {
-                            let i = i as usize;
-                            let row = i * (2 * n - i + 1) / 2;
-                            for &j in &ones[a..] {
-                                let s = (row + (j as usize - i)) * k;
-                                let p = &mut pairs[s..s + k];
-                                for t in 0..k {
-                                    p[t] += sign * v[t];
-                                }
-                            }
-                            poller.add(ones.len() - a)?;
+                        for (sums, &v) in pairs.chunks_exact_mut(per_channel).zip(v) {
+                            add_to_triangle(sums, n, ones, sign * v, true);
                         }
+                        poller.add(ones.len() * (ones.len() + 1) / 2)?;
                     }
                 }
             }
@@ -616,46 +612,38 @@ impl Depth2 {
             held.extend_from_slice(set);
             self.held = held;
             for i in 0..n {
-                let s = i * (2 * n - i + 1) / 2 * k;
-                self.diag[i * k..i * k + k].copy_from_slice(&pairs[s..s + k]);
+                for t in 0..k {
+                    self.diag[i * k + t] = pairs[t * per_channel + triangle_start(n, i)];
+                }
             }
             return Ok(());
         }
         let (values, pairs) = (&self.values, &mut self.pairs);
         pairs.fill(0.0);
+        let per_channel = pairs.len() / k;
         for q in 0..self.local_group.len() {
             let g = self.local_group[q] as usize;
             let v = group_values(values, &t.obj, g, k);
             let ones = &self.local[self.local_start[q] as usize..self.local_start[q + 1] as usize];
             match layout {
                 Layout::Triangle => {
-                    for (a, &i) in ones.iter().enumerate() {
-                        let i = i as usize;
-                        let row = i * (2 * n - i + 1) / 2;
-                        for &j in &ones[a + 1..] {
-                            let s = (row + (j as usize - i)) * k;
-                            let p = &mut pairs[s..s + k];
-                            for t in 0..k {
-                                p[t] += v[t];
-                            }
-                        }
-                        poller.add(ones.len() - a)?;
+                    for (sums, &v) in pairs.chunks_exact_mut(per_channel).zip(v) {
+                        add_to_triangle(sums, n, ones, v, false);
                     }
+                    poller.add(ones.len() * (ones.len() + 1) / 2)?;
                 }
                 Layout::Rows { start, end } => {
                     let lo = ones.partition_point(|&i| (i as usize) < start);
                     let hi = ones.partition_point(|&i| (i as usize) < end);
-                    for &i in &ones[lo..hi] {
-                        let row = (i as usize - start) * n;
-                        for &j in ones {
-                            let s = (row + j as usize) * k;
-                            let p = &mut pairs[s..s + k];
-                            for t in 0..k {
-                                p[t] += v[t];
+                    for (sums, &v) in pairs.chunks_exact_mut(per_channel).zip(v).filter(|(_, &v)| v != 0.0) {
+                        for &i in &ones[lo..hi] {
+                            let row = &mut sums[(i as usize - start) * n..(i as usize - start + 1) * n];
+                            for &j in ones {
+                                row[j as usize] += v;
                             }
                         }
-                        poller.add(ones.len())?;
                     }
+                    poller.add(ones.len() * (hi - lo))?;
                 }
             }
         }
@@ -666,21 +654,23 @@ impl Depth2 {
         };
         for i in start..end {
             let s = match layout {
-                Layout::Triangle => i * (2 * n - i + 1) / 2,
+                Layout::Triangle => triangle_start(n, i),
                 Layout::Rows { start, .. } => (i - start) * n + i,
-            } * k;
-            pairs[s..s + k].copy_from_slice(&self.diag[i * k..i * k + k]);
+            };
+            for t in 0..k {
+                pairs[t * per_channel + s] = self.diag[i * k + t];
+            }
         }
         Ok(())
     }
 
-    fn solve_k<const K: usize, O: Objective, S: SplitFamily>(&mut self, t: &Task<O, S>, set: &[u64], depth: u32, rules: &Rules, layout: Layout, poller: &mut Poller) -> Result<SmallTree, Halt> {
+    fn solve_k<const K: usize, const C: usize, O: Objective, S: SplitFamily>(&mut self, t: &Task<O, S>, set: &[u64], depth: u32, rules: &Rules, layout: Layout, poller: &mut Poller) -> Result<SmallTree, Halt> {
         let k = channels::<K>(self.k);
-        let (mut a, mut b, mut x) = (std::mem::take(&mut self.a), std::mem::take(&mut self.b), std::mem::take(&mut self.x));
-        let mut right = std::mem::take(&mut self.right);
+        let (mut b, mut x) = (std::mem::take(&mut self.b), std::mem::take(&mut self.x));
+        let (mut row, mut left) = (std::mem::take(&mut self.row), std::mem::take(&mut self.left));
         let total = std::mem::take(&mut self.total);
         let tree = if depth == 1 {
-            let (cost, f) = self.depth_one::<K, O>(&t.obj, &total, |j, out| out.copy_from_slice(self.diag(j)), &mut a, &mut b, rules);
+            let (cost, f) = self.depth_one::<K, C, O>(&t.obj, &total, &self.diag, &mut b, rules);
             Ok(SmallTree { cost, split: f.map(|f| (f, None, None)) })
         } else {
             let s = self.side_of(&t.obj, &total, 2, rules);
@@ -688,6 +678,8 @@ impl Depth2 {
             let n = self.active.len();
             let mut layout = layout;
             let mut outcome = Ok(());
+            row.resize(n * k, 0.0);
+            left.resize(n * k, 0.0);
             if !s.terminal {
                 'blocks: loop {
                     if let Err(h) = self.accumulate::<K, O, S>(t, set, layout, poller) {
@@ -703,24 +695,23 @@ impl Depth2 {
                             outcome = Err(h);
                             break 'blocks;
                         }
-                        right.copy_from_slice(self.diag(i));
+                        let right = &self.diag[i * k..(i + 1) * k];
                         for t in 0..k {
                             x[t] = total[t] - right[t];
                         }
-                        if self.rows(&t.obj, &right) < rules.min_support || self.rows(&t.obj, &x) < rules.min_support {
+                        if self.rows::<C, O>(&t.obj, right) < rules.min_support || self.rows::<C, O>(&t.obj, &x) < rules.min_support {
                             continue;
                         }
-                        let (cr, fr) = self.depth_one::<K, O>(&t.obj, &right, |j, out| out.copy_from_slice(self.pair(layout, i, j)), &mut a, &mut b, rules);
+                        self.gather_row(layout, i, &mut row);
+                        let (cr, fr) = self.depth_one::<K, C, O>(&t.obj, right, &row, &mut b, rules);
                         if cr >= best.cost {
                             continue;
                         }
-                        let left_one = |j: usize, out: &mut [f64]| {
-                            let (sj, pij) = (self.diag(j), self.pair(layout, i, j));
-                            for t in 0..k {
-                                out[t] = sj[t] - pij[t];
-                            }
-                        };
-                        let (cl, fl) = self.depth_one::<K, O>(&t.obj, &x, left_one, &mut a, &mut b, rules);
+                        // The left child's rows with feature j = 1: those of j less those of (i, j).
+                        for ((l, d), p) in left.iter_mut().zip(&self.diag).zip(&row) {
+                            *l = d - p;
+                        }
+                        let (cl, fl) = self.depth_one::<K, C, O>(&t.obj, &x, &left, &mut b, rules);
                         if cl + cr < best.cost {
                             best = SmallTree { cost: cl + cr, split: Some((i as u32, fl, fr)) };
                         }
@@ -735,8 +726,32 @@ impl Depth2 {
             }
             outcome.map(|_| best)
         };
-        (self.a, self.b, self.x, self.right, self.total) = (a, b, x, right, total);
+        (self.b, self.x, self.row, self.left, self.total) = (b, x, row, left, total);
         tree
+    }
+}
+
+/// Index of pair (i, i) in the upper triangle (with its diagonal) of `n` features kept
+/// row by row: row `i` holds the pairs (i, j) for j = i..n.
+#[inline]
+fn triangle_start(n: usize, i: usize) -> usize {
+    i * (2 * n - i + 1) / 2
+}
+
+/// Adds `v` to the triangle's sum of every pair (i, j), i < j (and i = j when
+/// `diagonal`), of the ascending features `ones`: the kernel's innermost loop. Groups
+/// of one class add nothing to the other classes' triangles (`v == 0`).
+#[inline]
+fn add_to_triangle(sums: &mut [f64], n: usize, ones: &[u32], v: f64, diagonal: bool) {
+    if v == 0.0 {
+        return;
+    }
+    for (a, &i) in ones.iter().enumerate() {
+        let i = i as usize;
+        let row = &mut sums[triangle_start(n, i)..triangle_start(n, i) + n - i];
+        for &j in &ones[a + !diagonal as usize..] {
+            row[j as usize - i] += v;
+        }
     }
 }
 
