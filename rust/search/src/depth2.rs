@@ -117,6 +117,10 @@ pub(crate) struct Depth2 {
     /// to 1, and those of its left child.
     row: Vec<f64>,
     left: Vec<f64>,
+    /// The active features splitting the current set (both sides supported), and their
+    /// sums (`k` each): only these can split a child.
+    splitting: Vec<u32>,
+    splitting_sums: Vec<f64>,
 }
 
 /// Layout of the pair sums of one pass.
@@ -211,6 +215,8 @@ impl Depth2 {
             x: vec![0.0; k],
             row: Vec::new(),
             left: Vec::new(),
+            splitting: Vec::new(),
+            splitting_sums: Vec::new(),
         }
     }
 
@@ -226,7 +232,8 @@ impl Depth2 {
                 + self.local_start.capacity()
                 + self.local.capacity()
                 + self.local_group.capacity())
-            + 8 * (3 * self.k + self.row.capacity() + self.left.capacity())
+            + 8 * (3 * self.k + self.row.capacity() + self.left.capacity() + self.splitting_sums.capacity())
+            + 4 * self.splitting.capacity()
     }
 
     /// Frees the pair sums (the largest buffer) so that other structures may use the room.
@@ -235,29 +242,22 @@ impl Depth2 {
         (self.spare_pairs, self.spare_held) = (Vec::new(), Vec::new());
     }
 
-    /// Writes into `row` (`n x k`, by feature) the sums of the rows with both active
-    /// features `i` and `j` equal to 1, for every `j`, from the pair sums of `layout`
-    /// (kept channel by channel; with rows, `i` must be a root of the block).
-    fn gather_row(&self, layout: Layout, i: usize, row: &mut [f64]) {
+    /// Writes into `row` (by position in `splitting`, `k` values each) the sums of the
+    /// rows with both active features `i` and `j` equal to 1, for every `j` of
+    /// `splitting`, from the pair sums of `layout` (kept channel by channel; with rows,
+    /// `i` must be a root of the block).
+    fn gather_row(&self, layout: Layout, i: usize, splitting: &[u32], row: &mut [f64]) {
         let (n, k) = (self.active.len(), self.k);
         let per_channel = self.pairs.len() / k;
         for t in 0..k {
             let sums = &self.pairs[t * per_channel..(t + 1) * per_channel];
-            match layout {
-                Layout::Triangle => {
-                    for j in 0..i {
-                        row[j * k + t] = sums[triangle_start(n, j) + (i - j)];
-                    }
-                    let start = triangle_start(n, i);
-                    for (j, &v) in sums[start..start + n - i].iter().enumerate() {
-                        row[(i + j) * k + t] = v;
-                    }
-                }
-                Layout::Rows { start, .. } => {
-                    for (j, &v) in sums[(i - start) * n..(i - start + 1) * n].iter().enumerate() {
-                        row[j * k + t] = v;
-                    }
-                }
+            for (q, &j) in splitting.iter().enumerate() {
+                let j = j as usize;
+                row[q * k + t] = sums[match layout {
+                    Layout::Triangle if j < i => triangle_start(n, j) + (i - j),
+                    Layout::Triangle => triangle_start(n, i) + (j - i),
+                    Layout::Rows { start, .. } => (i - start) * n + j,
+                }];
             }
         }
     }
@@ -678,42 +678,60 @@ impl Depth2 {
             let n = self.active.len();
             let mut layout = layout;
             let mut outcome = Ok(());
-            row.resize(n * k, 0.0);
-            left.resize(n * k, 0.0);
+            let (mut splitting, mut splitting_sums) = (std::mem::take(&mut self.splitting), std::mem::take(&mut self.splitting_sums));
+            (splitting.clear(), splitting_sums.clear());
             if !s.terminal {
                 'blocks: loop {
                     if let Err(h) = self.accumulate::<K, O, S>(t, set, layout, poller) {
                         outcome = Err(h);
                         break;
                     }
+                    if splitting.is_empty() {
+                        // The features splitting the set with both sides supported (the
+                        // diagonal is known after the first pass): no other splits a child.
+                        for (j, d) in self.diag.chunks_exact(k).enumerate() {
+                            for t in 0..k {
+                                x[t] = total[t] - d[t];
+                            }
+                            if self.rows::<C, O>(&t.obj, d) >= rules.min_support && self.rows::<C, O>(&t.obj, &x) >= rules.min_support {
+                                splitting.push(j as u32);
+                                splitting_sums.extend_from_slice(d);
+                            }
+                        }
+                        let len = splitting.len() * k;
+                        row.resize(len, 0.0);
+                        left.resize(len, 0.0);
+                        if splitting.is_empty() {
+                            break;
+                        }
+                    }
                     let roots = match layout {
                         Layout::Triangle => 0..n,
                         Layout::Rows { start, end } => start..end,
                     };
-                    for i in roots {
-                        if let Err(h) = poller.add(2 * n) {
+                    let first = splitting.partition_point(|&i| (i as usize) < roots.start);
+                    for q in first..splitting.partition_point(|&i| (i as usize) < roots.end) {
+                        if let Err(h) = poller.add(2 * splitting.len()) {
                             outcome = Err(h);
                             break 'blocks;
                         }
-                        let right = &self.diag[i * k..(i + 1) * k];
+                        let (i, right) = (splitting[q] as usize, &splitting_sums[q * k..(q + 1) * k]);
                         for t in 0..k {
                             x[t] = total[t] - right[t];
                         }
-                        if self.rows::<C, O>(&t.obj, right) < rules.min_support || self.rows::<C, O>(&t.obj, &x) < rules.min_support {
-                            continue;
-                        }
-                        self.gather_row(layout, i, &mut row);
+                        self.gather_row(layout, i, &splitting, &mut row);
                         let (cr, fr) = self.depth_one::<K, C, O>(&t.obj, right, &row, &mut b, rules);
                         if cr >= best.cost {
                             continue;
                         }
                         // The left child's rows with feature j = 1: those of j less those of (i, j).
-                        for ((l, d), p) in left.iter_mut().zip(&self.diag).zip(&row) {
+                        for ((l, d), p) in left.iter_mut().zip(&splitting_sums).zip(&row) {
                             *l = d - p;
                         }
                         let (cl, fl) = self.depth_one::<K, C, O>(&t.obj, &x, &left, &mut b, rules);
                         if cl + cr < best.cost {
-                            best = SmallTree { cost: cl + cr, split: Some((i as u32, fl, fr)) };
+                            let feature = |f: Option<u32>| f.map(|p| splitting[p as usize]);
+                            best = SmallTree { cost: cl + cr, split: Some((i as u32, feature(fl), feature(fr))) };
                         }
                     }
                     match layout {
@@ -724,6 +742,7 @@ impl Depth2 {
                     }
                 }
             }
+            (self.splitting, self.splitting_sums) = (splitting, splitting_sums);
             outcome.map(|_| best)
         };
         (self.b, self.x, self.row, self.left, self.total) = (b, x, row, left, total);
