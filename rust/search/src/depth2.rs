@@ -4,6 +4,8 @@
 //! (class weights for misclassification; and, only when needed, the row count and the
 //! reference loss) of the rows where both are 1;
 //! every depth-two tree is then scored from those sums without touching the data again.
+//! A feature equal to 1 in most groups is counted where it is 0 instead (as STreeD does):
+//! the pairs a group adds grow with the square of its listed features.
 //!
 //! Children are closed by the same rules as in the graph search, except that the
 //! equivalent-points weight is taken as zero: that only closes fewer nodes, and a node
@@ -60,6 +62,16 @@ pub(crate) struct Depth2 {
     /// Per group, its channel vector (class weights, then rows and reference loss) when
     /// there are extra channels; empty otherwise (the dataset's class weights are read).
     values: Vec<f64>,
+    /// Per dataset feature, true when the kernel counts the groups where it is 0 instead
+    /// of 1: those where it is 1 are the majority of the dataset's groups (STreeD flips
+    /// such features too). Pair updates grow with the square of a group's listed
+    /// features, and a tree is the same with a split's sides swapped.
+    flipped: Vec<bool>,
+    /// Per group (CSR), the features the kernel counts it in, ascending: those equal to
+    /// 1, flipped ones equal to 0. Empty when the split family lists no splits per group
+    /// (nothing is flipped then, and the family's splits are read).
+    listed_start: Vec<u32>,
+    listed: Vec<u32>,
     /// Per dataset feature: groups of the subproblem where it is 1 (zero between calls).
     count: Vec<u32>,
     /// Per dataset feature: rows of the subproblem where it is 1 (with a minimum support).
@@ -78,8 +90,9 @@ pub(crate) struct Depth2 {
     local_group: Vec<u32>,
     /// `m' * k` sums over the rows where each active feature is 1.
     diag: Vec<f64>,
-    /// Pair sums over the rows where both features are 1: the upper triangle when it
-    /// fits, else a block of full rows.
+    /// Pair sums over the rows where both features are 1, channel by channel (a group
+    /// of one class then adds to one channel only): the upper triangle when it fits,
+    /// else a block of full rows.
     pairs: Vec<f64>,
     /// The set whose pair sums the whole triangle holds (empty when it holds none): the
     /// next call on all features updates them by the groups that differ (MurTree's
@@ -98,10 +111,16 @@ pub(crate) struct Depth2 {
     /// exact (only then are they updated rather than summed afresh).
     integral: bool,
     total: Vec<f64>,
-    a: Vec<f64>,
     b: Vec<f64>,
     x: Vec<f64>,
-    right: Vec<f64>,
+    /// Per active feature (`n x k`), the sums of one root's right child with it equal
+    /// to 1, and those of its left child.
+    row: Vec<f64>,
+    left: Vec<f64>,
+    /// The active features splitting the current set (both sides supported), and their
+    /// sums (`k` each): only these can split a child.
+    splitting: Vec<u32>,
+    splitting_sums: Vec<f64>,
 }
 
 /// Layout of the pair sums of one pass.
@@ -162,6 +181,7 @@ impl Depth2 {
                 values.push(r[g]);
             }
         }
+        let (flipped, listed_start, listed) = listed_features(t);
         let integral = (0..t.data.n_groups()).all(|g| group_values(&values, &t.obj, g, k).iter().all(|v| v.fract() == 0.0 && v.abs() < 9.0e15));
         Depth2 {
             m,
@@ -170,6 +190,9 @@ impl Depth2 {
             rows_at,
             reference_at,
             values,
+            flipped,
+            listed_start,
+            listed,
             count: Vec::new(),
             feature_rows: Vec::new(),
             slot: Vec::new(),
@@ -188,23 +211,29 @@ impl Depth2 {
             unit: t.obj.max_unit_loss().filter(|_| min_support <= 1.0),
             integral,
             total: vec![0.0; k],
-            a: vec![0.0; k],
             b: vec![0.0; k],
             x: vec![0.0; k],
-            right: vec![0.0; k],
+            row: Vec::new(),
+            left: Vec::new(),
+            splitting: Vec::new(),
+            splitting_sums: Vec::new(),
         }
     }
 
     /// Bytes held by the kernel's buffers.
     pub fn bytes(&self) -> usize {
-        8 * (self.values.capacity() + self.feature_rows.capacity() + self.diag.capacity() + self.pairs.capacity() + self.held.capacity() + self.spare_pairs.capacity() + self.spare_held.capacity() + self.solved.iter().map(|s| s.0.capacity() + 1).sum::<usize>())
+        self.flipped.capacity()
+            + 8 * (self.values.capacity() + self.feature_rows.capacity() + self.diag.capacity() + self.pairs.capacity() + self.held.capacity() + self.spare_pairs.capacity() + self.spare_held.capacity() + self.solved.iter().map(|s| s.0.capacity() + 1).sum::<usize>())
             + 4 * (self.count.capacity()
+                + self.listed_start.capacity()
+                + self.listed.capacity()
                 + self.slot.capacity()
                 + self.active.capacity()
                 + self.local_start.capacity()
                 + self.local.capacity()
                 + self.local_group.capacity())
-            + 8 * 5 * self.k
+            + 8 * (3 * self.k + self.row.capacity() + self.left.capacity() + self.splitting_sums.capacity())
+            + 4 * self.splitting.capacity()
     }
 
     /// Frees the pair sums (the largest buffer) so that other structures may use the room.
@@ -213,39 +242,40 @@ impl Depth2 {
         (self.spare_pairs, self.spare_held) = (Vec::new(), Vec::new());
     }
 
-    /// Sums of the rows with both active features `i` and `j` equal to 1, in `layout`
-    /// (with rows, `i` must be a root of the block).
-    #[inline]
-    fn pair(&self, layout: Layout, i: usize, j: usize) -> &[f64] {
-        let n = self.active.len();
-        let s = match layout {
-            Layout::Triangle => {
-                let (i, j) = if i <= j { (i, j) } else { (j, i) };
-                i * (2 * n - i + 1) / 2 + (j - i)
+    /// Writes into `row` (by position in `splitting`, `k` values each) the sums of the
+    /// rows with both active features `i` and `j` equal to 1, for every `j` of
+    /// `splitting`, from the pair sums of `layout` (kept channel by channel; with rows,
+    /// `i` must be a root of the block).
+    fn gather_row(&self, layout: Layout, i: usize, splitting: &[u32], row: &mut [f64]) {
+        let (n, k) = (self.active.len(), self.k);
+        let per_channel = self.pairs.len() / k;
+        for t in 0..k {
+            let sums = &self.pairs[t * per_channel..(t + 1) * per_channel];
+            for (q, &j) in splitting.iter().enumerate() {
+                let j = j as usize;
+                row[q * k + t] = sums[match layout {
+                    Layout::Triangle if j < i => triangle_start(n, j) + (i - j),
+                    Layout::Triangle => triangle_start(n, i) + (j - i),
+                    Layout::Rows { start, .. } => (i - start) * n + j,
+                }];
             }
-            Layout::Rows { start, .. } => (i - start) * n + j,
-        } * self.k;
-        &self.pairs[s..s + self.k]
+        }
     }
 
+    /// Cost of a leaf on channel vector `v` (whose first `C` channels, or `self.c` when
+    /// `C == 0`, are the objective's statistics).
     #[inline]
-    fn diag(&self, i: usize) -> &[f64] {
-        &self.diag[i * self.k..(i + 1) * self.k]
-    }
-
-    /// Cost of a leaf on channel vector `v`.
-    #[inline]
-    fn leaf_cost<O: Objective>(&self, obj: &O, v: &[f64], rules: &Rules) -> f64 {
-        obj.leaf_loss(&v[..self.c]) + rules.penalty
+    fn leaf_cost<const C: usize, O: Objective>(&self, obj: &O, v: &[f64], rules: &Rules) -> f64 {
+        obj.leaf_loss(&v[..channels::<C>(self.c)]) + rules.penalty
     }
 
     /// Rows of `v` as far as the support rule needs them: with a minimum support of one
     /// only emptiness matters, and every group has positive weight.
     #[inline]
-    fn rows<O: Objective>(&self, obj: &O, v: &[f64]) -> f64 {
+    fn rows<const C: usize, O: Objective>(&self, obj: &O, v: &[f64]) -> f64 {
         match self.rows_at {
             Some(r) => v[r],
-            None if obj.has_weight(&v[..self.c]) => f64::INFINITY,
+            None if obj.has_weight(&v[..channels::<C>(self.c)]) => f64::INFINITY,
             None => 0.0,
         }
     }
@@ -253,38 +283,29 @@ impl Depth2 {
     /// The leaf-closing rules applied to channel vector `v` at `depth`.
     #[inline]
     fn side_of<O: Objective>(&self, obj: &O, v: &[f64], depth: u32, rules: &Rules) -> Side {
-        side(obj, &v[..self.c], 0.0, self.reference_at.map(|r| v[r]), self.rows(obj, v), depth, rules)
+        side(obj, &v[..self.c], 0.0, self.reference_at.map(|r| v[r]), self.rows::<0, O>(obj, v), depth, rules)
     }
 
-    /// Best stump or leaf for the rows of channel vector `x`, where `one_of(j, out)`
-    /// writes the channel vector of its rows with active feature j = 1. Returns (cost,
-    /// active feature).
+    /// Best stump or leaf for the rows of channel vector `x`, where `ones` (`n x k`, by
+    /// active feature) holds the channel vector of its rows with each active feature
+    /// equal to 1. Returns (cost, active feature).
     #[inline]
-    fn depth_one<const K: usize, O: Objective>(
-        &self,
-        obj: &O,
-        x: &[f64],
-        one_of: impl Fn(usize, &mut [f64]),
-        a: &mut [f64],
-        b: &mut [f64],
-        rules: &Rules,
-    ) -> (f64, Option<u32>) {
+    fn depth_one<const K: usize, const C: usize, O: Objective>(&self, obj: &O, x: &[f64], ones: &[f64], b: &mut [f64], rules: &Rules) -> (f64, Option<u32>) {
         let k = channels::<K>(self.k);
         let s = self.side_of(obj, x, 1, rules);
         if s.terminal {
             return (s.leaf_cost, None);
         }
-        let (x, a, b) = (&x[..k], &mut a[..k], &mut b[..k]);
+        let (x, b) = (&x[..k], &mut b[..k]);
         let (mut best, mut feature) = (s.leaf_cost, None);
-        for j in 0..self.active.len() {
-            one_of(j, a);
+        for (j, a) in ones.chunks_exact(k).enumerate() {
             for t in 0..k {
                 b[t] = x[t] - a[t];
             }
-            if self.rows(obj, a) < rules.min_support || self.rows(obj, b) < rules.min_support {
+            if self.rows::<C, O>(obj, a) < rules.min_support || self.rows::<C, O>(obj, b) < rules.min_support {
                 continue;
             }
-            let cost = self.leaf_cost(obj, a, rules) + self.leaf_cost(obj, b, rules);
+            let cost = self.leaf_cost::<C, O>(obj, a, rules) + self.leaf_cost::<C, O>(obj, b, rules);
             if cost < best {
                 best = cost;
                 feature = Some(j as u32);
@@ -309,12 +330,13 @@ impl Depth2 {
         debug_assert!(depth == 1 || depth == 2);
         let out = self.select(t, set, depth, rules, budget_bytes).and_then(|layout| {
             let mut poller = Poller { work: 0, stop };
-            // Fixed channel counts let the compiler unroll the inner loops.
-            match self.k {
-                2 => self.solve_k::<2, O, S>(t, set, depth, rules, layout, &mut poller),
-                3 => self.solve_k::<3, O, S>(t, set, depth, rules, layout, &mut poller),
-                4 => self.solve_k::<4, O, S>(t, set, depth, rules, layout, &mut poller),
-                _ => self.solve_k::<0, O, S>(t, set, depth, rules, layout, &mut poller),
+            // Fixed channel and statistics counts let the compiler unroll the inner loops.
+            match (self.k, self.c) {
+                (2, 2) => self.solve_k::<2, 2, O, S>(t, set, depth, rules, layout, &mut poller),
+                (3, 2) => self.solve_k::<3, 2, O, S>(t, set, depth, rules, layout, &mut poller),
+                (3, 3) => self.solve_k::<3, 3, O, S>(t, set, depth, rules, layout, &mut poller),
+                (4, 4) => self.solve_k::<4, 4, O, S>(t, set, depth, rules, layout, &mut poller),
+                _ => self.solve_k::<0, 0, O, S>(t, set, depth, rules, layout, &mut poller),
             }
         });
         if !self.identity {
@@ -332,7 +354,11 @@ impl Depth2 {
             cost: t.cost,
             split: t.split.map(|(i, l, r)| {
                 let f = |s: u32| self.active[s as usize];
-                (f(i), l.map(f), r.map(f))
+                // The kernel's right side of a flipped root is the dataset's left side.
+                match f(i) {
+                    root if self.flipped[root as usize] => (root, r.map(f), l.map(f)),
+                    root => (root, l.map(f), r.map(f)),
+                }
             }),
         })
     }
@@ -370,7 +396,7 @@ impl Depth2 {
         let (m, k) = (self.m, self.k);
         self.identity = false;
         let full = 8 * k * (m * (m + 1) / 2);
-        if depth == 2 && full <= self.narrow && t.splits.right_list(0).is_some() && self.bytes() + full + 8 * m * k + 4 * (m + t.data.n_groups()) <= budget {
+        if depth == 2 && full <= self.narrow && !self.listed_start.is_empty() && self.bytes() + full + 8 * m * k + 4 * (m + t.data.n_groups()) <= budget {
             // Narrow data: every feature, in the whole triangle, as MurTree does.
             self.identity = true;
             if self.active.len() != m {
@@ -409,6 +435,7 @@ impl Depth2 {
         let (mut n_groups, mut rows) = (0u32, 0.0);
         {
             let (count, feature_rows, values, total) = (&mut self.count, &mut self.feature_rows, &self.values, &mut self.total);
+            let (listed_start, listed) = (&self.listed_start, &self.listed);
             let with_rows = self.rows_at.is_some();
             for_each_one(set, |g| {
                 n_groups += 1;
@@ -417,7 +444,7 @@ impl Depth2 {
                 for (t, v) in total.iter_mut().zip(group_values(values, &t.obj, g, k)) {
                     *t += v;
                 }
-                t.splits.for_each_right(g, |f| {
+                for_each_counted(listed_start, listed, &t.splits, g, |f| {
                     count[f as usize] += 1;
                     if with_rows {
                         feature_rows[f as usize] += nr;
@@ -464,9 +491,10 @@ impl Depth2 {
         if depth == 1 {
             self.pairs = Vec::new();
             let (slot, diag, values) = (&self.slot, &mut self.diag, &self.values);
+            let (listed_start, listed) = (&self.listed_start, &self.listed);
             for_each_one(set, |g| {
                 let v = group_values(values, &t.obj, g, k);
-                t.splits.for_each_right(g, |f| {
+                for_each_counted(listed_start, listed, &t.splits, g, |f| {
                     let s = slot[f as usize];
                     if s != NONE {
                         for (d, w) in diag[s as usize * k..s as usize * k + k].iter_mut().zip(v) {
@@ -492,9 +520,10 @@ impl Depth2 {
         {
             let (slot, diag, values) = (&self.slot, &mut self.diag, &self.values);
             let (local, local_start, local_group) = (&mut self.local, &mut self.local_start, &mut self.local_group);
+            let (listed_start, listed) = (&self.listed_start, &self.listed);
             for_each_one(set, |g| {
                 let v = group_values(values, &t.obj, g, k);
-                t.splits.for_each_right(g, |f| {
+                for_each_counted(listed_start, listed, &t.splits, g, |f| {
                     let s = slot[f as usize];
                     if s != NONE {
                         local.push(s);
@@ -557,6 +586,7 @@ impl Depth2 {
             };
             let held = std::mem::take(&mut self.held);
             let (values, pairs) = (&self.values, &mut self.pairs);
+            let per_channel = len / k;
             if differ >= size {
                 pairs.fill(0.0);
             }
@@ -568,20 +598,12 @@ impl Depth2 {
                         let g = wi * 64 + w.trailing_zeros() as usize;
                         w &= w - 1;
                         let v = group_values(values, &t.obj, g, k);
-                        // Identity mode is chosen only for families listing their splits.
-                        let ones = t.splits.right_list(g).unwrap_or(&[]);
-                        for (a, &i) in ones.iter().enumerate() {
-                            let i = i as usize;
-                            let row = i * (2 * n - i + 1) / 2;
-                            for &j in &ones[a..] {
-                                let s = (row + (j as usize - i)) * k;
-                                let p = &mut pairs[s..s + k];
-                                for t in 0..k {
-                                    p[t] += sign * v[t];
-                                }
-                            }
-                            poller.add(ones.len() - a)?;
+                        // Identity mode is chosen only when the kernel keeps its lists.
+                        let ones = &self.listed[self.listed_start[g] as usize..self.listed_start[g + 1] as usize];
+                        for (sums, &v) in pairs.chunks_exact_mut(per_channel).zip(v) {
+                            add_to_triangle(sums, n, ones, sign * v, true);
                         }
+                        poller.add(ones.len() * (ones.len() + 1) / 2)?;
                     }
                 }
             }
@@ -590,46 +612,38 @@ impl Depth2 {
             held.extend_from_slice(set);
             self.held = held;
             for i in 0..n {
-                let s = i * (2 * n - i + 1) / 2 * k;
-                self.diag[i * k..i * k + k].copy_from_slice(&pairs[s..s + k]);
+                for t in 0..k {
+                    self.diag[i * k + t] = pairs[t * per_channel + triangle_start(n, i)];
+                }
             }
             return Ok(());
         }
         let (values, pairs) = (&self.values, &mut self.pairs);
         pairs.fill(0.0);
+        let per_channel = pairs.len() / k;
         for q in 0..self.local_group.len() {
             let g = self.local_group[q] as usize;
             let v = group_values(values, &t.obj, g, k);
             let ones = &self.local[self.local_start[q] as usize..self.local_start[q + 1] as usize];
             match layout {
                 Layout::Triangle => {
-                    for (a, &i) in ones.iter().enumerate() {
-                        let i = i as usize;
-                        let row = i * (2 * n - i + 1) / 2;
-                        for &j in &ones[a + 1..] {
-                            let s = (row + (j as usize - i)) * k;
-                            let p = &mut pairs[s..s + k];
-                            for t in 0..k {
-                                p[t] += v[t];
-                            }
-                        }
-                        poller.add(ones.len() - a)?;
+                    for (sums, &v) in pairs.chunks_exact_mut(per_channel).zip(v) {
+                        add_to_triangle(sums, n, ones, v, false);
                     }
+                    poller.add(ones.len() * (ones.len() + 1) / 2)?;
                 }
                 Layout::Rows { start, end } => {
                     let lo = ones.partition_point(|&i| (i as usize) < start);
                     let hi = ones.partition_point(|&i| (i as usize) < end);
-                    for &i in &ones[lo..hi] {
-                        let row = (i as usize - start) * n;
-                        for &j in ones {
-                            let s = (row + j as usize) * k;
-                            let p = &mut pairs[s..s + k];
-                            for t in 0..k {
-                                p[t] += v[t];
+                    for (sums, &v) in pairs.chunks_exact_mut(per_channel).zip(v).filter(|(_, &v)| v != 0.0) {
+                        for &i in &ones[lo..hi] {
+                            let row = &mut sums[(i as usize - start) * n..(i as usize - start + 1) * n];
+                            for &j in ones {
+                                row[j as usize] += v;
                             }
                         }
-                        poller.add(ones.len())?;
                     }
+                    poller.add(ones.len() * (hi - lo))?;
                 }
             }
         }
@@ -640,21 +654,23 @@ impl Depth2 {
         };
         for i in start..end {
             let s = match layout {
-                Layout::Triangle => i * (2 * n - i + 1) / 2,
+                Layout::Triangle => triangle_start(n, i),
                 Layout::Rows { start, .. } => (i - start) * n + i,
-            } * k;
-            pairs[s..s + k].copy_from_slice(&self.diag[i * k..i * k + k]);
+            };
+            for t in 0..k {
+                pairs[t * per_channel + s] = self.diag[i * k + t];
+            }
         }
         Ok(())
     }
 
-    fn solve_k<const K: usize, O: Objective, S: SplitFamily>(&mut self, t: &Task<O, S>, set: &[u64], depth: u32, rules: &Rules, layout: Layout, poller: &mut Poller) -> Result<SmallTree, Halt> {
+    fn solve_k<const K: usize, const C: usize, O: Objective, S: SplitFamily>(&mut self, t: &Task<O, S>, set: &[u64], depth: u32, rules: &Rules, layout: Layout, poller: &mut Poller) -> Result<SmallTree, Halt> {
         let k = channels::<K>(self.k);
-        let (mut a, mut b, mut x) = (std::mem::take(&mut self.a), std::mem::take(&mut self.b), std::mem::take(&mut self.x));
-        let mut right = std::mem::take(&mut self.right);
+        let (mut b, mut x) = (std::mem::take(&mut self.b), std::mem::take(&mut self.x));
+        let (mut row, mut left) = (std::mem::take(&mut self.row), std::mem::take(&mut self.left));
         let total = std::mem::take(&mut self.total);
         let tree = if depth == 1 {
-            let (cost, f) = self.depth_one::<K, O>(&t.obj, &total, |j, out| out.copy_from_slice(self.diag(j)), &mut a, &mut b, rules);
+            let (cost, f) = self.depth_one::<K, C, O>(&t.obj, &total, &self.diag, &mut b, rules);
             Ok(SmallTree { cost, split: f.map(|f| (f, None, None)) })
         } else {
             let s = self.side_of(&t.obj, &total, 2, rules);
@@ -662,41 +678,60 @@ impl Depth2 {
             let n = self.active.len();
             let mut layout = layout;
             let mut outcome = Ok(());
+            let (mut splitting, mut splitting_sums) = (std::mem::take(&mut self.splitting), std::mem::take(&mut self.splitting_sums));
+            (splitting.clear(), splitting_sums.clear());
             if !s.terminal {
                 'blocks: loop {
                     if let Err(h) = self.accumulate::<K, O, S>(t, set, layout, poller) {
                         outcome = Err(h);
                         break;
                     }
+                    if splitting.is_empty() {
+                        // The features splitting the set with both sides supported (the
+                        // diagonal is known after the first pass): no other splits a child.
+                        for (j, d) in self.diag.chunks_exact(k).enumerate() {
+                            for t in 0..k {
+                                x[t] = total[t] - d[t];
+                            }
+                            if self.rows::<C, O>(&t.obj, d) >= rules.min_support && self.rows::<C, O>(&t.obj, &x) >= rules.min_support {
+                                splitting.push(j as u32);
+                                splitting_sums.extend_from_slice(d);
+                            }
+                        }
+                        let len = splitting.len() * k;
+                        row.resize(len, 0.0);
+                        left.resize(len, 0.0);
+                        if splitting.is_empty() {
+                            break;
+                        }
+                    }
                     let roots = match layout {
                         Layout::Triangle => 0..n,
                         Layout::Rows { start, end } => start..end,
                     };
-                    for i in roots {
-                        if let Err(h) = poller.add(2 * n) {
+                    let first = splitting.partition_point(|&i| (i as usize) < roots.start);
+                    for q in first..splitting.partition_point(|&i| (i as usize) < roots.end) {
+                        if let Err(h) = poller.add(2 * splitting.len()) {
                             outcome = Err(h);
                             break 'blocks;
                         }
-                        right.copy_from_slice(self.diag(i));
+                        let (i, right) = (splitting[q] as usize, &splitting_sums[q * k..(q + 1) * k]);
                         for t in 0..k {
                             x[t] = total[t] - right[t];
                         }
-                        if self.rows(&t.obj, &right) < rules.min_support || self.rows(&t.obj, &x) < rules.min_support {
-                            continue;
-                        }
-                        let (cr, fr) = self.depth_one::<K, O>(&t.obj, &right, |j, out| out.copy_from_slice(self.pair(layout, i, j)), &mut a, &mut b, rules);
+                        self.gather_row(layout, i, &splitting, &mut row);
+                        let (cr, fr) = self.depth_one::<K, C, O>(&t.obj, right, &row, &mut b, rules);
                         if cr >= best.cost {
                             continue;
                         }
-                        let left_one = |j: usize, out: &mut [f64]| {
-                            let (sj, pij) = (self.diag(j), self.pair(layout, i, j));
-                            for t in 0..k {
-                                out[t] = sj[t] - pij[t];
-                            }
-                        };
-                        let (cl, fl) = self.depth_one::<K, O>(&t.obj, &x, left_one, &mut a, &mut b, rules);
+                        // The left child's rows with feature j = 1: those of j less those of (i, j).
+                        for ((l, d), p) in left.iter_mut().zip(&splitting_sums).zip(&row) {
+                            *l = d - p;
+                        }
+                        let (cl, fl) = self.depth_one::<K, C, O>(&t.obj, &x, &left, &mut b, rules);
                         if cl + cr < best.cost {
-                            best = SmallTree { cost: cl + cr, split: Some((i as u32, fl, fr)) };
+                            let feature = |f: Option<u32>| f.map(|p| splitting[p as usize]);
+                            best = SmallTree { cost: cl + cr, split: Some((i as u32, feature(fl), feature(fr))) };
                         }
                     }
                     match layout {
@@ -707,10 +742,75 @@ impl Depth2 {
                     }
                 }
             }
+            (self.splitting, self.splitting_sums) = (splitting, splitting_sums);
             outcome.map(|_| best)
         };
-        (self.a, self.b, self.x, self.right, self.total) = (a, b, x, right, total);
+        (self.b, self.x, self.row, self.left, self.total) = (b, x, row, left, total);
         tree
+    }
+}
+
+/// Index of pair (i, i) in the upper triangle (with its diagonal) of `n` features kept
+/// row by row: row `i` holds the pairs (i, j) for j = i..n.
+#[inline]
+fn triangle_start(n: usize, i: usize) -> usize {
+    i * (2 * n - i + 1) / 2
+}
+
+/// Adds `v` to the triangle's sum of every pair (i, j), i < j (and i = j when
+/// `diagonal`), of the ascending features `ones`: the kernel's innermost loop. Groups
+/// of one class add nothing to the other classes' triangles (`v == 0`).
+#[inline]
+fn add_to_triangle(sums: &mut [f64], n: usize, ones: &[u32], v: f64, diagonal: bool) {
+    if v == 0.0 {
+        return;
+    }
+    for (a, &i) in ones.iter().enumerate() {
+        let i = i as usize;
+        let row = &mut sums[triangle_start(n, i)..triangle_start(n, i) + n - i];
+        for &j in &ones[a + !diagonal as usize..] {
+            row[j as usize - i] += v;
+        }
+    }
+}
+
+/// The kernel's feature polarity and its per-group lists (see [`Depth2::flipped`]):
+/// `(flipped, listed_start, listed)`; nothing flipped and no lists when the family lists
+/// no splits per group.
+fn listed_features<O: Objective, S: SplitFamily>(t: &Task<O, S>) -> (Vec<bool>, Vec<u32>, Vec<u32>) {
+    let (m, n_groups) = (t.splits.n_splits(), t.data.n_groups());
+    let lists: Option<Vec<&[u32]>> = (0..n_groups).map(|g| t.splits.right_list(g)).collect();
+    let Some(lists) = lists.filter(|_| n_groups > 0) else { return (vec![false; m], Vec::new(), Vec::new()) };
+    let mut ones = vec![0usize; m];
+    for &f in lists.iter().copied().flatten() {
+        ones[f as usize] += 1;
+    }
+    let flipped: Vec<bool> = ones.iter().map(|&n| 2 * n > n_groups).collect();
+    let mut start = Vec::with_capacity(n_groups + 1);
+    let mut listed = Vec::new();
+    start.push(0);
+    for list in lists {
+        let mut next = list.iter().peekable();
+        for f in 0..m as u32 {
+            let one = next.next_if_eq(&&f).is_some();
+            if one != flipped[f as usize] {
+                listed.push(f);
+            }
+        }
+        start.push(listed.len() as u32);
+    }
+    listed.shrink_to_fit();
+    (flipped, start, listed)
+}
+
+/// Calls `f` with every feature the kernel counts group `g` in: from its own lists when
+/// it keeps them, else the family's splits sending `g` right.
+#[inline]
+fn for_each_counted<S: SplitFamily>(listed_start: &[u32], listed: &[u32], splits: &S, g: usize, mut f: impl FnMut(u32)) {
+    if listed_start.is_empty() {
+        splits.for_each_right(g, f);
+    } else {
+        listed[listed_start[g] as usize..listed_start[g + 1] as usize].iter().for_each(|&s| f(s));
     }
 }
 
