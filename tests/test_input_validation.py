@@ -409,6 +409,8 @@ def test_plain_array_fit_does_not_probe_dataframe_libraries():
         "X = np.random.default_rng(0).normal(size=(60, 3)); y = (X[:, 0] > 0).astype(int)\n"
         "treeopt.DL85Classifier(max_depth=2).fit(X, y).predict(X)\n"
         "treeopt.GOSDTClassifier(regularization=0.05).fit(X > 0, y)\n"
+        "treeopt.GOSDTRegressor(max_depth=2).fit(X > 0, X[:, 1]).predict(X > 0)\n"
+        "treeopt.DL85Regressor(max_depth=1).fit(X, X[:, 1])\n"
         "print(p._discover_entrypoints.cache_info().misses)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -423,8 +425,9 @@ def test_plain_array_fit_does_not_probe_dataframe_libraries():
     bad=st.sampled_from([None, np.nan, np.inf]),
     dtype=st.sampled_from(["numeric", None, np.float64]),
     ylabels=st.sampled_from(["int", "str", "float", "halves"]),
+    y_numeric=st.booleans(),
 )
-def test_plain_array_validation_matches_scikit_learn(rows, cols, kind, bad, dtype, ylabels):
+def test_plain_array_validation_matches_scikit_learn(rows, cols, kind, bad, dtype, ylabels, y_numeric):
     """The plain-array path returns what scikit-learn's ``validate_data`` returns and
     raises where it raises (then with its message)."""
     from sklearn.base import BaseEstimator, ClassifierMixin
@@ -446,7 +449,7 @@ def test_plain_array_validation_matches_scikit_learn(rows, cols, kind, bad, dtyp
     def outcome(validate, check_labels):
         try:
             est = Probe()
-            got = validate(est, X, y, dtype=dtype)
+            got = validate(est, X, y, dtype=dtype, **({"y_numeric": True} if y_numeric else {}))
             check_labels(got[1])
             return ("ok", got[0].dtype, got[0].tolist(), got[1].tolist(), est.n_features_in_)
         except ValueError as exc:

@@ -156,7 +156,7 @@ def _locate_unconvertible(estimator, X, exc):
 
 
 #: Keyword arguments the plain-array path of :func:`validate_data` understands.
-_PLAIN_ARRAY_PARAMS = {"dtype", "ensure_all_finite", "ensure_min_features"}
+_PLAIN_ARRAY_PARAMS = {"dtype", "ensure_all_finite", "ensure_min_features", "y_numeric"}
 
 
 def _plain_array(a, ndim, dtype, finite):
@@ -195,7 +195,10 @@ def validate_data(estimator, X, y="no_validation", reset=True, **kwargs):
         if y is None and get_tags(estimator).target_tags.required:
             out = None  # scikit-learn's error
         elif not no_y and y is not None:
-            yy = y if type(y) is np.ndarray and y.dtype.kind == "U" and y.ndim == 1 else _plain_array(y, 1, None, True)
+            # y_numeric converts only object targets: a real one passes unchanged, and
+            # string targets are left to scikit-learn's wording.
+            strings = type(y) is np.ndarray and y.dtype.kind == "U" and y.ndim == 1 and not kwargs.get("y_numeric")
+            yy = y if strings else _plain_array(y, 1, None, True)
             if yy is None or len(yy) != out.shape[0]:
                 out = None
             else:

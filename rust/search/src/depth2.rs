@@ -104,9 +104,9 @@ pub(crate) struct Depth2 {
     spare_held: Vec<u64>,
     /// The optima of the last few sets solved at depth two, for STreeD's similarity
     /// bound (kept only where it holds: a minimum leaf support of one, and an objective
-    /// bounding the loss per unit of mass, `unit`).
+    /// bounding what a group adds to a leaf, [`Objective::insertion_cost`]).
     solved: std::collections::VecDeque<(Vec<u64>, f64)>,
-    unit: Option<f64>,
+    similarity: bool,
     /// Every group's values are integers below 2^53, so sums updated up and down stay
     /// exact (only then are they updated rather than summed afresh).
     integral: bool,
@@ -208,7 +208,7 @@ impl Depth2 {
             spare_pairs: Vec::new(),
             spare_held: Vec::new(),
             solved: std::collections::VecDeque::new(),
-            unit: t.obj.max_unit_loss().filter(|_| min_support <= 1.0),
+            similarity: min_support <= 1.0 && t.data.n_groups() > 0 && t.obj.insertion_cost(0).is_some(),
             integral,
             total: vec![0.0; k],
             b: vec![0.0; k],
@@ -344,7 +344,7 @@ impl Depth2 {
                 self.slot[f as usize] = NONE;
             }
         }
-        if let (Ok(tree), Some(_), 2) = (&out, self.unit, depth) {
+        if let (Ok(tree), true, 2) = (&out, self.similarity, depth) {
             if self.solved.len() == SOLVED_KEPT {
                 self.solved.pop_back();
             }
@@ -365,11 +365,13 @@ impl Depth2 {
 
     /// STreeD's similarity bound on the optimum of `set` at depth two from the optima of
     /// the last sets solved: a tree of `set` is a tree of a solved set `s` once the
-    /// groups of `s` missing from `set` are added, which costs at most `unit` per unit of
-    /// their mass, and groups of `set` outside `s` only make it dearer (with a minimum
-    /// leaf support of one). `f64::NEG_INFINITY` when it does not hold or none is known.
+    /// groups of `s` missing from `set` are added, which costs at most their insertion
+    /// costs, and groups of `set` outside `s` only make it dearer (with a minimum leaf
+    /// support of one). `f64::NEG_INFINITY` when it does not hold or none is known.
     pub fn similarity_bound<O: Objective>(&self, obj: &O, set: &[u64]) -> f64 {
-        let Some(unit) = self.unit else { return f64::NEG_INFINITY };
+        if !self.similarity {
+            return f64::NEG_INFINITY;
+        }
         let mut best = f64::NEG_INFINITY;
         for (s, opt) in &self.solved {
             if s.len() != set.len() || *opt <= best {
@@ -381,10 +383,12 @@ impl Depth2 {
                 while w != 0 {
                     let g = wi * 64 + w.trailing_zeros() as usize;
                     w &= w - 1;
-                    missing += obj.group_stats(g).iter().sum::<f64>();
+                    missing += obj.insertion_cost(g).unwrap_or(f64::INFINITY);
                 }
             }
-            best = best.max(opt - unit * missing * (1.0 + 1e-9));
+            // Sums that are not integers carry rounding: keep the bound below it.
+            let rounding = if self.integral { 0.0 } else { 1e-12 * opt.abs() };
+            best = best.max(opt - missing * (1.0 + 1e-9) - rounding);
         }
         best
     }

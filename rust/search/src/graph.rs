@@ -19,7 +19,11 @@
 //!   and a subproblem that can still split needs at least two leaves;
 //! * an objective's own bound from a subproblem's groups ([`Objective::set_bound`]):
 //!   under squared error, OSRT's k-means equivalent-points bound (on new subproblems
-//!   without a depth limit);
+//!   without a depth limit; under one, against the budget of a subproblem about to be
+//!   searched);
+//! * STreeD's similarity bound in the depth-two kernel: the optimum of a recently
+//!   solved set, less what the groups it has and this set lacks can add to its leaves
+//!   ([`Objective::insertion_cost`]);
 //! * leaf support and incremental accuracy (Thms 3.3 and 3.4): a subproblem whose leaf
 //!   misclassifies at most one penalty more than its equivalent-points bound can never
 //!   gain from a split (for two classes this covers every node of support below 2λ),
@@ -181,6 +185,40 @@ impl Level {
     }
 }
 
+/// Whether a bound that may not pay for itself is worth asking, from how often it
+/// pruned lately: while at least half of its recent asks pruned (a moving average over
+/// about the last [`TrialRate::SPAN`] asks, starting optimistic), and otherwise once every
+/// [`TrialRate::SPAN`] chances, so that the rate can recover when the search moves on to
+/// subproblems where it prunes (typically once a good tree bounds the budgets).
+#[derive(Clone, Copy, Debug)]
+struct TrialRate {
+    rate: f64,
+    skipped: u32,
+}
+
+impl Default for TrialRate {
+    fn default() -> Self {
+        TrialRate { rate: 1.0, skipped: 0 }
+    }
+}
+
+impl TrialRate {
+    const SPAN: u32 = 8;
+
+    fn ask(&mut self) -> bool {
+        if self.rate >= 0.5 || self.skipped + 1 >= Self::SPAN {
+            self.skipped = 0;
+            return true;
+        }
+        self.skipped += 1;
+        false
+    }
+
+    fn record(&mut self, pruned: bool) {
+        self.rate += (pruned as u32 as f64 - self.rate) / Self::SPAN as f64;
+    }
+}
+
 /// A child of a candidate split: closed as a leaf, or a record of the store.
 #[derive(Clone, Copy)]
 enum Child {
@@ -248,6 +286,9 @@ struct Solver<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> {
     /// when the split family lists its splits per group, sweeps for thresholds without
     /// a reference model); otherwise the search solves them too.
     kernel_on: bool,
+    /// How often the objective's bound ([`Objective::set_bound`]) pruned the records of
+    /// two levels it was asked about.
+    depth_two_bound: TrialRate,
     /// Neighbourhood pruning between thresholds of a column, with the objective's loss
     /// per unit of mass moved: on when that exists, the leaf support is one and there is
     /// no reference model.
@@ -802,24 +843,33 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
     /// Under a depth limit served by the depth-two kernel, the objective's bound from
     /// the groups of record `id` ([`Objective::set_bound`]) asked only when the record
     /// is about to be searched, against its `budget`: the bound stops as soon as it
-    /// reaches the budget or cannot, and true means it pruned the record. Not for
-    /// records of two levels, which the kernel solves about as fast as the bound is
-    /// computed, nor at insertion: on OSRT's sets at depths 3-7 bounding every new
-    /// record cost more time than its pruning saved (see [`Solver::set_bound`] for the
-    /// unlimited depth).
+    /// reaches the budget or cannot, and true means it pruned the record. Not at
+    /// insertion: on OSRT's sets at depths 3-7 bounding every new record cost more time
+    /// than its pruning saved (see [`Solver::set_bound`] for the unlimited depth). On
+    /// records of two levels the kernel's pairwise sums often cost little more than the
+    /// bound, so there it is asked only while it prunes most of the records it is asked
+    /// about ([`TrialRate`]).
     fn budget_bound(&mut self, id: u32, budget: f64) -> bool {
         let rec = *self.store.get(id);
-        if self.reference.is_some() || !self.kernel_on || rec.depth == UNLIMITED || rec.depth <= 2 {
+        if self.reference.is_some() || !self.kernel_on || rec.depth == UNLIMITED || rec.depth < 2 {
+            return false;
+        }
+        if rec.depth == 2 && !self.depth_two_bound.ask() {
             return false;
         }
         let target = budget.min(rec.ub);
-        let Some(b) = self.t.obj.set_bound(self.store.key(id), self.rules.penalty, rec.depth, target) else { return false };
+        let b = self.t.obj.set_bound(self.store.key(id), self.rules.penalty, rec.depth, target);
+        let pruned = b.is_some_and(|b| b >= target);
+        if rec.depth == 2 {
+            self.depth_two_bound.record(pruned);
+        }
+        let Some(b) = b else { return false };
         let r = self.store.get_mut(id);
         if b > r.lb {
             r.lb = b.min(r.ub);
             r.proven = r.lb;
         }
-        b >= target
+        pruned
     }
 
     /// `side` (the bounds of the subproblem `set` from its totals) raised by the
@@ -1022,6 +1072,7 @@ fn run_with<M: Monitor, O: Objective, S: SplitFamily>(data: &Groups, obj: O, spl
         stopped: None,
         expansions: 0,
         root: 0,
+        depth_two_bound: TrialRate::default(),
         neighbourhood: task_unit.filter(|_| rules.min_support <= 1.0 && reference.is_none()),
         reference,
         kernel_on,

@@ -79,6 +79,16 @@ pub trait Objective {
     fn max_unit_loss(&self) -> Option<f64> {
         None
     }
+    /// An upper bound on how much the rows of group `g` raise the loss of any leaf they
+    /// join (empty or not), when removing rows from a leaf never raises its loss; `None`
+    /// when the objective knows none. STreeD's similarity bound rests on it: a tree of a
+    /// set of groups costs at least the optimum of a solved set less the insertion costs
+    /// of the solved set's groups it lacks. Defaults to [`Objective::max_unit_loss`]
+    /// times the group's summed statistics.
+    #[inline]
+    fn insertion_cost(&self, g: usize) -> Option<f64> {
+        self.max_unit_loss().map(|k| k * self.group_stats(g).iter().sum::<f64>())
+    }
     /// An impurity of a node with statistics `stats`, only to order candidate splits
     /// (good first, so the bounds bite early); any value is correct, the search stays
     /// exact. Defaults to the leaf loss.
@@ -288,6 +298,8 @@ pub struct SquaredError {
     stats: Vec<f64>,
     /// Per group, the weighted squared deviation of its rows from their own mean.
     floor: Vec<f64>,
+    /// Per group, the most its rows add to any leaf's loss ([`Objective::insertion_cost`]).
+    insertion: Vec<f64>,
     /// Half the least weight of a group: statistics lighter than this are empty.
     empty_below: f64,
     mean: f64,
@@ -329,7 +341,18 @@ impl SquaredError {
         let moment = |p: i32| data.sum_by_group(&(0..y.len()).map(|i| w(i) * z[i].powi(p)).collect::<Vec<_>>());
         let (m0, m1, m2) = (moment(0)?, moment(1)?, moment(2)?);
         let stats: Vec<f64> = (0..data.n_groups()).flat_map(|g| [m0[g], m1[g], m2[g]]).collect();
-        let floor = stats.chunks(3).map(squared_deviation).collect();
+        let floor: Vec<f64> = stats.chunks(3).map(squared_deviation).collect();
+        // A leaf's mean lies within the range of the standardised targets, so a group of
+        // weight w and mean m joining it adds at most its own squared deviation plus
+        // w (m - mean)^2 <= w x (m's distance to the farther end)^2.
+        let kept_z = || (0..y.len()).filter(|&i| w(i) > 0.0).map(|i| z[i]);
+        let (z_lo, z_hi) = (kept_z().fold(f64::INFINITY, f64::min), kept_z().fold(f64::NEG_INFINITY, f64::max));
+        let insertion = (0..data.n_groups())
+            .map(|g| {
+                let m = m1[g] / m0[g];
+                floor[g] + m0[g] * (m - z_lo).max(z_hi - m).powi(2)
+            })
+            .collect();
         let empty_below = m0.iter().cloned().fold(f64::INFINITY, f64::min) / 2.0;
         let mut by_rank: Vec<u32> = (0..data.n_groups() as u32).collect();
         by_rank.sort_by(|&a, &b| (m1[a as usize] / m0[a as usize]).total_cmp(&(m1[b as usize] / m0[b as usize])));
@@ -338,7 +361,7 @@ impl SquaredError {
             rank[g as usize] = r as u32;
         }
         let scratch = std::cell::RefCell::new((vec![0u64; data.words()], KMeans::default()));
-        Ok(SquaredError { stats, floor, empty_below, mean, scale, rank, by_rank, scratch })
+        Ok(SquaredError { stats, floor, insertion, empty_below, mean, scale, rank, by_rank, scratch })
     }
 
     /// Converts a label (a standardised mean) to the units of the target.
@@ -379,6 +402,13 @@ impl Objective for SquaredError {
     #[inline]
     fn has_weight(&self, stats: &[f64]) -> bool {
         stats[0] > self.empty_below
+    }
+    /// A leaf's squared error never falls when it gains rows, nor rises when it loses
+    /// them; a group joining it adds at most `floor + w x (distance of its mean to the
+    /// farther end of the target's range)^2`.
+    #[inline]
+    fn insertion_cost(&self, g: usize) -> Option<f64> {
+        Some(self.insertion[g])
     }
     /// OSRT's k-means equivalent-points bound (Zhang et al. 2023, §4).
     fn set_bound(&self, set: &[u64], penalty: f64, depth: u32, target: f64) -> Option<f64> {
