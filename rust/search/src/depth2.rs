@@ -72,6 +72,9 @@ pub(crate) struct Depth2 {
     /// (nothing is flipped then, and the family's splits are read).
     listed_start: Vec<u32>,
     listed: Vec<u32>,
+    /// Whether `flipped` and the lists are built: at the first call of `solve`, so that a
+    /// search the kernel never serves (a leaf proved at once) holds no copy of them.
+    lists_built: bool,
     /// Per dataset feature: groups of the subproblem where it is 1 (zero between calls).
     count: Vec<u32>,
     /// Per dataset feature: rows of the subproblem where it is 1 (with a minimum support).
@@ -181,7 +184,6 @@ impl Depth2 {
                 values.push(r[g]);
             }
         }
-        let (flipped, listed_start, listed) = listed_features(t);
         let integral = (0..t.data.n_groups()).all(|g| group_values(&values, &t.obj, g, k).iter().all(|v| v.fract() == 0.0 && v.abs() < 9.0e15));
         Depth2 {
             m,
@@ -190,9 +192,10 @@ impl Depth2 {
             rows_at,
             reference_at,
             values,
-            flipped,
-            listed_start,
-            listed,
+            flipped: Vec::new(),
+            listed_start: Vec::new(),
+            listed: Vec::new(),
+            lists_built: false,
             count: Vec::new(),
             feature_rows: Vec::new(),
             slot: Vec::new(),
@@ -328,6 +331,10 @@ impl Depth2 {
         stop: &mut dyn FnMut() -> Option<Halt>,
     ) -> Result<SmallTree, Halt> {
         debug_assert!(depth == 1 || depth == 2);
+        if !self.lists_built {
+            (self.flipped, self.listed_start, self.listed) = listed_features(t);
+            self.lists_built = true;
+        }
         let out = self.select(t, set, depth, rules, budget_bytes).and_then(|layout| {
             let mut poller = Poller { work: 0, stop };
             // Fixed channel and statistics counts let the compiler unroll the inner loops.
