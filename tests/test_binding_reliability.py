@@ -126,14 +126,14 @@ def test_core_huge_time_limit_directly():
     searches = (_core.GosdtSearch(0.01), _core.Dl85Search(2, 1, 0.0), _core.OsdtSearch(0.01))
     for t in (1e19, 1e300, sys.float_info.max):
         for search in searches:
-            res = _core.fit_classifier(X, y, 2, None, search, time_limit=t)
+            res = _core.fit(X, y, None, search, n_classes=2, time_limit=t)
             assert res.status == "optimal"
     with pytest.raises(ValueError, match="time_limit"):
-        _core.fit_classifier(X, y, 2, None, searches[0], time_limit=float("nan"))
+        _core.fit(X, y, None, searches[0], n_classes=2, time_limit=float("nan"))
 
 
 def test_core_returns_a_typed_read_only_result():
-    """``fit_classifier`` answers with a ``FitResult`` whose fields are typed and cannot be
+    """``fit`` answers with a ``FitResult`` whose fields are typed and cannot be
     overwritten; only OSDT fills ``osdt``; a wrong search object is a TypeError."""
     from treeopt import _core
 
@@ -141,7 +141,7 @@ def test_core_returns_a_typed_read_only_result():
     y = np.ascontiguousarray(XOR_Y, dtype=np.uint32)
     w = np.linspace(0.5, 1.0, len(y))
     for search in (_core.GosdtSearch(0.01), _core.Dl85Search(2, 1, 0.01), _core.OsdtSearch(0.01)):
-        res = _core.fit_classifier(X, y, 2, w, search)
+        res = _core.fit(X, y, w, search, n_classes=2)
         assert isinstance(res, _core.FitResult) and isinstance(res.stats, _core.SearchStats)
         n = len(res.feature)
         assert n == 7 and res.value.shape == (n, 2) and res.labels.shape == (n,)
@@ -156,7 +156,7 @@ def test_core_returns_a_typed_read_only_result():
             res.objective = 0.0
     assert res.osdt.trees_evaluated > 0 and res.osdt.warm_start_objective is None
     with pytest.raises(TypeError):
-        _core.fit_classifier(X, y, 2, None, "gosdt")
+        _core.fit(X, y, None, "gosdt", n_classes=2)
 
 
 @pytest.mark.parametrize("kind", ["gosdt", "dl85"])
@@ -175,7 +175,7 @@ def test_core_passes_the_cost_matrix(kind):
             search = _core.GosdtSearch(0.0, misclassification_cost=cost)
         else:
             search = _core.Dl85Search(1, 1, 0.0, misclassification_cost=cost)
-        return _core.fit_classifier(X, y, 2, None, search)
+        return _core.fit(X, y, None, search, n_classes=2)
 
     plain, unit = fit(None), fit(1 - np.eye(2))
     assert unit.objective == plain.objective == pytest.approx(0.4)

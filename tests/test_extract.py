@@ -20,7 +20,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.tree import DecisionTreeClassifier
 
-from treeopt import ExtractedTreeClassifier, ExtractedTreeRegressor, Tree
+from treeopt import ExtractedTreeClassifier, ExtractedTreeRegressor, GOSDTRegressor, Tree
 from treeopt.extract import (
     BoxGaussianMixture,
     _best_split,
@@ -742,6 +742,40 @@ def test_refine_gosdt_maps_back_to_the_original_features():
     # GOSDT's objective is computed on importance-weighted samples (weights sum to 1)
     assert gosdt.objective_ == pytest.approx(gosdt.lower_bound_)
     assert 0.015 - 1e-9 <= gosdt.objective_ < 0.05
+
+
+def test_refine_gosdt_regressor_maps_back_to_the_original_features():
+    X = gaussian_data()
+    est = ExtractedTreeRegressor(
+        steps, max_leaves=8, n_samples=300, random_state=0, refine="gosdt",
+        refine_regularization=0.003, refine_time_limit=30,
+    ).fit(X)
+    assert est.refine_status_ == "optimal"
+    reg = est.refine_estimator_
+    assert isinstance(reg, GOSDTRegressor) and reg.objective_ == pytest.approx(reg.lower_bound_)
+    pairs = est.refine_thresholds_
+    assert len(pairs) == len(est.refine_feature_names_) == reg.n_features_in_
+    # predictions on raw X equal GOSDT's on the binarized columns, and the rules say so
+    X_test = gaussian_data(seed=5)
+    X01 = np.column_stack([X_test[:, f] <= t for f, t in pairs]).astype(np.uint8)
+    np.testing.assert_allclose(est.predict(X_test), reg.predict(X01))
+    tree = est.tree_
+    assert tree.task == "regression" and tree.value.shape[1] == 1
+    used = {(int(f), float(t)) for f, t in zip(tree.feature, tree.threshold) if f >= 0}
+    assert used <= set(pairs)
+    # the black box is six constant pieces; the optimal tree over the extraction's
+    # thresholds finds them, within sampling error of the thresholds
+    assert tree.n_leaves == 6
+    assert est.fidelity(X_test)["mse"] < 1e-3 * np.var(steps(X_test))
+    assert est.extracted_tree_ is not tree
+
+
+def test_refine_gosdt_regressor_trivial_when_outputs_are_constant():
+    est = ExtractedTreeRegressor(
+        lambda Z: np.full(len(Z), 2.5), max_leaves=4, n_samples=50, refine="gosdt", random_state=0
+    ).fit(gaussian_data())
+    assert est.refine_status_ == "trivial" and est.tree_.n_leaves == 1
+    assert est.predict(gaussian_data(n=5)) == pytest.approx(2.5)
 
 
 def test_importance_weights_make_pooled_node_samples_represent_the_distribution():

@@ -110,13 +110,13 @@ def test_predict_routes_by_the_thresholds(make):
 
 def test_zero_one_input_takes_the_binary_route(make, monkeypatch):
     seen = []
-    real = _core.fit_classifier
+    real = _core.fit
 
     def spy(x, *args, **kwargs):
         seen.append(x.dtype)
         return real(x, *args, **kwargs)
 
-    monkeypatch.setattr(_core, "fit_classifier", spy)
+    monkeypatch.setattr(_core, "fit", spy)
     rng = np.random.default_rng(0)
     Xb = rng.integers(0, 2, size=(200, 6)).astype(np.uint8)
     y = (Xb[:, 0] & Xb[:, 1]) | Xb[:, 2]

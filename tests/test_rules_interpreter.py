@@ -485,18 +485,13 @@ def _fit_family(family, rng, X, y, score):
     if family == "Optimal":
         est = treeopt.OptimalTreeClassifier(regularization=0.02, n_estimators=10)
         return est.fit(X, y).tree_, X, False
-    if family == "ExtractedClassifier":
-        bb = DTC(max_depth=3, random_state=0).fit(X, y)
+    if family in ("ExtractedClassifier", "ExtractedRegressor"):
+        classify = family == "ExtractedClassifier"
+        bb = (DTC if classify else DecisionTreeRegressor)(max_depth=3, random_state=0)
+        bb.fit(X, y if classify else score)
+        extractor = treeopt.ExtractedTreeClassifier if classify else treeopt.ExtractedTreeRegressor
         refine = "gosdt" if rng.random() < 0.3 else None
-        est = treeopt.ExtractedTreeClassifier(
-            bb, max_leaves=6, n_samples=150, n_components=2, random_state=seed, refine=refine
-        )
-        return est.fit(X).tree_, X, False
-    if family == "ExtractedRegressor":
-        bb = DecisionTreeRegressor(max_depth=3, random_state=0).fit(X, score)
-        est = treeopt.ExtractedTreeRegressor(
-            bb, max_leaves=6, n_samples=150, n_components=2, random_state=seed
-        )
+        est = extractor(bb, max_leaves=6, n_samples=150, n_components=2, random_state=seed, refine=refine)
         return est.fit(X).tree_, X, False
     if family == "LatentClassifier":
         est = treeopt.LatentTreeClassifier(depth=2, max_epochs=3, random_state=seed)

@@ -918,6 +918,46 @@ _EXTRACT_PARAMS_DOC = """    blackbox : fitted estimator or callable
 """
 
 
+_REFINE_PARAMS_DOC = """    refine : {{None, "gosdt"}}, default=None
+        ``"gosdt"``: after extraction, binarize all the actively sampled, black-box
+        {labelled} rows with the thresholds the extraction found (the splits of the tree
+        and the best candidate split of every leaf), weight them so that they represent
+        the input distribution, and fit :class:`treeopt.{estimator}` on them: a
+        provably optimal sparse tree of the black box over those thresholds (optimal
+        when ``refine_status_ == "optimal"``). ``tree_`` is then that tree, mapped back
+        to the original features; ``max_leaves`` only bounds the extraction stage.
+    refine_regularization : float, default=0.01
+        GOSDT's per-leaf penalty: a leaf must add this much {gain} to be worth it.
+    refine_max_depth : int or None, default=None
+        Depth limit for GOSDT.
+    refine_time_limit : float, default=60
+        Seconds after which GOSDT returns its best tree so far (see ``refine_status_``).
+"""
+
+
+
+def _parameters_section(estimator, labelled, gain):
+    """An extractor docstring's Parameters section, up to its Attributes heading: the
+    shared parameters, then ``refine`` with ``estimator`` (rows ``labelled`` by the
+    black box; a leaf must add this much ``gain``)."""
+    refine = _REFINE_PARAMS_DOC.format(estimator=estimator, labelled=labelled, gain=gain)
+    return "\n    Parameters\n    ----------\n" + _EXTRACT_PARAMS_DOC + refine + "\n    Attributes\n    ----------\n"
+
+
+_REFINE_ATTRIBUTES_DOC = """    extracted_tree_ : treeopt.Tree
+        The tree of the greedy extraction (the same object as ``tree_`` without refine).
+    refine_estimator_ : {estimator} or None
+        The fitted GOSDT model (on the binarized columns) with ``refine="gosdt"``.
+    refine_thresholds_ : list of (int, float)
+        ``(feature, threshold)`` of every binarized column given to GOSDT.
+    refine_feature_names_ : list of str
+        Names of those columns, like ``"x3 <= 0.5"``.
+    refine_status_ : str or None
+        GOSDT's ``status_`` (``"optimal"``, ``"time_limit"``, ...); ``"trivial"`` when
+        there was nothing to optimise ({constant} or no threshold).
+"""
+
+
 class _BaseExtractedTree(BaseEstimator):
     """Shared machinery: input distribution, black-box queries and best-first growth."""
 
@@ -931,6 +971,10 @@ class _BaseExtractedTree(BaseEstimator):
         "random_state": ["random_state"],
         "input_distribution": [BoxGaussianMixture, None],
         "train_weight": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="both")],
+        "refine": [StrOptions({"gosdt"}), None],
+        "refine_regularization": [Interval(Real, 0, None, closed="left")],
+        "refine_max_depth": [Interval(Integral, 0, None, closed="left"), None],
+        "refine_time_limit": [Interval(Real, 0, None, closed="neither")],
     }
 
     def __init__(
@@ -942,6 +986,10 @@ class _BaseExtractedTree(BaseEstimator):
         random_state=None,
         input_distribution=None,
         train_weight="auto",
+        refine=None,
+        refine_regularization=0.01,
+        refine_max_depth=None,
+        refine_time_limit=60.0,
     ):
         store_init_params(self, locals())
 
@@ -1235,7 +1283,7 @@ class _BaseExtractedTree(BaseEstimator):
             self._sample_nodes([left, right], nodes, rng)
             # After the last expansion the children's gains are never used (nor, without
             # refine="gosdt", their candidate splits): skip their split search.
-            last = n_leaves + 1 >= self.max_leaves and getattr(self, "refine", None) is None
+            last = n_leaves + 1 >= self.max_leaves and self.refine is None
             for child in (left, right):
                 if last:
                     child["feature"], child["threshold"], child["gain"] = -1, np.nan, 0.0
@@ -1370,127 +1418,10 @@ class _BaseExtractedTree(BaseEstimator):
         tags.input_tags.allow_nan = False
         return tags
 
-
-class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
-    __doc__ = (
-        """Explain a black-box classifier with a decision tree extracted by active sampling.
-
-    Fits a diagonal Gaussian mixture to the training inputs, then grows an axis-aligned
-    tree best-first: every leaf's split (Gini) is chosen on fresh inputs sampled from the
-    mixture *conditioned on the leaf's region* and labelled by the black box, so deep
-    leaves get as much data as the root (Bastani, Kim and Bastani, "Interpreting Blackbox
-    Models via Model Extraction", section 3). ``y`` is ignored: the labels come from the
-    black box.
-
-    Parameters
-    ----------
-"""
-        + _EXTRACT_PARAMS_DOC
-        + """    refine : {None, "gosdt"}, default=None
-        ``"gosdt"``: after extraction, binarize all the actively sampled, black-box
-        labelled rows with the thresholds the extraction found (the splits of the tree
-        and the best candidate split of every leaf), weight them so that they represent
-        the input distribution, and fit :class:`treeopt.GOSDTClassifier` on them: a
-        provably optimal sparse tree of the black box over those thresholds (optimal
-        when ``refine_status_ == "optimal"``). ``tree_`` is then that tree, mapped back
-        to the original features; ``max_leaves`` only bounds the extraction stage.
-    refine_regularization : float, default=0.01
-        GOSDT's per-leaf penalty: a leaf must add this much fidelity (as a probability
-        under the input distribution) to be worth it.
-    refine_max_depth : int or None, default=None
-        Depth limit for GOSDT.
-    refine_time_limit : float, default=60
-        Seconds after which GOSDT returns its best tree so far (see ``refine_status_``).
-
-    Attributes
-    ----------
-    tree_ : treeopt.Tree
-        The explanation. ``weighted_n_node_samples`` is the probability of the node's
-        region under the input distribution and ``value`` that probability split by
-        the black box's class proportions in the region (estimated from the samples).
-    extracted_tree_ : treeopt.Tree
-        The tree of the greedy extraction (the same object as ``tree_`` without refine).
-    classes_ : ndarray
-        Class labels (those the black box returned, plus its ``classes_`` if any).
-    n_queries_ : int
-        Rows sent to the black box during ``fit``.
-    n_blackbox_calls_ : int
-        Calls made to the black box during ``fit`` (every call is one batch).
-    blackbox_time_ : float
-        Seconds spent inside black-box calls during ``fit``.
-    train_weight_ : float
-        The share of the input distribution given to the training rows (``train_weight``,
-        or the share ``train_weight="auto"`` chose).
-    input_distribution_ : BoxGaussianMixture
-        The fitted input distribution (can be sampled in any box).
-    refine_estimator_ : GOSDTClassifier or None
-        The fitted GOSDT model (on the binarized columns) with ``refine="gosdt"``.
-    refine_thresholds_ : list of (int, float)
-        ``(feature, threshold)`` of every binarized column given to GOSDT.
-    refine_feature_names_ : list of str
-        Names of those columns, like ``"x3 <= 0.5"``.
-    refine_status_ : str or None
-        GOSDT's ``status_`` (``"optimal"``, ``"time_limit"``, ...); ``"trivial"`` when
-        there was nothing to optimise (a single class or no threshold).
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only with DataFrame input.
-
-    Examples
-    --------
-    >>> from sklearn.datasets import load_breast_cancer
-    >>> from sklearn.ensemble import RandomForestClassifier
-    >>> from treeopt import ExtractedTreeClassifier
-    >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> forest = RandomForestClassifier(random_state=0).fit(X, y)
-    >>> tree = ExtractedTreeClassifier(forest, max_leaves=8, random_state=0).fit(X)
-    >>> tree.tree_.n_leaves
-    8
-    >>> tree.fidelity(X)["accuracy"] > 0.9
-    True
-    """
-    )
-
-    _classification = True
-
-    _parameter_constraints = {
-        **_BaseExtractedTree._parameter_constraints,
-        "refine": [StrOptions({"gosdt"}), None],
-        "refine_regularization": [Interval(Real, 0, None, closed="left")],
-        "refine_max_depth": [Interval(Integral, 0, None, closed="left"), None],
-        "refine_time_limit": [Interval(Real, 0, None, closed="neither")],
-    }
-
-    def __init__(
-        self,
-        blackbox,
-        max_leaves=16,
-        n_samples=1000,
-        n_components=10,
-        random_state=None,
-        input_distribution=None,
-        train_weight="auto",
-        refine=None,
-        refine_regularization=0.01,
-        refine_max_depth=None,
-        refine_time_limit=60.0,
-    ):
-        store_init_params(self, locals())
-
-    def _store_tree(self, X, nodes):
-        classes = self._classes(nodes)
-        self.classes_ = classes
-        prob = self._node_probabilities(nodes)
-        value = np.zeros((len(nodes), classes.size))
-        for i, node in enumerate(nodes):
-            _, _, weights = self._node_rows(node, "all")
-            labels = np.concatenate([node["real_labels"], node["labels"]])
-            counts = np.bincount(
-                np.searchsorted(classes, labels), weights=weights, minlength=classes.size
-            )
-            value[i] = prob[i] * counts / counts.sum()
-        self.extracted_tree_ = self._tree(X, nodes, value, classes=classes)
-        self.tree_ = self.extracted_tree_
+    # ---- refine with GOSDT --------------------------------------------------- #
+    def _store_refined(self, tree, nodes):
+        """Stores the extracted ``tree`` and, with ``refine="gosdt"``, refines it."""
+        self.extracted_tree_ = self.tree_ = tree
         self.refine_estimator_ = None
         self.refine_thresholds_ = []
         self.refine_feature_names_ = []
@@ -1498,21 +1429,8 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         if self.refine == "gosdt":
             self._refine_gosdt(nodes)
 
-    def _classes(self, nodes):
-        labels = np.concatenate([nd[key] for nd in nodes for key in ("real_labels", "labels")])
-        known = getattr(self.blackbox, "classes_", None)
-        try:
-            if known is not None and np.ndim(known) == 1:
-                labels = np.concatenate([np.asarray(known), labels])
-            return np.unique(labels)
-        except TypeError as exc:
-            raise ValueError(
-                f"the black box's labels cannot be sorted (mixed types?): {exc}"
-            ) from None
-
-    # ---- refine with GOSDT --------------------------------------------------- #
     def _refine_gosdt(self, nodes):
-        from .optimal import GOSDTClassifier
+        from .optimal import GOSDTClassifier, GOSDTRegressor
 
         tree = self.extracted_tree_
         # Thresholds found by the extraction: the splits of the tree and the best
@@ -1545,7 +1463,7 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
             self.refine_status_ = "trivial"
             return
         X01 = threshold_columns(X_all, pairs)
-        gosdt = GOSDTClassifier(
+        gosdt = (GOSDTClassifier if self._classification else GOSDTRegressor)(
             regularization=self.refine_regularization,
             max_depth=self.refine_max_depth,
             time_limit=self.refine_time_limit,
@@ -1555,12 +1473,91 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         self.tree_ = tree_on_raw_features(
             gosdt.tree_,
             pairs,
-            self.classes_,
+            self.classes_ if self._classification else None,
             feature_names=self._feature_names(),
             n_features=self.n_features_in_,
             binary_features=self.extracted_tree_.binary_features,
             weight_label="mass",  # sample weights normalised to a total of 1
         )
+
+
+class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
+    __doc__ = (
+        """Explain a black-box classifier with a decision tree extracted by active sampling.
+
+    Fits a diagonal Gaussian mixture to the training inputs, then grows an axis-aligned
+    tree best-first: every leaf's split (Gini) is chosen on fresh inputs sampled from the
+    mixture *conditioned on the leaf's region* and labelled by the black box, so deep
+    leaves get as much data as the root (Bastani, Kim and Bastani, "Interpreting Blackbox
+    Models via Model Extraction", section 3). ``y`` is ignored: the labels come from the
+    black box.
+"""
+        + _parameters_section("GOSDTClassifier", labelled="labelled", gain="fidelity (as a probability under the input distribution)")
+        + """    tree_ : treeopt.Tree
+        The explanation. ``weighted_n_node_samples`` is the probability of the node's
+        region under the input distribution and ``value`` that probability split by
+        the black box's class proportions in the region (estimated from the samples).
+    classes_ : ndarray
+        Class labels (those the black box returned, plus its ``classes_`` if any).
+    n_queries_ : int
+        Rows sent to the black box during ``fit``.
+    n_blackbox_calls_ : int
+        Calls made to the black box during ``fit`` (every call is one batch).
+    blackbox_time_ : float
+        Seconds spent inside black-box calls during ``fit``.
+    train_weight_ : float
+        The share of the input distribution given to the training rows (``train_weight``,
+        or the share ``train_weight="auto"`` chose).
+    input_distribution_ : BoxGaussianMixture
+        The fitted input distribution (can be sampled in any box).
+"""
+        + _REFINE_ATTRIBUTES_DOC.format(estimator="GOSDTClassifier", constant="a single class")
+        + """    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only with DataFrame input.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.ensemble import RandomForestClassifier
+    >>> from treeopt import ExtractedTreeClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> forest = RandomForestClassifier(random_state=0).fit(X, y)
+    >>> tree = ExtractedTreeClassifier(forest, max_leaves=8, random_state=0).fit(X)
+    >>> tree.tree_.n_leaves
+    8
+    >>> tree.fidelity(X)["accuracy"] > 0.9
+    True
+    """
+    )
+
+    _classification = True
+
+    def _store_tree(self, X, nodes):
+        classes = self._classes(nodes)
+        self.classes_ = classes
+        prob = self._node_probabilities(nodes)
+        value = np.zeros((len(nodes), classes.size))
+        for i, node in enumerate(nodes):
+            _, _, weights = self._node_rows(node, "all")
+            labels = np.concatenate([node["real_labels"], node["labels"]])
+            counts = np.bincount(
+                np.searchsorted(classes, labels), weights=weights, minlength=classes.size
+            )
+            value[i] = prob[i] * counts / counts.sum()
+        self._store_refined(self._tree(X, nodes, value, classes=classes), nodes)
+
+    def _classes(self, nodes):
+        labels = np.concatenate([nd[key] for nd in nodes for key in ("real_labels", "labels")])
+        known = getattr(self.blackbox, "classes_", None)
+        try:
+            if known is not None and np.ndim(known) == 1:
+                labels = np.concatenate([np.asarray(known), labels])
+            return np.unique(labels)
+        except TypeError as exc:
+            raise ValueError(
+                f"the black box's labels cannot be sorted (mixed types?): {exc}"
+            ) from None
 
     # ---- prediction ---------------------------------------------------------- #
     def predict_proba(self, X):
@@ -1620,20 +1617,16 @@ class ExtractedTreeRegressor(RegressorMixin, _BaseExtractedTree):
     variance reduction of the black box's outputs, estimated on fresh samples of every
     leaf's region, and leaves predict the mean output of their samples. ``y`` is
     ignored.
-
-    Parameters
-    ----------
 """
-        + _EXTRACT_PARAMS_DOC
-        + """
-    Attributes
-    ----------
-    tree_ : treeopt.Tree
+        + _parameters_section("GOSDTRegressor", labelled="evaluated", gain="share of the outputs' variance explained")
+        + """    tree_ : treeopt.Tree
         The explanation, a regression tree (``task="regression"``): ``value`` has one
         column, the mean black-box output of each node's samples, and
         ``weighted_n_node_samples`` is the probability of the node's region under the
         input distribution.
-    n_queries_, n_blackbox_calls_, blackbox_time_, train_weight_, input_distribution_ :
+"""
+        + _REFINE_ATTRIBUTES_DOC.format(estimator="GOSDTRegressor", constant="constant outputs")
+        + """    n_queries_, n_blackbox_calls_, blackbox_time_, train_weight_, input_distribution_ :
         As for :class:`ExtractedTreeClassifier`.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
@@ -1664,7 +1657,7 @@ class ExtractedTreeRegressor(RegressorMixin, _BaseExtractedTree):
         means = np.empty(len(nodes))
         for i, node in enumerate(nodes):
             means[i] = self._node_output(node)
-        self.tree_ = self._tree(X, nodes, means[:, None], task="regression")
+        self._store_refined(self._tree(X, nodes, means[:, None], task="regression"), nodes)
 
     def _agreement(self, truth, pred):
         return {"mse": float(mean_squared_error(truth, pred))}

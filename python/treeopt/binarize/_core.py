@@ -81,16 +81,20 @@ def tree_on_raw_features(tree, columns, classes, **tree_kwargs):
     columns[k]``. Such a tree sends column value 0 (``x > t``) left and 1 (``x <= t``)
     right, while :class:`~treeopt.Tree` sends ``x <= t`` left: the children of every split
     are swapped. ``classes`` (sorted) may hold more labels than ``tree.classes``; their
-    ``value`` columns are zero. ``tree_kwargs`` go to :class:`~treeopt.Tree`
-    (``feature_names``, ``n_features``, ``binary_features``, ``weight_label``).
+    ``value`` columns are zero. A regression tree takes ``classes=None`` and keeps its
+    values. ``tree_kwargs`` go to :class:`~treeopt.Tree` (``feature_names``,
+    ``n_features``, ``binary_features``, ``weight_label``).
     """
     internal = tree.children_left != TREE_LEAF
     pairs = list(columns)
     feat = np.array([j for j, _ in pairs], dtype=np.int64)
     thr = np.array([t for _, t in pairs], dtype=np.float64)
     column = np.where(internal, tree.feature, 0)
-    value = np.zeros((tree.node_count, len(classes)))
-    value[:, np.searchsorted(classes, tree.classes)] = tree.value
+    if classes is None:
+        value, tree_kwargs = tree.value, {"task": tree.task, **tree_kwargs}
+    else:
+        value = np.zeros((tree.node_count, len(classes)))
+        value[:, np.searchsorted(classes, tree.classes)] = tree.value
     return Tree(
         np.where(internal, tree.children_right, TREE_LEAF),
         np.where(internal, tree.children_left, TREE_LEAF),

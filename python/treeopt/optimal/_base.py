@@ -345,9 +345,7 @@ class CertifiedTreeClassifier(BinaryTreeClassifierMixin, CertifiedSearch, Classi
     def _fit_core(self, Xb, y_encoded, weight, search):
         """Runs ``search`` (a ``_core.GosdtSearch``, ``Dl85Search`` or ``OsdtSearch``)
         on the encoded data under this fit's limits: returns its ``_core.FitResult``."""
-        return _core.fit_classifier(
-            Xb, y_encoded, len(self.classes_), weight, search, **self._search_limits()
-        )
+        return _core.fit(Xb, y_encoded, weight, search, n_classes=len(self.classes_), **self._search_limits())
 
     def _set_result(self, res):
         # The solver saw weights scaled to a largest weight of 1: node values go back to

@@ -62,14 +62,25 @@ class DL85Classifier(CertifiedTreeClassifier):
 
     Examples
     --------
-    >>> import numpy as np
+    Numeric columns are split at every midpoint, and the rules name the columns:
+
+    >>> from sklearn.datasets import load_iris
     >>> from treeopt import DL85Classifier
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.integers(0, 2, size=(200, 6))
-    >>> y = (X[:, 0] & X[:, 1]) | X[:, 2]
-    >>> clf = DL85Classifier(max_depth=3).fit(X, y)
-    >>> clf.status_, clf.tree_.depth, clf.score(X, y)
-    ('optimal', 3, 1.0)
+    >>> X, y = load_iris(return_X_y=True, as_frame=True)
+    >>> clf = DL85Classifier(max_depth=2).fit(X, y)
+    >>> clf.status_, clf.score(X, y)
+    ('optimal', 0.96)
+    >>> print(clf.tree_.to_text())
+    if petal length (cm) <= 4.45:
+        if petal length (cm) <= 2.45:
+            predict 0  (n=50; 0: 50, 1: 0, 2: 0; p=1)
+        else:  # petal length (cm) > 2.45
+            predict 1  (n=29; 0: 0, 1: 29, 2: 0; p=1)
+    else:  # petal length (cm) > 4.45
+        if petal width (cm) <= 1.65:
+            predict 1  (n=23; 0: 0, 1: 19, 2: 4; p=0.8261)
+        else:  # petal width (cm) > 1.65
+            predict 2  (n=48; 0: 0, 1: 2, 2: 46; p=0.9583)
     """
 
     _parameter_constraints = {

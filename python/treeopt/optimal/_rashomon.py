@@ -240,24 +240,24 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
 
     Examples
     --------
-    >>> import numpy as np
+    >>> import numpy as np, pandas as pd
     >>> from treeopt import RashomonSet
     >>> rng = np.random.default_rng(0)
-    >>> X = rng.integers(0, 2, size=(200, 4))
-    >>> y = (X[:, 0] | X[:, 1]) ^ (rng.random(200) < 0.1)
+    >>> X = pd.DataFrame(rng.integers(0, 2, size=(200, 4)), columns=["smoker", "over_60", "diabetic", "male"])
+    >>> y = (X.smoker | X.over_60) ^ (rng.random(200) < 0.1)
     >>> rs = RashomonSet(regularization=0.01, rashomon_bound=0.5, max_depth=2).fit(X, y)
     >>> rs.n_trees_, round(rs.optimal_objective_, 3), round(rs.objective(7), 3)
     (8, 0.09, 0.1)
-    >>> rs.feature_usage().round(2)  # every tree splits on x[0] and x[1]
-    array([1.  , 1.  , 0.25, 0.25])
     >>> print(rs[0].to_text())
-    if x[0]:
-        predict 1  (n=114; 0: 8, 1: 106; p=0.9298)
-    else:  # not x[0]
-        if x[1]:
-            predict 1  (n=50; 0: 2, 1: 48; p=0.96)
-        else:  # not x[1]
-            predict 0  (n=36; 0: 34, 1: 2; p=0.9444)
+    if smoker:
+        predict True  (n=114; False: 8, True: 106; p=0.9298)
+    else:  # not smoker
+        if over_60:
+            predict True  (n=50; False: 2, True: 48; p=0.96)
+        else:  # not over_60
+            predict False  (n=36; False: 34, True: 2; p=0.9444)
+    >>> dict(zip(X.columns, rs.feature_usage().tolist()))  # share of the 8 trees using each
+    {'smoker': 1.0, 'over_60': 1.0, 'diabetic': 0.25, 'male': 0.25}
     """
 
     _parameter_constraints = {
@@ -346,8 +346,8 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
         matrix = np.ascontiguousarray(X, dtype=np.uint8 if zero_one else np.float64)
         search = _core.GosdtSearch(float(self.regularization), max_depth=saturated(self.max_depth),
                                    min_samples_leaf=saturated(self.min_samples_leaf))
-        res = _core.fit_classifier(matrix, np.ascontiguousarray(y_encoded, dtype=np.uint32),
-                                   len(self.classes_), w, search)
+        res = _core.fit(matrix, np.ascontiguousarray(y_encoded, dtype=np.uint32), w, search,
+                        n_classes=len(self.classes_))
         if res.status != "optimal":
             raise RuntimeError(f"the search for the optimum ended with status {res.status!r}")
         return float(res.objective)

@@ -3,7 +3,7 @@
 :class:`GOSDTRegressor` (optimal sparse regression trees, the objective of OSRT) and
 :class:`DL85Regressor` (depth-limited) share :class:`CertifiedTreeRegressor`, which
 validates the input, packs the features as the classifiers do (0/1 or numeric
-columns), runs the search through ``_core.fit_regression`` and stores the tree (leaf
+columns), runs the search through ``_core.fit`` and stores the tree (leaf
 means) with its certificate.
 """
 
@@ -87,7 +87,7 @@ class CertifiedTreeRegressor(CertifiedSearch, RegressorMixin, BaseEstimator):
         n_rows = X.shape[0] if weight is None else int(np.count_nonzero(weight))
         try:
             Xb = pack_features(self, X, weight, accepts_numeric=True)
-            res = _core.fit_regression(Xb, y, weight, self._search(self._min_leaf(n_rows)), **self._search_limits())
+            res = _core.fit(Xb, y, weight, self._search(self._min_leaf(n_rows)), **self._search_limits())
             self._set_result(res, unit, X, y, weight)
         finally:
             self._numeric_columns = self._binary_features = None  # fit-time only
@@ -301,14 +301,16 @@ class DL85Regressor(CertifiedTreeRegressor):
         + """
     Examples
     --------
-    >>> import numpy as np
+    On raw numeric columns (every midpoint a candidate split):
+
+    >>> from sklearn.datasets import load_diabetes
     >>> from treeopt import DL85Regressor
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.integers(0, 2, size=(200, 5))
-    >>> y = 2.0 * X[:, 0] + X[:, 1] * X[:, 2]
-    >>> reg = DL85Regressor(max_depth=3).fit(X, y)
-    >>> reg.status_, reg.tree_.depth, reg.score(X, y)
-    ('optimal', 3, 1.0)
+    >>> X, y = load_diabetes(return_X_y=True, as_frame=True)
+    >>> reg = DL85Regressor(max_depth=2).fit(X, y)
+    >>> reg.status_, reg.tree_.n_leaves, round(reg.score(X, y), 3)
+    ('optimal', 4, 0.436)
+    >>> [reg.tree_.feature_names[f] for f in reg.tree_.feature[:2]]
+    ['s5', 'bmi']
     """
     )
 

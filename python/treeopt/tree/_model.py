@@ -1379,12 +1379,7 @@ class Tree:
             for i, w in weights.items():
                 weight_matrix[i] = w
         return cls(
-            left,
-            right,
-            feature,
-            threshold,
-            value,
-            weight,
+            left, right, feature, threshold, value, weight,
             classes=classes,
             feature_names=names,
             n_features=n_features,

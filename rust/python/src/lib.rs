@@ -3,11 +3,10 @@
 //! for every search, checks for Ctrl-C while it runs and returns a typed `FitResult`.
 //! No algorithm lives here.
 //!
-//! One fit entry per objective kind: `fit_classifier` (0/1 or numeric columns, class
-//! labels) takes the search to run as a typed settings object (`GosdtSearch`,
-//! `Dl85Search`, `OsdtSearch`) and dispatches on it and on the matrix kind once;
-//! `fit_regression` (real targets, squared error) takes `GosdtSearch` or `Dl85Search`
-//! the same way. Layout: `errors` (the one error and
+//! One fit entry, `fit`: it takes the search to run as a typed settings object
+//! (`GosdtSearch`, `Dl85Search`, `OsdtSearch`) and dispatches once, on the kind of
+//! target (class indices, or real values for squared error), the search and the matrix
+//! kind (0/1 or numeric columns). Layout: `errors` (the one error and
 //! GIL-release helpers), `fit` (data packing, monitor, limits), `result` (the typed
 //! result classes), `solvers` (the settings objects and the dispatch), `osdt` (OSDT's
 //! settings and warm-start reading), `isotonic` (the tree-structured isotonic solver).
@@ -19,31 +18,43 @@ mod osdt;
 mod result;
 mod solvers;
 
-use errors::guarded;
+use errors::{guarded, value_error};
 use fit::{limits, FitInput, Matrix};
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use result::FitResult;
 use solvers::Search;
 
-/// Fits a classification tree on a C-contiguous matrix `x` (uint8 0/1 columns, or float64
-/// numeric columns for GOSDT and DL8.5, split at every midpoint), class indices `y`
-/// (`0..n_classes`) and optional non-negative `sample_weight` with `search` (a
-/// `GosdtSearch`, `Dl85Search` or `OsdtSearch`) under the time limit (seconds) and
-/// memory limit (bytes). Returns a `FitResult`; a Ctrl-C during the search stops it and
-/// is handed back in the result's `interrupt` with the best tree found.
+/// What a fit predicts: class indices `0..n_classes` (uint32), or real values (float64,
+/// squared error).
+#[derive(FromPyObject)]
+enum Targets<'py> {
+    Classes(PyReadonlyArray1<'py, u32>),
+    Values(PyReadonlyArray1<'py, f64>),
+}
+
+/// Fits a tree on a C-contiguous matrix `x` (uint8 0/1 columns, or float64 numeric
+/// columns for GOSDT and DL8.5, split at every midpoint) with optional non-negative
+/// `sample_weight`, running `search` (a `GosdtSearch`, `Dl85Search` or `OsdtSearch`)
+/// under the time limit (seconds) and memory limit (bytes). `y` decides the objective:
+/// class indices (uint32, with `n_classes`) for classification; finite float64 targets
+/// for regression (squared error over the weighted variance of `y` plus the search's
+/// penalty per leaf, each leaf predicting the weighted mean; GOSDT or DL8.5, no
+/// reference errors or cost matrix), whose `FitResult.value` is (n_nodes, 2): each
+/// node's weight and mean target, with `labels` empty. A Ctrl-C during the search stops
+/// it and is handed back in the result's `interrupt` with the best tree found.
 /// `slow_fit_warning` is `(seconds, message)`, warned once if the search is still running
 /// after that many seconds; `verbose` prints progress.
 #[pyfunction]
-#[pyo3(signature = (x, y, n_classes, sample_weight, search, time_limit=None, memory_limit=None, verbose=false, slow_fit_warning=None))]
+#[pyo3(name = "fit", signature = (x, y, sample_weight, search, n_classes=None, time_limit=None, memory_limit=None, verbose=false, slow_fit_warning=None))]
 #[allow(clippy::too_many_arguments)]
-fn fit_classifier<'py>(
+fn fit_tree<'py>(
     py: Python<'py>,
     x: Matrix<'py>,
-    y: PyReadonlyArray1<'py, u32>,
-    n_classes: usize,
+    y: Targets<'py>,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
     search: Search<'py>,
+    n_classes: Option<usize>,
     time_limit: Option<f64>,
     memory_limit: Option<usize>,
     verbose: bool,
@@ -51,39 +62,22 @@ fn fit_classifier<'py>(
 ) -> PyResult<FitResult> {
     guarded(|| {
         let limits = limits(time_limit, memory_limit)?;
-        let input = FitInput { x, y, n_classes, sample_weight, verbose, slow_fit_warning };
-        search.fit(py, input, limits)
-    })
-}
-
-/// Fits a regression tree (squared error over the weighted variance of `y`, plus the
-/// search's penalty per leaf; each leaf predicts the weighted mean) on `x` as for
-/// `fit_classifier`, finite float64 targets `y` and optional non-negative
-/// `sample_weight`, with `search` a `GosdtSearch` or `Dl85Search` (no reference errors,
-/// no cost matrix). The `FitResult`'s `value` is (n_nodes, 2): each node's weight and
-/// its mean target; `labels` is empty.
-#[pyfunction]
-#[pyo3(signature = (x, y, sample_weight, search, time_limit=None, memory_limit=None, verbose=false, slow_fit_warning=None))]
-#[allow(clippy::too_many_arguments)]
-fn fit_regression<'py>(
-    py: Python<'py>,
-    x: Matrix<'py>,
-    y: PyReadonlyArray1<'py, f64>,
-    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
-    search: Search<'py>,
-    time_limit: Option<f64>,
-    memory_limit: Option<usize>,
-    verbose: bool,
-    slow_fit_warning: Option<(f64, String)>,
-) -> PyResult<FitResult> {
-    guarded(|| {
-        let limits = limits(time_limit, memory_limit)?;
-        let targets = y.as_slice().map_err(|_| errors::value_error("y must be contiguous"))?;
-        let weights: Option<Vec<f64>> = sample_weight.as_ref().map(|w| w.as_array().to_vec());
-        // One class: the rows group by their features alone.
-        let classes = PyArray1::<u32>::zeros(py, targets.len(), false).readonly();
-        let input = FitInput { x, y: classes, n_classes: 1, sample_weight, verbose, slow_fit_warning };
-        search.fit_regression(py, input, targets, weights.as_deref(), limits)
+        match (y, n_classes) {
+            (Targets::Classes(y), Some(n_classes)) => {
+                let input = FitInput { x, y, n_classes, sample_weight, verbose, slow_fit_warning };
+                search.fit(py, input, limits)
+            }
+            (Targets::Values(y), None) => {
+                let targets = y.as_slice().map_err(|_| value_error("y must be contiguous"))?;
+                let weights: Option<Vec<f64>> = sample_weight.as_ref().map(|w| w.as_array().to_vec());
+                // One class: the rows group by their features alone.
+                let classes = PyArray1::<u32>::zeros(py, targets.len(), false).readonly();
+                let input = FitInput { x, y: classes, n_classes: 1, sample_weight, verbose, slow_fit_warning };
+                search.fit_regression(py, input, targets, weights.as_deref(), limits)
+            }
+            (Targets::Classes(_), None) => Err(value_error("class indices (uint32 y) need n_classes")),
+            (Targets::Values(_), Some(_)) => Err(value_error("real targets (float64 y) take no n_classes")),
+        }
     })
 }
 
@@ -95,7 +89,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     solvers::register(m)?;
     osdt::register(m)?;
     isotonic::register(m)?;
-    m.add_function(wrap_pyfunction!(fit_classifier, m)?)?;
-    m.add_function(wrap_pyfunction!(fit_regression, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_tree, m)?)?;
     Ok(())
 }

@@ -1,5 +1,5 @@
 //! Binding of the OSDT solver (`treeopt_search::osdt`): its settings `OsdtSearch` (run by
-//! `fit_classifier`, whose `FitResult` then carries OSDT's counters in its `osdt` field)
+//! `fit`, whose `FitResult` then carries OSDT's counters in its `osdt` field)
 //! and the names of its bounds and policies. The warm-start tree arrives in the layout
 //! of `treeopt.Tree` and is read here: the search crate takes a `Tree`.
 

@@ -59,7 +59,7 @@ impl PyOsdtStats {
 /// split sends a row left when `x[feature] <= threshold`: 0.5 for a 0/1 column, the
 /// midpoint between the values it parts within its node's rows for a numeric one),
 /// `value` is (n_nodes, n_classes) class weights and `labels` the class each node
-/// predicts under the objective (from `fit_regression`: `value` is (n_nodes, 2), each
+/// predicts under the objective (from `fit` on real targets: `value` is (n_nodes, 2), each
 /// node's weight and mean target, and `labels` is empty).
 #[pyclass(name = "FitResult", module = "treeopt._core", frozen, get_all)]
 pub struct FitResult {

@@ -1,6 +1,6 @@
 //! The searches a classifier fit can run, as typed settings objects built in Python
 //! (`GosdtSearch`, `Dl85Search`, and `OsdtSearch` in `osdt.rs`) and handed to the one entry
-//! `fit_classifier`, which dispatches on them once, at the boundary. Each holds its
+//! `fit`, which dispatches on them once, at the boundary. Each holds its
 //! solver's configuration; the time and memory limits are set per fit.
 
 use crate::errors::value_error;
@@ -68,7 +68,7 @@ impl Dl85Search {
     }
 }
 
-/// One of the searches, as `fit_classifier` receives it.
+/// One of the searches, as `fit` receives it.
 #[derive(FromPyObject)]
 pub(crate) enum Search<'py> {
     Gosdt(Bound<'py, GosdtSearch>),

@@ -122,16 +122,25 @@ impl<'a> Misclassification<'a> {
     }
 }
 
+/// The statistics of an objective over classes, for its `impl Objective` block: a
+/// leaf predicts a class index and each group contributes its class weights, read from
+/// the struct's `data: &Groups`.
+macro_rules! class_weight_statistics {
+    () => {
+        type Label = usize;
+        #[inline]
+        fn n_stats(&self) -> usize {
+            self.data.n_classes()
+        }
+        #[inline]
+        fn group_stats(&self, g: usize) -> &[f64] {
+            self.data.class_weights(g)
+        }
+    };
+}
+
 impl Objective for Misclassification<'_> {
-    type Label = usize;
-    #[inline]
-    fn n_stats(&self) -> usize {
-        self.data.n_classes()
-    }
-    #[inline]
-    fn group_stats(&self, g: usize) -> &[f64] {
-        self.data.class_weights(g)
-    }
+    class_weight_statistics!();
     #[inline]
     fn group_floor(&self, g: usize) -> f64 {
         self.data.group_minority(g)
@@ -251,15 +260,7 @@ impl<'a> CostSensitive<'a> {
 }
 
 impl Objective for CostSensitive<'_> {
-    type Label = usize;
-    #[inline]
-    fn n_stats(&self) -> usize {
-        self.data.n_classes()
-    }
-    #[inline]
-    fn group_stats(&self, g: usize) -> &[f64] {
-        self.data.class_weights(g)
-    }
+    class_weight_statistics!();
     #[inline]
     fn group_floor(&self, g: usize) -> f64 {
         self.floor[g]
@@ -593,8 +594,7 @@ mod tests {
                 let mut cost = parts as f64 * penalty;
                 for p in 0..parts {
                     let (mut w, mut s, mut q) = (0.0, 0.0, 0.0);
-                    for (g, &(m, gw, gs)) in groups.iter().enumerate().filter(|(g, _)| label[*g] == p) {
-                        let _ = g;
+                    for (_, &(m, gw, gs)) in groups.iter().enumerate().filter(|(g, _)| label[*g] == p) {
                         w += gw;
                         s += gs;
                         q += gw * m * m;
@@ -620,28 +620,28 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_kmeans_bound_is_the_least_cost_over_every_partition() {
-        let mut s = 7u64;
-        let mut next = || {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (s >> 33) as f64 / (1u64 << 31) as f64
-        };
-        for case in 0..300 {
-            let n = 3 + case % 5;
-            let groups: Vec<(f64, f64, f64)> = (0..n)
-                .map(|_| {
-                    let (m, w) = ((next() * 4.0).floor() + next() * (case % 2) as f64, 0.5 + next() * 3.0);
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// Groups as (mean, weight, weighted sum); means on four levels, tied or spread.
+        #[test]
+        fn the_kmeans_bound_is_the_least_cost_over_every_partition(
+            draws in proptest::collection::vec((0u8..4, 0.0f64..1.0, 0.5f64..3.5), 3..8),
+            spread in proptest::bool::ANY,
+            penalty in proptest::sample::select(vec![0.0, 0.05, 0.3, 2.0]),
+            depth in 1u32..4,
+            floor in 0.0f64..1.0,
+        ) {
+            let groups: Vec<(f64, f64, f64)> = draws
+                .iter()
+                .map(|&(level, jitter, w)| {
+                    let m = level as f64 + if spread { jitter } else { 0.0 };
                     (m, w, m * w)
                 })
                 .collect();
-            let penalty = [0.0, 0.05, 0.3, 2.0][case % 4];
-            let depth = 1 + (case / 4 % 3) as u32;
-            let floor = next();
             let want = floor + brute(&groups, penalty, 1 << depth);
             let got = kmeans_bound(&mut groups.clone(), floor, penalty, depth, f64::INFINITY).unwrap_or(floor + 2.0 * penalty);
-            assert!(got <= want + 1e-12, "case {case}: bound {got} above the least partition cost {want}");
-            assert!(got >= want - 1e-9 || got == floor + 2.0 * penalty, "case {case}: bound {got} below the least cost {want}");
+            proptest::prop_assert!(got <= want + 1e-12, "bound {} above the least partition cost {}", got, want);
+            proptest::prop_assert!(got >= want - 1e-9 || got == floor + 2.0 * penalty, "bound {} below the least cost {}", got, want);
         }
     }
 }
