@@ -1491,6 +1491,102 @@ class Tree:
     # ------------------------------------------------------------------ #
     # dunder methods
     # ------------------------------------------------------------------ #
+    def to_sklearn(self):
+        """This tree as a fitted scikit-learn ``DecisionTreeClassifier`` / ``DecisionTreeRegressor``.
+
+        The estimator's ``predict`` gives what :meth:`predict` gives, so scikit-learn's
+        tree tools (``plot_tree``, ``export_text``, ``export_graphviz``) and the
+        converters built on them (dtreeviz, skl2onnx) work on treeopt's trees.
+
+        Returns
+        -------
+        DecisionTreeClassifier or DecisionTreeRegressor
+            With ``classes_`` (classification), ``n_features_in_`` and, when the tree
+            has feature names, ``feature_names_in_``. Node weights become
+            ``weighted_n_node_samples`` (``n_node_samples`` is their rounded value);
+            ``impurity`` is the Gini impurity of the class proportions, and NaN for a
+            regression tree (treeopt keeps node means, not variances).
+
+        Raises
+        ------
+        ValueError
+            For a tree with oblique (linear) tests, which an axis-aligned scikit-learn
+            tree cannot represent.
+
+        Notes
+        -----
+        A leaf whose predicted class (``labels``, e.g. the cheapest class under a cost
+        matrix) is not its most frequent one gets that class's indicator as its value,
+        so that scikit-learn's argmax predicts it; elsewhere ``predict_proba`` agrees
+        with treeopt's. scikit-learn casts ``X`` to float32 before comparing with the
+        (float64) thresholds: inputs that float32 represents exactly (0/1 columns,
+        integers up to 2**24, float32 data) predict identically, other values only
+        differ within float32 rounding of a threshold.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.tree import export_text
+        >>> from treeopt import DL85Classifier
+        >>> X = np.array([[0, 1], [1, 1], [1, 0], [0, 0]] * 5)
+        >>> clf = DL85Classifier(max_depth=1).fit(X, X[:, 0])
+        >>> sk = clf.tree_.to_sklearn()
+        >>> print(export_text(sk, feature_names=["a", "b"]))
+        |--- a <= 0.50
+        |   |--- class: 0
+        |--- a >  0.50
+        |   |--- class: 1
+        <BLANKLINE>
+        >>> bool((sk.predict(X) == clf.predict(X)).all())
+        True
+        """
+        from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+        from sklearn.tree._tree import NODE_DTYPE
+        from sklearn.tree._tree import Tree as SklearnTree
+
+        if self.weights is not None:
+            raise ValueError(
+                "this tree has oblique (linear) tests, which a scikit-learn tree cannot "
+                "represent; only axis-aligned trees convert"
+            )
+        regression = self.task == "regression"
+        n = self.node_count
+        internal = ~self.is_leaf
+        nodes = np.zeros(n, dtype=NODE_DTYPE)
+        nodes["left_child"] = self.children_left
+        nodes["right_child"] = self.children_right
+        nodes["feature"] = np.where(internal, self.feature, TREE_UNDEFINED)
+        nodes["threshold"] = np.where(internal, self.threshold, float(TREE_UNDEFINED))
+        nodes["weighted_n_node_samples"] = self.weighted_n_node_samples
+        nodes["n_node_samples"] = np.rint(np.clip(self.weighted_n_node_samples, 0, 2.0**62))
+        if regression:
+            value = self.value[:, :1]
+            nodes["impurity"] = np.nan
+            estimator = DecisionTreeRegressor()
+        else:
+            value = self._node_proba()
+            nodes["impurity"] = 1.0 - np.sum(value**2, axis=1)
+            label = self._class_index()
+            off = np.argmax(value, axis=1) != label  # labels that are not the majority
+            value[off] = np.eye(self.n_classes)[label[off]]
+            estimator = DecisionTreeClassifier()
+            estimator.classes_ = self.classes.copy()
+            estimator.n_classes_ = self.n_classes
+        if "missing_go_to_left" in NODE_DTYPE.names:
+            nodes["missing_go_to_left"] = 1
+        n_outputs = np.array([value.shape[1]], dtype=np.intp)
+        tree = SklearnTree(self.n_features, n_outputs, 1)
+        tree.__setstate__(
+            {"max_depth": self.depth, "node_count": n, "nodes": nodes,
+             "values": np.ascontiguousarray(value[:, None, :], dtype=np.float64)}
+        )
+        estimator.tree_ = tree
+        estimator.n_outputs_ = 1
+        estimator.n_features_in_ = estimator.max_features_ = self.n_features
+        if self.feature_names is not None:
+            estimator.feature_names_in_ = np.asarray(self.feature_names, dtype=object)
+        return estimator
+
     def __repr__(self):
         if self.task == "regression":
             what = "task='regression'"
