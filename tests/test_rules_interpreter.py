@@ -511,6 +511,18 @@ def _fit_family(family, rng, X, y, score):
     raise AssertionError(family)
 
 
+def fitted_tree(family, seed):
+    """A random problem of ``seed`` and a tree of ``family`` fitted to it (warnings off):
+    ``(rng, X, tree, X_fit, all_binary)`` with the rows ``X_fit`` the estimator saw."""
+    import warnings
+
+    rng, X, y, score, _ = _problem(seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tree, X_fit, all_binary = _fit_family(family, rng, X, y, score)
+    return rng, X, tree, X_fit, all_binary
+
+
 FAMILIES = [
     "GOSDT", "DL85", "GOSDTCost", "DL85Cost", "GOSDTNumeric", "DL85Numeric", "OSDT", "EC45", "ECART", "CostAware", "Optimal", "ExtractedClassifier",
     "ExtractedRegressor", "LatentClassifier", "LatentRegressor", "CARTClassifier",
@@ -522,12 +534,7 @@ FAMILIES = [
 @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
 @given(seed=st.integers(0, 2**32 - 1))
 def test_interpreters_match_predict_on_fitted_trees(family, seed):
-    import warnings
-
-    rng, X, y, score, _ = _problem(seed)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        tree, X_fit, all_binary = _fit_family(family, rng, X, y, score)
+    rng, X, tree, X_fit, all_binary = fitted_tree(family, seed)
     if all_binary:
         # every input of these estimators is 0/1: their tests read as yes/no questions
         assert tree.binary_features is not None and tree.binary_features.all()

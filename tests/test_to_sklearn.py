@@ -8,14 +8,12 @@ in float32), and ``export_text`` / ``plot_tree`` must accept it.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor, export_text
-from test_rules_interpreter import FAMILIES, _check_rows, _fit_family, _problem
+from test_rules_interpreter import FAMILIES, _check_rows, fitted_tree
 
 from treeopt import GOSDTClassifier, LatentTreeClassifier
 
@@ -35,10 +33,7 @@ def _rows_around(rng, X, tree, n_rows=10_000):
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
 @given(seed=st.integers(0, 2**32 - 1))
 def test_to_sklearn_reaches_the_same_leaf_and_predicts_the_same(family, seed):
-    rng, X, y, score, _ = _problem(seed)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        tree, X_fit, _ = _fit_family(family, rng, X, y, score)
+    rng, _, tree, X_fit, _ = fitted_tree(family, seed)
     if tree.weights is not None:  # a latent tree with an oblique test
         with pytest.raises(ValueError, match="oblique"):
             tree.to_sklearn()
