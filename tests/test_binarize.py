@@ -15,6 +15,8 @@ import pickle
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import Pipeline, make_pipeline
@@ -503,3 +505,29 @@ def test_midpoints_print_short_when_a_short_number_separates_the_values():
     nxt = np.nextafter(a, 2.0)
     t = NumericBinarizer().fit(np.array([[a], [nxt]])).thresholds_[0]
     assert t.tolist() == [a]
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_quantile_edges_for_scikit_learn_1_6_match_1_7s_averaged_inverted_cdf(seed):
+    """scikit-learn 1.6 has no ``quantile_method``: BinnedOneHotEncoder then sets the
+    edges itself, and they must be those 1.7+ computes (ties, rounding, narrow bins)."""
+    import warnings
+
+    from sklearn.preprocessing import KBinsDiscretizer
+
+    from treeopt.binarize._binned import _set_quantile_edges
+
+    if "quantile_method" not in KBinsDiscretizer().get_params():
+        pytest.skip("needs scikit-learn >= 1.7 as the reference")
+    rng = np.random.default_rng(seed)
+    cols = np.round(rng.normal(size=(int(rng.integers(5, 200)), 3)) * rng.integers(1, 5), rng.integers(0, 3))
+    k = int(rng.integers(2, 9))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # narrow bins removed
+        want = KBinsDiscretizer(n_bins=k, encode="ordinal", strategy="quantile", quantile_method="averaged_inverted_cdf").fit(cols)
+        got = KBinsDiscretizer(n_bins=k, encode="ordinal", strategy="quantile", quantile_method="linear").fit(cols)
+    _set_quantile_edges(got, cols, k)
+    for a, b in zip(want.bin_edges_, got.bin_edges_):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(want.transform(cols), got.transform(cols))

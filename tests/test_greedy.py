@@ -23,13 +23,13 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_sp
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import KBinsDiscretizer
 from sklearn.tree import DecisionTreeClassifier
-from sklearn.utils.estimator_checks import parametrize_with_checks
 from treeopt import CostAwareTreeClassifier, EC45Classifier, ECARTClassifier, Tree
 from treeopt.greedy import _node_scores, cost_complexity_prune
 from treeopt.metrics import expected_cost, path_costs, tree_size
 from treeopt.preprocessing import BinnedOneHotEncoder
 
 from binary_estimator_checks import EXPECTED_FAILED_CHECKS_PIPELINE, expected_failed_checks_bare
+from sklearn_conformance import sklearn_checks_test
 
 CRITERIA = ["entropy", "gini", "asr", "impure_pairs", "balance"]
 
@@ -652,7 +652,7 @@ def _expected_failed(estimator):
     return EXPECTED_FAILED_BARE
 
 
-@parametrize_with_checks(
+test_sklearn_estimator_checks = sklearn_checks_test(
     [
         CostAwareTreeClassifier(),
         make_pipeline(BinnedOneHotEncoder(), CostAwareTreeClassifier()),
@@ -661,11 +661,8 @@ def _expected_failed(estimator):
         make_pipeline(BinnedOneHotEncoder(), EC45Classifier(lam="auto", random_state=0)),
         BinnedOneHotEncoder(),
     ],
-    expected_failed_checks=_expected_failed,
-    xfail_strict=True,
+    _expected_failed,
 )
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
 
 
 def test_pandas_clone_gridsearch_pickle():

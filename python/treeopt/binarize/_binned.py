@@ -189,12 +189,13 @@ class BinnedOneHotEncoder(BinarizerBase):
                 [np.ldexp(col, -e) for col, e in zip(cols, self._bin_exponents)]
             )
             disc = KBinsDiscretizer(
-                n_bins=self.n_bins,
-                encode="ordinal",
-                strategy=self.strategy,
-                quantile_method="averaged_inverted_cdf",
-                random_state=self.random_state,
+                n_bins=self.n_bins, encode="ordinal", strategy=self.strategy, random_state=self.random_state
             )
+            # Quantiles by the averaged inverted CDF (scikit-learn >= 1.7's option; 1.6
+            # interpolates linearly and is given the same edges below).
+            own_quantiles = "quantile_method" not in disc.get_params()
+            if not own_quantiles:
+                disc.set_params(quantile_method="averaged_inverted_cdf")
             # One k-means per column on 1-D data: a single thread is fastest, and avoids
             # OpenMP spin-waiting that makes it ~100x slower on a busy machine.
             with warnings.catch_warnings(), threadpool_limits(limits=1, user_api="openmp"):
@@ -203,6 +204,8 @@ class BinnedOneHotEncoder(BinarizerBase):
                 warnings.filterwarnings("ignore", message=".*[Bb]ins whose width.*")
                 warnings.filterwarnings("ignore", message=".*[Nn]umber of distinct clusters.*")
                 disc.fit(cols)
+            if own_quantiles and self.strategy == "quantile":
+                _set_quantile_edges(disc, cols, self.n_bins)
             self.discretizer_ = disc
             for k, j in enumerate(binned):
                 edges = np.asarray(disc.bin_edges_[k], dtype=np.float64)
@@ -294,3 +297,15 @@ class BinnedOneHotEncoder(BinarizerBase):
         tags.input_tags.string = True
         tags.input_tags.categorical = True
         return tags
+
+
+def _set_quantile_edges(disc, cols, n_bins):
+    """Gives the fitted quantile ``disc`` the edges scikit-learn >= 1.7 computes with
+    ``quantile_method="averaged_inverted_cdf"``: those quantiles of every column, less
+    the edges within 1e-8 of the previous one (bins that narrow are dropped)."""
+    levels = np.linspace(0, 100, n_bins + 1)
+    for k in range(cols.shape[1]):
+        edges = np.percentile(cols[:, k], levels, method="averaged_inverted_cdf")
+        edges = edges[np.ediff1d(edges, to_begin=np.inf) > 1e-8]
+        disc.bin_edges_[k] = edges
+        disc.n_bins_[k] = edges.shape[0] - 1
