@@ -17,12 +17,14 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sklearn import __version__ as sklearn_version
 from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, load_iris
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_split
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import KBinsDiscretizer
 from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils.fixes import parse_version
 from treeopt import CostAwareTreeClassifier, EC45Classifier, ECARTClassifier, Tree
 from treeopt.greedy import _node_scores, cost_complexity_prune
 from treeopt.metrics import expected_cost, path_costs, tree_size
@@ -393,7 +395,7 @@ def test_cheaper_duplicate_test_is_preferred():
     for criterion in CRITERIA[:4]:
         est = CostAwareTreeClassifier(criterion=criterion, test_costs=[5, 4, 4, 4, 2]).fit(X, y)
         assert est.tree_.feature[0] == 4, criterion
-        assert est.expected_cost_ == 2.0
+        assert est.expected_cost_ == pytest.approx(2.0, rel=1e-12)
         est = CostAwareTreeClassifier(criterion=criterion, test_costs=[2, 4, 4, 4, 5]).fit(X, y)
         assert est.tree_.feature[0] == 0, criterion
 
@@ -644,11 +646,19 @@ EXPECTED_FAILED_BARE = expected_failed_checks_bare(
 )
 
 
+#: scikit-learn 1.6's check casts X to int32 for an estimator with categorical input
+#: (as BinnedOneHotEncoder declares), then subtracts its float mean in place (fixed in 1.7).
+SKLEARN_1_6_BROKEN_CHECKS = (
+    {"check_positive_only_tag_during_fit": "scikit-learn 1.6: X -= X.mean() on int32 X raises"}
+    if parse_version(sklearn_version) < parse_version("1.7") else {}
+)
+
+
 def _expected_failed(estimator):
     if isinstance(estimator, Pipeline):
         return EXPECTED_FAILED_CHECKS_PIPELINE
     if isinstance(estimator, BinnedOneHotEncoder):
-        return {}
+        return SKLEARN_1_6_BROKEN_CHECKS
     return EXPECTED_FAILED_BARE
 
 
