@@ -1,0 +1,157 @@
+"""Type stub of ``treeopt._core``, the compiled binding of treeopt's Rust solvers.
+
+Kept in step with ``rust/python/src`` by ``tests/test_typing.py`` (every public name of
+the module and every argument list).
+"""
+
+from typing import Optional, Sequence, Tuple, Union
+
+import numpy as np
+from numpy.typing import NDArray
+
+__version__: str
+
+_Matrix = Union[NDArray[np.uint8], NDArray[np.float64]]
+
+class GosdtSearch:
+    """GOSDT: penalty per leaf, optional depth limit, reference errors, cost matrix."""
+
+    def __init__(
+        self,
+        regularization: float,
+        max_depth: Optional[int] = None,
+        reference_errors: Optional[NDArray[np.float64]] = None,
+        misclassification_cost: Optional[NDArray[np.float64]] = None,
+        min_samples_leaf: int = 1,
+    ) -> None: ...
+
+class Dl85Search:
+    """DL8.5: a depth-limited optimal tree with a minimum leaf support."""
+
+    def __init__(
+        self,
+        max_depth: int,
+        min_samples_leaf: int,
+        regularization: float,
+        reference_errors: Optional[NDArray[np.float64]] = None,
+        misclassification_cost: Optional[NDArray[np.float64]] = None,
+    ) -> None: ...
+
+class OsdtSearch:
+    """OSDT (two classes): penalty per leaf, queue policy, bounds off, warm start."""
+
+    def __init__(
+        self,
+        regularization: float,
+        policy: str = "curiosity",
+        disabled_bounds: Optional[Sequence[str]] = None,
+        warm_start: Optional[Tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]] = None,
+    ) -> None: ...
+
+class SearchStats:
+    """Work counters of a search."""
+
+    @property
+    def expansions(self) -> int: ...
+    @property
+    def memory_bytes(self) -> int: ...
+    @property
+    def seconds(self) -> float: ...
+    @property
+    def subproblems(self) -> int: ...
+
+class OsdtStats:
+    """OSDT's counters and the warm start's objective."""
+
+    @property
+    def leaf_sets(self) -> int: ...
+    @property
+    def leaves(self) -> int: ...
+    @property
+    def peak_bytes(self) -> int: ...
+    @property
+    def peak_queue(self) -> int: ...
+    @property
+    def time_to_optimum(self) -> float: ...
+    @property
+    def trees_evaluated(self) -> int: ...
+    @property
+    def trees_queued(self) -> int: ...
+    @property
+    def trees_to_optimum(self) -> int: ...
+    @property
+    def warm_start_objective(self) -> Optional[float]: ...
+
+class FitResult:
+    """A fitted tree (node arrays in the layout of ``treeopt.Tree``) and its certificate."""
+
+    @property
+    def children_left(self) -> NDArray[np.int64]: ...
+    @property
+    def children_right(self) -> NDArray[np.int64]: ...
+    @property
+    def feature(self) -> NDArray[np.int64]: ...
+    @property
+    def threshold(self) -> NDArray[np.float64]: ...
+    @property
+    def value(self) -> NDArray[np.float64]: ...
+    @property
+    def labels(self) -> NDArray[np.int64]: ...
+    @property
+    def stats(self) -> SearchStats: ...
+    @property
+    def objective(self) -> float: ...
+    @property
+    def lower_bound(self) -> float: ...
+    @property
+    def guessed_lower_bound(self) -> Optional[float]: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def interrupt(self) -> Optional[BaseException]: ...
+    @property
+    def osdt(self) -> Optional[OsdtStats]: ...
+
+def fit(
+    x: _Matrix,
+    y: Union[NDArray[np.uint32], NDArray[np.float64]],
+    sample_weight: Optional[NDArray[np.float64]],
+    search: Union[GosdtSearch, Dl85Search, OsdtSearch],
+    n_classes: Optional[int] = None,
+    time_limit: Optional[float] = None,
+    memory_limit: Optional[int] = None,
+    verbose: bool = False,
+    slow_fit_warning: Optional[Tuple[float, str]] = None,
+) -> FitResult:
+    """Fit a tree: class indices (uint32, with ``n_classes``) or real targets (float64)."""
+
+def osdt_bound_names() -> list[str]:
+    """The names of OSDT's bounds, in the order of the paper's presentation."""
+
+def osdt_policy_names() -> list[str]:
+    """The names of OSDT's scheduling policies."""
+
+class PavInfo:
+    """Groups and support sets of a forward pass of ``TreePAV``."""
+
+    @property
+    def group(self) -> NDArray[np.int64]: ...
+    @property
+    def value(self) -> NDArray[np.float64]: ...
+    @property
+    def denominator(self) -> NDArray[np.float64]: ...
+    @property
+    def support(self) -> NDArray[np.bool_]: ...
+
+class TreePAV:
+    """Reusable solver of the latent-tree pruning problem, with its backward pass."""
+
+    def __init__(self) -> None: ...
+    def forward(self, q: NDArray[np.float64], lam: float) -> Tuple[NDArray[np.float64], NDArray[np.float64]]: ...
+    def backward(
+        self, q: NDArray[np.float64], grad_a: NDArray[np.float64], grad_z: NDArray[np.float64]
+    ) -> NDArray[np.float64]: ...
+    def backward_at(
+        self, q: NDArray[np.float64], lam: float, grad_a: NDArray[np.float64], grad_z: NDArray[np.float64]
+    ) -> Optional[NDArray[np.float64]]: ...
+    def info(self) -> PavInfo: ...

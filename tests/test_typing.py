@@ -1,0 +1,71 @@
+"""The type stub of the compiled module says what the module has.
+
+``python/treeopt/_core.pyi`` is written by hand beside ``rust/python/src``: these tests
+fail when a name, an argument list or a field of ``treeopt._core`` changes without it.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from pathlib import Path
+
+import pytest
+
+import treeopt
+from treeopt import _core
+
+STUB = Path(treeopt.__file__).with_name("_core.pyi")
+
+
+def _stub():
+    """``{name: node}`` of the stub's top-level classes and functions."""
+    tree = ast.parse(STUB.read_text())
+    return {n.name: n for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+
+
+def _public(names):
+    return {n for n in names if not n.startswith("_")}
+
+
+def _parameters(fn):
+    """``[(name, default source or None)]`` of a stub function, ``self`` left out."""
+    args = fn.args
+    defaults = [None] * (len(args.args) - len(args.defaults)) + [ast.unparse(d) for d in args.defaults]
+    return [(a.arg, d) for a, d in zip(args.args, defaults) if a.arg != "self"]
+
+
+def _runtime_parameters(obj):
+    sig = inspect.signature(obj)
+    return [
+        (p.name, None if p.default is inspect.Parameter.empty else repr(p.default))
+        for p in sig.parameters.values()
+        if p.name != "self"
+    ]
+
+
+def test_stub_and_module_have_the_same_public_names():
+    assert _public(_stub()) == _public(n for n in dir(_core) if not n.startswith("__"))
+    assert STUB.with_name("py.typed").exists()
+
+
+@pytest.mark.parametrize("name", sorted(_public(_stub())))
+def test_stub_signatures_and_fields_match_the_module(name):
+    node, runtime = _stub()[name], getattr(_core, name)
+    if isinstance(node, ast.FunctionDef):
+        assert _parameters(node) == _runtime_parameters(runtime)
+        return
+    methods = {n.name: n for n in node.body if isinstance(n, ast.FunctionDef)}
+    properties = {m for m, n in methods.items() if any(ast.unparse(d) == "property" for d in n.decorator_list)}
+    runtime_members = _public(vars(runtime))
+    assert properties | (_public(methods) - properties) == runtime_members
+    for method in _public(methods) - properties:
+        assert _parameters(methods[method]) == _runtime_parameters(getattr(runtime, method)), method
+    if "__init__" in methods and runtime.__text_signature__ is not None:
+        assert _parameters(methods["__init__"]) == _runtime_parameters(runtime)
+
+
+def test_the_stub_type_checks():
+    api = pytest.importorskip("mypy.api")
+    out, err, status = api.run(["--strict", str(STUB)])
+    assert status == 0, out + err
