@@ -64,17 +64,20 @@ class _ModelKind:
         self.fixed = fixed or {}
         self.about = about
 
-    def estimator(self, args):
+    def estimator(self, args, report_progress):
+        """The estimator the options ask for; ``report_progress`` sets ``verbose`` on
+        the estimators that have it (their reports feed the status line)."""
         import treeopt
 
+        cls = getattr(treeopt, self.class_name)
         params = dict(self.fixed)
         for option, param in self.options.items():
             value = getattr(args, option)
             if value is not None:
                 params[param] = value
-        if "verbose" in self.options.values() or self.certified:
-            params["verbose"] = not args.quiet
-        return getattr(treeopt, self.class_name)(**params)
+        if "verbose" in cls._get_param_names():
+            params["verbose"] = report_progress
+        return cls(**params)
 
 
 _SEARCH_OPTIONS = {
@@ -372,8 +375,9 @@ class _Progress:
 
     def __init__(self, quiet):
         self.logger = logging.getLogger("treeopt")
-        live = not quiet and sys.stderr.isatty()
-        self.handler = StatusLineHandler(sys.stderr) if live else logging.NullHandler()
+        #: Whether the status line is shown (the estimators then report progress).
+        self.live = not quiet and sys.stderr.isatty()
+        self.handler = StatusLineHandler(sys.stderr) if self.live else logging.NullHandler()
 
     def __enter__(self):
         self.saved = (self.logger.level, self.logger.propagate)
@@ -432,9 +436,10 @@ def _fit(args):
         model_names = [str(n) for n in binarizer.get_feature_names_out(features)]
         X_model = _binarized_matrix(X, binarization)
 
-    estimator = kind.estimator(args)
+    progress = _Progress(args.quiet)
+    estimator = kind.estimator(args, report_progress=progress.live)
     start = time.perf_counter()
-    with _Progress(args.quiet):
+    with progress:
         estimator.fit(X_model, y)
     seconds = time.perf_counter() - start
 
