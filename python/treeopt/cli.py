@@ -554,6 +554,14 @@ def _finite(low, inclusive, what):
     return parse
 
 
+def _data_argument(parser):
+    parser.add_argument("data", metavar="DATA", help="CSV file with a header row (or .parquet with pyarrow)")
+
+
+def _model_argument(parser):
+    parser.add_argument("model", metavar="MODEL.json", help="a model saved by `treeopt fit --out`")
+
+
 def add_commands(subparsers):
     """Add ``fit``, ``predict`` and ``show`` to the ``treeopt`` command's subparsers;
     each sets ``run`` to the function that carries it out."""
@@ -573,7 +581,7 @@ def add_commands(subparsers):
             f"models:\n{models}"
         ),
     )
-    fit.add_argument("data", metavar="DATA", help="CSV file with a header row (or .parquet with pyarrow)")
+    _data_argument(fit)
     fit.add_argument("--target", required=True, metavar="COLUMN", help="the column to predict (class labels)")
     fit.add_argument("--model", choices=list(MODELS), default="gosdt", help="which tree to fit (default: gosdt)")
     fit.add_argument("--max-depth", type=_positive_int, metavar="D", help="depth limit (the latent tree's depth)")
@@ -602,8 +610,8 @@ def add_commands(subparsers):
             "Predictions are written as a one-column CSV (header `prediction`)."
         ),
     )
-    predict.add_argument("model", metavar="MODEL.json", help="a model saved by `treeopt fit --out`")
-    predict.add_argument("data", metavar="DATA", help="CSV file with a header row (or .parquet with pyarrow)")
+    _model_argument(predict)
+    _data_argument(predict)
     predict.add_argument("--out", metavar="PREDICTIONS.csv", help="write the predictions here instead of stdout")
     predict.set_defaults(run=_predict)
 
@@ -612,7 +620,7 @@ def add_commands(subparsers):
         help="print a saved model as rules, Graphviz dot or JSON",
         description="Print a model saved by `treeopt fit --out`.",
     )
-    show.add_argument("model", metavar="MODEL.json", help="a model saved by `treeopt fit --out`")
+    _model_argument(show)
     show.add_argument(
         "--format", choices=["text", "dot", "json"], default="text",
         help="text: summary and rules (default); dot: Graphviz; json: the saved document",
