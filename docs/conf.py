@@ -24,7 +24,7 @@ extensions = [
 ]
 
 exclude_patterns = ["_build", "examples/README.rst", "auto_examples/*.ipynb", "auto_examples/*.py"]
-templates_path = []
+templates_path = ["_templates"]
 
 # API pages from the docstrings (numpydoc format)
 autosummary_generate = True
@@ -70,13 +70,14 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 _REF_ROLE = re.compile(r":ref:`([^`<]+?)(?:\s*<[^`>]*>)?`")
 _UNDERSCORED_NAMES = re.compile(r"^(\s*)(\w+_(?:, \w+_)+)(\s*:.*)$")
 _NAME_BEFORE_PUNCTUATION = re.compile(r"(?<=\w)_(?=[,)])")
+_SHAPE = re.compile(r"(?<!`)shape \([^)`]*\)")
 
 
 def _plain_docstring(app, what, name, obj, options, lines):
     """Docstring fixes for this site, before numpydoc reads them: scikit-learn's
     inherited methods (``score``) link to labels of scikit-learn's own site, kept here as
     plain text; an attribute entry naming several attributes (``n_features_in_,
-    feature_names_in_ :``) or a type (``shape (n_features_in_,)``) would read trailing
+    feature_names_in_ :``) or a shape (``shape (n_features_in_,)``) would read trailing
     underscores as reST links."""
     from_sklearn = (getattr(obj, "__module__", None) or "").startswith("sklearn")
     for i, line in enumerate(lines):
@@ -86,9 +87,8 @@ def _plain_docstring(app, what, name, obj, options, lines):
         if match:
             names = match.group(2).replace("_,", "\\_,")
             line = f"{match.group(1)}{names[:-1]}\\_{match.group(3)}"
-        head, sep, kind = line.partition(" : ")
-        if sep:  # a type such as "shape (n_features_in_,)"
-            line = head + sep + _NAME_BEFORE_PUNCTUATION.sub(r"\\_", kind)
+        # a shape such as "shape (n_samples, n_features_out_)"
+        line = _SHAPE.sub(lambda m: _NAME_BEFORE_PUNCTUATION.sub(r"\\_", m.group(0)), line)
         lines[i] = line
 
 
