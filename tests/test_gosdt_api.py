@@ -15,6 +15,8 @@ import re
 import sys
 import time
 
+import logging
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -164,14 +166,16 @@ def test_string_labels():
     assert est.objective_ == pytest.approx(ref.objective_)
 
 
-def test_verbose_prints_progress_and_quiet_prints_nothing(capfd):
+def test_verbose_logs_progress_and_quiet_logs_nothing(caplog, capfd):
     X, y = and_or_problem()
+    caplog.set_level(logging.INFO, logger="treeopt")
     GOSDTClassifier(regularization=0.01, verbose=False).fit(X, y)
-    out, _ = capfd.readouterr()
-    assert out == "", "verbose=False must not print"
+    assert caplog.records == [], "verbose=False must not log"
     GOSDTClassifier(regularization=0.01, verbose=True).fit(X, y)
-    out, _ = capfd.readouterr()
-    assert out.strip(), "verbose=True must print progress to stdout"
+    assert caplog.records, "verbose=True must log progress on the treeopt logger"
+    assert all(r.name == "treeopt" and r.levelno == logging.INFO for r in caplog.records)
+    assert "optimal: objective" in caplog.records[-1].getMessage()
+    assert capfd.readouterr() == ("", ""), "with logging configured, nothing is printed directly"
 
 
 # --------------------------------------------------------------------------- #

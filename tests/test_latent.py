@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import pickle
 
+import logging
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -372,11 +374,12 @@ def test_early_stopping_and_learning_rate_schedule():
     assert full.n_epochs_ == 15
 
 
-def test_verbose_prints_epochs(capsys):
+def test_verbose_logs_epochs(caplog):
     X, y = load_breast_cancer(return_X_y=True)
+    caplog.set_level(logging.INFO, logger="treeopt")
     LatentTreeClassifier(depth=1, max_epochs=2, verbose=True, random_state=0).fit(X, y)
-    out = capsys.readouterr().out
-    assert out.count("[treeopt] epoch") == 2
+    epochs = [r.getMessage() for r in caplog.records if r.getMessage().startswith("epoch")]
+    assert len(epochs) == 2
 
 
 def test_pandas_pipeline_grid_search_clone_pickle():

@@ -19,6 +19,8 @@ import pickle
 import re
 import time
 
+import logging
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -275,12 +277,13 @@ def test_determinism(load_dataset):
         assert again.trees_evaluated_ == first.trees_evaluated_
 
 
-def test_verbose_prints_progress(capfd, load_dataset):
+def test_verbose_logs_progress(caplog, load_dataset):
     X, y, _ = load_dataset("compas_binary")
+    caplog.set_level(logging.INFO, logger="treeopt")
     OSDTClassifier(regularization=0.005).fit(X, y)
-    assert capfd.readouterr().out == ""
+    assert caplog.records == []
     OSDTClassifier(regularization=0.005, verbose=True).fit(X, y)
-    assert "[treeopt]" in capfd.readouterr().out
+    assert any("lower bound" in r.getMessage() for r in caplog.records)
 
 
 # --------------------------------------------------------------------------- #

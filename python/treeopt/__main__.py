@@ -1,4 +1,6 @@
-"""Command line entry point: ``python -m treeopt demo``.
+"""Command line entry point: the ``treeopt`` command, also ``python -m treeopt``.
+
+``fit``, ``predict`` and ``show`` work on CSV files (:mod:`treeopt.cli`); ``demo``:
 
 The demo fits a provably optimal sparse tree (GOSDT) on scikit-learn's embedded
 breast-cancer data, binarized with :class:`treeopt.NumericBinarizer`, and shows
@@ -11,6 +13,8 @@ import argparse
 import math
 import sys
 import time
+
+from .cli import add_commands, run
 
 __all__ = ["main"]
 
@@ -73,10 +77,12 @@ def _max_depth(text):
 
 def _build_parser():
     parser = argparse.ArgumentParser(
-        prog="python -m treeopt",
-        description="treeopt: provably optimal sparse decision trees.",
+        prog="treeopt",
+        description="treeopt: provably optimal sparse decision trees. "
+        "`treeopt COMMAND --help` explains each command.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    add_commands(sub)
     demo = sub.add_parser(
         "demo",
         help="fit GOSDT and CART on the breast-cancer data and compare them",
@@ -97,6 +103,7 @@ def _build_parser():
     ):
         demo.add_argument(flag, type=kind, default=default, help=f"{what} (default: %(default)s)")
     demo.add_argument("--verbose", action="store_true", help="print solver progress")
+    demo.set_defaults(run=_demo)
     return parser
 
 
@@ -205,10 +212,7 @@ def main(argv=None):
     if args.command is None:
         parser.print_help()
         return 0
-    if args.command == "demo":
-        return _demo(args)
-    parser.error(f"unknown command {args.command!r}")  # pragma: no cover
-    return 2  # pragma: no cover
+    return run(args)
 
 
 if __name__ == "__main__":

@@ -474,7 +474,8 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
     random_state : int, RandomState instance or None, default=0
         Seed of the reference ensemble.
     verbose : bool, default=False
-        Print the GOSDT search progress.
+        Log the GOSDT search progress on the ``treeopt`` logger (on stderr when
+        logging is not configured).
 
     Attributes
     ----------

@@ -15,6 +15,7 @@ from threadpoolctl import threadpool_limits
 
 from .._base import store_init_params
 from .._docstrings import takes_rows
+from .._progress import report
 from ..tree import TREE_LEAF, TREE_OBLIQUE, TREE_UNDEFINED, Tree
 from .._validation import (
     center_and_scale,
@@ -214,9 +215,9 @@ class _BaseLatentTree(BaseEstimator):
             val_loss, _ = self._loss_and_grad(out, t_val, w_val)
             self.validation_loss_curve_.append(val_loss)
             if self.verbose:
-                print(
-                    f"[treeopt] epoch {epoch + 1:3d}  train loss {self.loss_curve_[-1]:.5f}  "
-                    f"validation loss {val_loss:.5f}  lr {adam.lr:.2e}"
+                report(
+                    "epoch %3d  train loss %.5f  validation loss %.5f  lr %.2e",
+                    epoch + 1, self.loss_curve_[-1], val_loss, adam.lr,
                 )
             if val_loss < best[0] - self.tol:
                 best = (val_loss, [p.copy() for p in params], node_values, epoch + 1)
@@ -430,7 +431,8 @@ _COMMON_PARAMS_DOC = """
         Seeds the initialisation, the shuffling and the validation split; an int
         makes ``fit`` reproducible bit for bit.
     verbose : bool, default=False
-        Print the training and validation loss of every epoch.
+        Log the training and validation loss of every epoch (``INFO`` on the
+        ``treeopt`` logger; shown on stderr when logging is not configured).
 """
 
 _COMMON_ATTRIBUTES_DOC = """

@@ -19,6 +19,7 @@ from sklearn.utils.validation import _num_samples, column_or_1d
 from .. import _core
 from .._base import SEARCH_CONSTRAINTS, cost_matrix, refuse_booleans, saturated
 from .._binary import BinaryTreeClassifierMixin, as_binary_matrix
+from .._progress import report
 from .._validation import (
     encode_class_labels,
     sample_weights,
@@ -224,10 +225,10 @@ class CertifiedSearch:
                 stacklevel=4,
             )
         if self.verbose:
-            print(
-                f"[treeopt] {self.status_}: objective {self.objective_:.6f}, lower bound "
-                f"{self.lower_bound_:.6f}, {self.n_leaves_} leaves, "
-                f"{res.stats.subproblems} subproblems, {res.stats.seconds:.3f}s"
+            report(
+                "%s: objective %.6f, lower bound %.6f, %d leaves, %d subproblems, %.3fs",
+                self.status_, self.objective_, self.lower_bound_, self.n_leaves_,
+                res.stats.subproblems, res.stats.seconds,
             )
 
 

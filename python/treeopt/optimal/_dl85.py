@@ -46,7 +46,8 @@ class DL85Classifier(CertifiedTreeClassifier):
     memory_limit : int or None, default=None
         Bytes the subproblem cache may use (``status_ == "memory_limit"`` when reached).
     verbose : bool, default=False
-        Print the search progress.
+        Log the search progress on the ``treeopt`` logger (on stderr when logging is
+        not configured).
     max_thresholds : int or None, default=None
         Numeric columns only, as for :class:`GOSDTClassifier`: None makes every
         midpoint between consecutive distinct values (within a node's rows) a candidate

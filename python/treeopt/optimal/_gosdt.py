@@ -37,7 +37,8 @@ class GOSDTClassifier(CertifiedTreeClassifier):
     class_weight : dict, "balanced" or None, default=None
         Weights multiplying the sample weights of each class.
     verbose : bool, default=False
-        Print the search progress (elapsed, lower bound, objective, gap, subproblems).
+        Log the search progress (elapsed, lower bound, objective, gap, subproblems) on
+        the ``treeopt`` logger (on stderr when logging is not configured).
     misclassification_cost : array-like of shape (n_classes, n_classes) or None, default=None
         Cost-sensitive misclassification: ``misclassification_cost[i, j]`` is the cost
         of predicting ``classes_[j]`` for a row of class ``classes_[i]`` (rows the true

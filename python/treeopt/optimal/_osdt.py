@@ -132,7 +132,8 @@ class OSDTClassifier(CertifiedTreeClassifier):
     class_weight : dict, "balanced" or None, default=None
         Weights multiplying the sample weights of each class.
     verbose : bool, default=False
-        Print the search progress (elapsed, lower bound, objective, gap, trees evaluated).
+        Log the search progress (elapsed, lower bound, objective, gap, subproblems) on
+        the ``treeopt`` logger (on stderr when logging is not configured).
 
     Attributes
     ----------

@@ -195,7 +195,8 @@ _LIMITS_DOC = """
         Bytes the search may use; reaching it stops the search the same way
         (``status_ == "memory_limit"``).
     verbose : bool, default=False
-        Print the search progress (elapsed, lower bound, objective, gap, subproblems).
+        Log the search progress (elapsed, lower bound, objective, gap, subproblems) on
+        the ``treeopt`` logger (on stderr when logging is not configured).
     max_thresholds : int or None, default=None
         Numeric columns only: None tries every midpoint between consecutive distinct
         values of a column; an int ``k`` keeps ``k`` of them per column, at weighted

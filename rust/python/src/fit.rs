@@ -1,7 +1,7 @@
 //! The one fit path every search of `treeopt._core` takes: pack the numpy arrays into a
 //! dataset (a uint8 0/1 matrix into a [`BinaryDataset`], a float64 one into a
 //! [`NumericDataset`]: the one dispatch on the matrix kind), run the search without the
-//! GIL while a monitor polls Ctrl-C, prints progress and shows the slow-fit warning, then
+//! GIL while a monitor polls Ctrl-C, logs progress and shows the slow-fit warning, then
 //! build the typed [`FitResult`], whose split nodes carry their column and threshold.
 
 use crate::errors::{run_released, value_error};
@@ -13,7 +13,7 @@ use treeopt_core::{BinaryDataset, NumericDataset};
 use treeopt_search::split::Thresholds;
 use treeopt_search::{Limits, Monitor, Progress, SearchResult};
 
-/// Checks Ctrl-C with the GIL held for a moment, and prints progress when verbose.
+/// Checks Ctrl-C with the GIL held for a moment, and logs progress when verbose.
 pub(crate) struct PyMonitor {
     verbose: bool,
     next_print: Instant,
@@ -51,15 +51,18 @@ impl PyMonitor {
         }
     }
 
-    fn print_progress(&mut self, py: Python<'_>, p: &Progress) {
+    /// Hands the search's state to `treeopt._progress.search_progress` (which logs it on
+    /// the `treeopt` logger) at most twice a second, and only when verbose: a quiet search
+    /// makes no Python call beyond the Ctrl-C check.
+    fn report_progress(&mut self, py: Python<'_>, p: &Progress) {
         if self.verbose && Instant::now() >= self.next_print {
             self.next_print = Instant::now() + Duration::from_millis(500);
-            let gap = (p.objective - p.lower_bound).max(0.0);
-            let line = format!(
-                "[treeopt] {:8.2}s  lower bound {:.6}  objective {:.6}  gap {:.6}  subproblems {}",
-                p.elapsed, p.lower_bound, p.objective, gap, p.subproblems
-            );
-            let _ = py.import("builtins").and_then(|b| b.getattr("print")?.call1((line,)));
+            let args = (p.elapsed, p.lower_bound, p.objective, p.subproblems);
+            let logged = py.import("treeopt._progress").and_then(|m| m.getattr("search_progress")?.call1(args).map(|_| ()));
+            // A failing logging handler must not stop the search; Python shows why.
+            if let Err(e) = logged {
+                e.write_unraisable(py, None);
+            }
         }
     }
 }
@@ -74,7 +77,7 @@ impl Monitor for PyMonitor {
                 return false;
             }
             self.warn_if_slow(py);
-            self.print_progress(py, p);
+            self.report_progress(py, p);
             true
         })
     }

@@ -44,7 +44,7 @@ enum Targets<'py> {
 /// node's weight and mean target, with `labels` empty. A Ctrl-C during the search stops
 /// it and is handed back in the result's `interrupt` with the best tree found.
 /// `slow_fit_warning` is `(seconds, message)`, warned once if the search is still running
-/// after that many seconds; `verbose` prints progress.
+/// after that many seconds; `verbose` logs progress on the `treeopt` logger.
 #[pyfunction]
 #[pyo3(name = "fit", signature = (x, y, sample_weight, search, n_classes=None, time_limit=None, memory_limit=None, verbose=false, slow_fit_warning=None))]
 #[allow(clippy::too_many_arguments)]
