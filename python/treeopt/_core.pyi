@@ -1,10 +1,11 @@
 """Type stub of ``treeopt._core``, the compiled binding of treeopt's Rust solvers.
 
 Kept in step with ``rust/python/src`` by ``tests/test_typing.py`` (every public name of
-the module and every argument list).
+the module, every argument list and every field). The result classes are frozen: their
+fields are read-only (``Final``).
 """
 
-from typing import Optional, Sequence, Tuple, Union
+from typing import Final, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from numpy.typing import NDArray
@@ -51,66 +52,40 @@ class OsdtSearch:
 class SearchStats:
     """Work counters of a search."""
 
-    @property
-    def expansions(self) -> int: ...
-    @property
-    def memory_bytes(self) -> int: ...
-    @property
-    def seconds(self) -> float: ...
-    @property
-    def subproblems(self) -> int: ...
+    expansions: Final[int]
+    memory_bytes: Final[int]
+    seconds: Final[float]
+    subproblems: Final[int]
 
 class OsdtStats:
     """OSDT's counters and the warm start's objective."""
 
-    @property
-    def leaf_sets(self) -> int: ...
-    @property
-    def leaves(self) -> int: ...
-    @property
-    def peak_bytes(self) -> int: ...
-    @property
-    def peak_queue(self) -> int: ...
-    @property
-    def time_to_optimum(self) -> float: ...
-    @property
-    def trees_evaluated(self) -> int: ...
-    @property
-    def trees_queued(self) -> int: ...
-    @property
-    def trees_to_optimum(self) -> int: ...
-    @property
-    def warm_start_objective(self) -> Optional[float]: ...
+    leaf_sets: Final[int]
+    leaves: Final[int]
+    peak_bytes: Final[int]
+    peak_queue: Final[int]
+    time_to_optimum: Final[float]
+    trees_evaluated: Final[int]
+    trees_queued: Final[int]
+    trees_to_optimum: Final[int]
+    warm_start_objective: Final[Optional[float]]
 
 class FitResult:
     """A fitted tree (node arrays in the layout of ``treeopt.Tree``) and its certificate."""
 
-    @property
-    def children_left(self) -> NDArray[np.int64]: ...
-    @property
-    def children_right(self) -> NDArray[np.int64]: ...
-    @property
-    def feature(self) -> NDArray[np.int64]: ...
-    @property
-    def threshold(self) -> NDArray[np.float64]: ...
-    @property
-    def value(self) -> NDArray[np.float64]: ...
-    @property
-    def labels(self) -> NDArray[np.int64]: ...
-    @property
-    def stats(self) -> SearchStats: ...
-    @property
-    def objective(self) -> float: ...
-    @property
-    def lower_bound(self) -> float: ...
-    @property
-    def guessed_lower_bound(self) -> Optional[float]: ...
-    @property
-    def status(self) -> str: ...
-    @property
-    def interrupt(self) -> Optional[BaseException]: ...
-    @property
-    def osdt(self) -> Optional[OsdtStats]: ...
+    children_left: Final[NDArray[np.int64]]
+    children_right: Final[NDArray[np.int64]]
+    feature: Final[NDArray[np.int64]]
+    threshold: Final[NDArray[np.float64]]
+    value: Final[NDArray[np.float64]]
+    labels: Final[NDArray[np.int64]]
+    stats: Final[SearchStats]
+    objective: Final[float]
+    lower_bound: Final[float]
+    guessed_lower_bound: Final[Optional[float]]
+    status: Final[str]
+    interrupt: Final[Optional[BaseException]]
+    osdt: Final[Optional[OsdtStats]]
 
 def fit(
     x: _Matrix,
@@ -134,14 +109,10 @@ def osdt_policy_names() -> list[str]:
 class PavInfo:
     """Groups and support sets of a forward pass of ``TreePAV``."""
 
-    @property
-    def group(self) -> NDArray[np.int64]: ...
-    @property
-    def value(self) -> NDArray[np.float64]: ...
-    @property
-    def denominator(self) -> NDArray[np.float64]: ...
-    @property
-    def support(self) -> NDArray[np.bool_]: ...
+    group: Final[NDArray[np.int64]]
+    value: Final[NDArray[np.float64]]
+    denominator: Final[NDArray[np.float64]]
+    support: Final[NDArray[np.bool_]]
 
 class TreePAV:
     """Reusable solver of the latent-tree pruning problem, with its backward pass."""
