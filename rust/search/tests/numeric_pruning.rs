@@ -57,3 +57,32 @@ fn numeric_search_equals_the_binarized_search_with_many_thresholds() {
         }
     }
 }
+
+#[test]
+fn near_perfect_trees_prune_both_sides_of_a_threshold_soundly() {
+    // Little noise: the best trees make few errors, so the search's bounds are small
+    // and a threshold's first child is often pruned against them, after which its other
+    // child is searched to rule out the thresholds on the other side as well.
+    for seed in 0..40u64 {
+        let (rows, m, classes) = (50 + (seed % 4) as usize * 10, 2 + (seed % 2) as usize, 2 + (seed % 3 == 0) as usize);
+        let levels = 16 + (seed % 3) as usize * 10;
+        let (x, mut y, w) = instance(seed + 500, rows, m, classes, levels);
+        // Keep one row in eight of the instance's noise-free concept flipped at most.
+        for (i, label) in y.iter_mut().enumerate() {
+            let v = x[i * m] + x[i * m + 1];
+            let clean = ((v / (levels as f64 * 0.25)) * classes as f64) as u32 % classes as u32;
+            if (i + seed as usize) % 8 != 0 {
+                *label = clean;
+            }
+        }
+        let numeric = NumericDataset::new(&x, rows, m, &y, classes, Some(&w)).unwrap();
+        let (bits, n_cuts) = binarize_every_midpoint(&x, rows, m);
+        let binary = BinaryDataset::new(&bits, rows, n_cuts, &y, classes, Some(&w)).unwrap();
+        let depth = 3 + (seed % 2) as usize;
+        let config = Dl85Config { max_depth: depth, ..Default::default() };
+        let a = solve_dl85_numeric(&numeric, &config, &mut NoMonitor).unwrap();
+        let b = solve_dl85(&binary, &config, &mut NoMonitor).unwrap();
+        assert_eq!((a.status, b.status), (Status::Optimal, Status::Optimal), "seed {seed}");
+        assert!((a.objective - b.objective).abs() < 1e-9, "seed {seed}, depth {depth}: numeric {} binarized {}", a.objective, b.objective);
+    }
+}
