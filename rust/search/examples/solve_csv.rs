@@ -1,21 +1,25 @@
-//! Solves one benchmark CSV (0/1 features, label last) with GOSDT and prints the result:
-//! `cargo run --release -p treeopt-search --example solve_csv -- FILE REG [MAX_DEPTH|none] [TIME_LIMIT] [gosdt|dl85]`
+//! Solves one benchmark CSV (label last) with GOSDT or DL8.5 and prints the result and
+//! the search's work counters. `binary` (the default) reads 0/1 features without a
+//! header; `numeric` reads a header row and numeric features, split at every midpoint:
+//! `cargo run --release -p treeopt-search --example solve_csv -- FILE REG [MAX_DEPTH|none] [TIME_LIMIT] [gosdt|dl85] [binary|numeric]`
 
 use std::path::Path;
 use std::time::Duration;
-use treeopt_core::io::read_binary_csv;
-use treeopt_search::{solve_dl85, solve_gosdt, Dl85Config, GosdtConfig, Limits, NoMonitor};
+use treeopt_core::io::{read_binary_csv, read_numeric_csv};
+use treeopt_search::{
+    solve_dl85, solve_dl85_numeric, solve_gosdt, solve_gosdt_numeric, Dl85Config, GosdtConfig, Limits, NoMonitor,
+};
+
+fn exit_with(e: impl std::fmt::Display) -> ! {
+    eprintln!("{e}");
+    std::process::exit(2)
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 3 {
-        eprintln!("usage: solve_csv FILE REGULARIZATION [MAX_DEPTH|none] [TIME_LIMIT_SECONDS] [gosdt|dl85]");
-        std::process::exit(2);
+        exit_with("usage: solve_csv FILE REGULARIZATION [MAX_DEPTH|none] [TIME_LIMIT_SECONDS] [gosdt|dl85] [binary|numeric]");
     }
-    let data = read_binary_csv(Path::new(&args[1])).unwrap_or_else(|e| {
-        eprintln!("{e}");
-        std::process::exit(2)
-    });
     let config = GosdtConfig {
         regularization: args[2].parse().expect("regularization must be a number"),
         max_depth: args.get(3).and_then(|d| d.parse().ok()),
@@ -25,23 +29,35 @@ fn main() {
         },
         ..Default::default()
     };
-    let res = if args.get(5).map(String::as_str) == Some("dl85") {
-        let dl85 = Dl85Config {
-            max_depth: config.max_depth.expect("dl85 needs a MAX_DEPTH"),
-            regularization: config.regularization,
-            limits: config.limits.clone(),
-            ..Default::default()
+    let dl85 = (args.get(5).map(String::as_str) == Some("dl85")).then(|| Dl85Config {
+        max_depth: config.max_depth.expect("dl85 needs a MAX_DEPTH"),
+        regularization: config.regularization,
+        limits: config.limits.clone(),
+        ..Default::default()
+    });
+    let path = Path::new(&args[1]);
+    let (res, groups, weight) = if args.get(6).map(String::as_str) == Some("numeric") {
+        let data = read_numeric_csv(path).unwrap_or_else(|e| exit_with(e));
+        let res = match &dl85 {
+            Some(c) => solve_dl85_numeric(&data, c, &mut NoMonitor),
+            None => solve_gosdt_numeric(&data, &config, &mut NoMonitor),
         };
-        solve_dl85(&data, &dl85, &mut NoMonitor)
+        (res, data.n_groups(), data.total_weight())
     } else {
-        solve_gosdt(&data, &config, &mut NoMonitor)
-    }
-    .expect("valid configuration");
+        let data = read_binary_csv(path).unwrap_or_else(|e| exit_with(e));
+        let res = match &dl85 {
+            Some(c) => solve_dl85(&data, c, &mut NoMonitor),
+            None => solve_gosdt(&data, &config, &mut NoMonitor),
+        };
+        (res, data.n_groups(), data.total_weight())
+    };
+    let res = res.expect("valid configuration");
     println!(
-        "groups={} objective={:.9} lower_bound={:.9} status={} leaves={} depth={} seconds={:.3} subproblems={} expansions={} store_MiB={:.1}",
-        data.n_groups(),
+        "groups={} objective={:.9} lower_bound={:.9} total_weight={} status={} leaves={} depth={} seconds={:.3} subproblems={} expansions={} store_MiB={:.1}",
+        groups,
         res.objective,
         res.lower_bound,
+        weight,
         res.status.as_str(),
         res.tree.n_leaves(),
         res.tree.depth(),
