@@ -10,12 +10,13 @@
 //! the same way. Layout: `errors` (the one error and
 //! GIL-release helpers), `fit` (data packing, monitor, limits), `result` (the typed
 //! result classes), `solvers` (the settings objects and the dispatch), `osdt` (OSDT's
-//! settings and warm-start reading), `isotonic` (the tree-structured isotonic solver).
+//! settings and warm-start reading), `isotonic` (the tree-structured isotonic solver), `rashomon` (Rashomon sets).
 
 mod errors;
 mod fit;
 mod isotonic;
 mod osdt;
+mod rashomon;
 mod result;
 mod solvers;
 
@@ -95,6 +96,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     solvers::register(m)?;
     osdt::register(m)?;
     isotonic::register(m)?;
+    rashomon::register(m)?;
     m.add_function(wrap_pyfunction!(fit_classifier, m)?)?;
     m.add_function(wrap_pyfunction!(fit_regression, m)?)?;
     Ok(())
