@@ -23,6 +23,7 @@
 use crate::budget::{Limits, Monitor};
 use crate::graph::{search_depth, GosdtConfig, Solver};
 use crate::objective::{stats_totals, Misclassification};
+use crate::rules::Side;
 use crate::split::{SplitFamily, Thresholds, ZeroOneColumns};
 use crate::store::Store;
 use crate::Status;
@@ -230,6 +231,24 @@ struct Builder<'a, 'm, M: Monitor, S: SplitFamily> {
 }
 
 impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
+    /// A lower bound on the trees of the side `set` of a split (bounds `side` from the
+    /// parent's pass), raised by what the search's store has proved about it.
+    fn lower_bound(&self, set: &[u64], side: Side, depth: u32) -> f64 {
+        if side.terminal {
+            return side.leaf_cost;
+        }
+        self.solver.known_lower_bound(set, depth).map_or(side.lb, |k| k.max(side.lb))
+    }
+
+    /// The optimum of the side `set` of a split when it is at most `budget`: a side the
+    /// leaf-closing rules closed costs its leaf, the others are asked of the search.
+    fn optimum(&mut self, set: &[u64], side: Side, depth: u32, budget: f64) -> Result<Option<f64>, RashomonError> {
+        if side.terminal {
+            return Ok((side.leaf_cost <= budget).then_some(side.leaf_cost));
+        }
+        self.solver.optimum_within(set, depth, budget).map_err(RashomonError::Stopped)
+    }
+
     /// The node of `set` with `depth` levels left holding every tree that costs at most
     /// `budget` (up to the tolerance).
     fn build(&mut self, set: &[u64], depth: u32, budget: f64) -> Result<u32, RashomonError> {
@@ -260,7 +279,9 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
             }
         }
         let mut rows = 0.0;
-        treeopt_core::bitset::for_each_one(set, |g| rows += data.group_rows(g) as f64);
+        if depth > 0 {
+            treeopt_core::bitset::for_each_one(set, |g| rows += data.group_rows(g) as f64);
+        }
         if depth > 0 && rows >= 2.0 * rules.min_support {
             let below = if depth == u32::MAX { depth } else { depth - 1 };
             let sides = self.solver.split_sides(set, depth).map_err(RashomonError::Stopped)?;
@@ -272,9 +293,17 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
                 let splits = &self.solver.task().splits;
                 splits.partition(set, s.split as usize, false, &mut left);
                 splits.partition(set, s.split as usize, true, &mut right);
-                let right_lb = self.solver.known_lower_bound(&right, below).map_or(s.right.lb, |k| k.max(s.right.lb));
-                let Some(left_opt) = self.solver.optimum_within(&left, below, limit - right_lb).map_err(RashomonError::Stopped)? else { continue };
-                let Some(right_opt) = self.solver.optimum_within(&right, below, limit - left_opt).map_err(RashomonError::Stopped)? else { continue };
+                let (left_lb, right_lb) = (self.lower_bound(&left, s.left, below), self.lower_bound(&right, s.right, below));
+                if left_lb + right_lb > limit {
+                    continue;
+                }
+                // The side with the larger bound first: when the pair fails, it is the one
+                // more likely to fail, and the other is never searched.
+                let right_first = right_lb > left_lb;
+                let ((a, a_side), (b, b_side, b_lb)) = if right_first { ((&right, s.right), (&left, s.left, left_lb)) } else { ((&left, s.left), (&right, s.right, right_lb)) };
+                let Some(a_opt) = self.optimum(a, a_side, below, limit - b_lb)? else { continue };
+                let Some(b_opt) = self.optimum(b, b_side, below, limit - a_opt)? else { continue };
+                let (left_opt, right_opt) = if right_first { (b_opt, a_opt) } else { (a_opt, b_opt) };
                 let left_node = self.build(&left, below, budget - right_opt + self.tol)?;
                 let right_node = self.build(&right, below, budget - left_opt + self.tol)?;
                 let (column, threshold) = match self.solver.task().splits.as_thresholds() {
