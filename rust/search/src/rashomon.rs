@@ -23,7 +23,7 @@
 use crate::budget::{Limits, Monitor};
 use crate::graph::{search_depth, GosdtConfig, Solver};
 use crate::objective::{stats_totals, Misclassification};
-use crate::rules::Side;
+use crate::rules::{Rules, Side};
 use crate::split::{SplitFamily, Thresholds, ZeroOneColumns};
 use crate::store::Store;
 use crate::Status;
@@ -195,6 +195,7 @@ fn build_family<M: Monitor, S: SplitFamily>(data: &Groups, splits: S, n_columns:
         tol: TOLERANCE * total.max(1.0),
         memory_limit: config.limits.memory_limit.unwrap_or(usize::MAX),
         node_bytes: 0,
+        pairs: Vec::new(),
         solver,
     };
     let root = builder.build(all.words(), depth, budget)?;
@@ -228,6 +229,8 @@ struct Builder<'a, 'm, M: Monitor, S: SplitFamily> {
     memory_limit: usize,
     /// Bytes the nodes' levels and ways hold.
     node_bytes: usize,
+    /// The pairwise sums of the last node with two levels left ([`PairTable`]).
+    pairs: Vec<f64>,
 }
 
 impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
@@ -252,37 +255,23 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
     /// The node of `set` with `depth` levels left holding every tree that costs at most
     /// `budget` (up to the tolerance).
     fn build(&mut self, set: &[u64], depth: u32, budget: f64) -> Result<u32, RashomonError> {
-        let id = match self.index.find(set, depth) {
-            Some(id) if self.nodes[id as usize].budget >= budget => return Ok(id),
-            Some(id) => id,
-            None => {
-                let id = self.index.insert(set, depth, 0.0, 0.0, 0.0).ok_or(RashomonError::Stopped(Status::MemoryLimit))?;
-                self.nodes.push(GraphNode::default());
-                id
-            }
+        let id = match self.slot(set, depth, budget)? {
+            Slot::Built(id) => return Ok(id),
+            Slot::ToBuild(id) => id,
         };
-        if let Some(status) = self.solver.check_stop() {
-            return Err(RashomonError::Stopped(status));
-        }
         let limit = budget + self.tol;
         let data = self.solver.task().data;
-        let n_classes = data.n_classes();
         let rules = self.solver.rules();
-        let mut ways: Vec<(f64, Way)> = Vec::new();
-        let mut totals = vec![0.0; n_classes];
+        let mut totals = vec![0.0; data.n_classes()];
         stats_totals(&self.solver.task().obj, set, &mut totals);
-        let weight: f64 = totals.iter().sum();
-        for (k, &w) in totals.iter().enumerate() {
-            let cost = weight - w + rules.penalty;
-            if cost <= limit {
-                ways.push((cost, Way { count: 1, column: LEAF_WAY, label: k as u32, threshold: 0.0, left: 0, left_level: 0, right: 0, right_level: 0 }));
-            }
-        }
+        let mut ways = leaf_ways(&totals, rules.penalty, limit);
         let mut rows = 0.0;
         if depth > 0 {
             treeopt_core::bitset::for_each_one(set, |g| rows += data.group_rows(g) as f64);
         }
-        if depth > 0 && rows >= 2.0 * rules.min_support {
+        if depth == 2 && rows >= 2.0 * rules.min_support && self.pairs_fit() {
+            self.depth_two_ways(set, budget, &mut ways)?;
+        } else if depth > 0 && rows >= 2.0 * rules.min_support {
             let below = if depth == u32::MAX { depth } else { depth - 1 };
             let sides = self.solver.split_sides(set, depth).map_err(RashomonError::Stopped)?;
             let (mut left, mut right) = (vec![0u64; set.len()], vec![0u64; set.len()]);
@@ -310,24 +299,54 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
                     Some(th) => (th.locate(s.split as usize).0 as u32, th.threshold_in(set, s.split as usize)),
                     None => (s.split, 0.5),
                 };
-                let (ln, rn) = (&self.nodes[left_node as usize], &self.nodes[right_node as usize]);
-                let right_min = rn.levels.first().map_or(f64::INFINITY, |l| l.cost);
-                for (li, l) in ln.levels.iter().enumerate() {
-                    if l.cost + right_min > limit {
-                        break;
-                    }
-                    for (ri, r) in rn.levels.iter().enumerate() {
-                        let cost = l.cost + r.cost;
-                        if cost > limit {
-                            break;
-                        }
-                        let count = l.count.checked_mul(r.count).ok_or_else(too_many)?;
-                        ways.push((cost, Way { count, column, label: 0, threshold, left: left_node, left_level: li as u32, right: right_node, right_level: ri as u32 }));
-                    }
-                }
+                self.combine(&mut ways, column, threshold, left_node, right_node, limit)?;
             }
         }
-        // Levels: the distinct costs ascending; within one, the ways in the order found.
+        self.finish(id, budget, ways)
+    }
+
+    /// The node of `(set, depth)`: already built for at least `budget`, or to be
+    /// (re)built (a new node is added to the index).
+    fn slot(&mut self, set: &[u64], depth: u32, budget: f64) -> Result<Slot, RashomonError> {
+        let id = match self.index.find(set, depth) {
+            Some(id) if self.nodes[id as usize].budget >= budget => return Ok(Slot::Built(id)),
+            Some(id) => id,
+            None => {
+                let id = self.index.insert(set, depth, 0.0, 0.0, 0.0).ok_or(RashomonError::Stopped(Status::MemoryLimit))?;
+                self.nodes.push(GraphNode::default());
+                id
+            }
+        };
+        match self.solver.check_stop() {
+            Some(status) => Err(RashomonError::Stopped(status)),
+            None => Ok(Slot::ToBuild(id)),
+        }
+    }
+
+    /// The ways of a split on `column` whose children are the nodes `left` and `right`:
+    /// every pair of their levels costing at most `limit`.
+    fn combine(&self, ways: &mut Vec<(f64, Way)>, column: u32, threshold: f64, left: u32, right: u32, limit: f64) -> Result<(), RashomonError> {
+        let (ln, rn) = (&self.nodes[left as usize], &self.nodes[right as usize]);
+        let right_min = rn.levels.first().map_or(f64::INFINITY, |l| l.cost);
+        for (li, l) in ln.levels.iter().enumerate() {
+            if l.cost + right_min > limit {
+                break;
+            }
+            for (ri, r) in rn.levels.iter().enumerate() {
+                let cost = l.cost + r.cost;
+                if cost > limit {
+                    break;
+                }
+                let count = l.count.checked_mul(r.count).ok_or_else(too_many)?;
+                ways.push((cost, Way { count, column, label: 0, threshold, left, left_level: li as u32, right, right_level: ri as u32 }));
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores node `id` built for `budget` with its ways: levels are the distinct costs
+    /// ascending, and within one the ways in the order found.
+    fn finish(&mut self, id: u32, budget: f64, mut ways: Vec<(f64, Way)>) -> Result<u32, RashomonError> {
         ways.sort_by(|a, b| a.0.total_cmp(&b.0));
         let mut levels: Vec<Level> = Vec::new();
         for (i, (cost, way)) in ways.iter().enumerate() {
@@ -339,16 +358,210 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
                 _ => levels.push(Level { cost: *cost, count: way.count, end: i as u32 + 1 }),
             }
         }
-        let bytes = levels.len() * std::mem::size_of::<Level>() + ways.len() * std::mem::size_of::<Way>();
-        self.node_bytes += bytes;
-        let held = self.node_bytes + self.index.bytes() + self.solver.bytes();
-        if held > self.memory_limit {
+        let bytes = |levels: usize, ways: usize| levels * std::mem::size_of::<Level>() + ways * std::mem::size_of::<Way>();
+        let node = &mut self.nodes[id as usize];
+        self.node_bytes = self.node_bytes + bytes(levels.len(), ways.len()) - bytes(node.levels.len(), node.ways.len());
+        *node = GraphNode { budget, levels, ways: ways.into_iter().map(|(_, w)| w).collect(), first_level: 0 };
+        if self.node_bytes + self.index.bytes() + self.solver.bytes() + self.pairs.capacity() * 8 > self.memory_limit {
             return Err(RashomonError::Stopped(Status::MemoryLimit));
         }
-        let node = &mut self.nodes[id as usize];
-        self.node_bytes -= node.levels.len() * std::mem::size_of::<Level>() + node.ways.len() * std::mem::size_of::<Way>();
-        *node = GraphNode { budget, levels, ways: ways.into_iter().map(|(_, w)| w).collect(), first_level: 0 };
         Ok(id)
+    }
+
+    /// True when a node with two levels left is built from pairwise sums: 0/1 columns
+    /// (each group lists the columns it has at 1), few enough for a square table.
+    fn pairs_fit(&self) -> bool {
+        let splits = &self.solver.task().splits;
+        self.solver.task().data.n_groups() > 0 && splits.right_list(0).is_some() && splits.n_splits() <= MAX_PAIR_COLUMNS
+    }
+
+    /// The split ways of the node `set` with two levels left, from one pass over its
+    /// groups summing the class weights and rows of every pair of columns at 1: those
+    /// give every split's two sides, each side's optimum over its leaves and stumps, and
+    /// the stumps themselves, so no side needs a search. The sides within the budget
+    /// become nodes of one level ([`Builder::stump_node`]).
+    fn depth_two_ways(&mut self, set: &[u64], budget: f64, ways: &mut Vec<(f64, Way)>) -> Result<(), RashomonError> {
+        let limit = budget + self.tol;
+        let (data, splits) = (self.solver.task().data, &self.solver.task().splits);
+        let (m, c) = (splits.n_splits(), data.n_classes());
+        let table = PairTable::sum(&mut self.pairs, data, splits, set, m, c);
+        let rules = self.solver.rules();
+        let mut sides: Vec<(u32, f64, f64)> = Vec::new();
+        for f in 0..m {
+            let (left, right) = (table.side(f, false), table.side(f, true));
+            if left[c] < rules.min_support || right[c] < rules.min_support {
+                continue;
+            }
+            let (lo, ro) = (table.stump_optimum(f, false, &rules), table.stump_optimum(f, true, &rules));
+            if lo + ro <= limit {
+                sides.push((f as u32, lo, ro));
+            }
+        }
+        let (mut left, mut right) = (vec![0u64; set.len()], vec![0u64; set.len()]);
+        for (f, left_opt, right_opt) in sides {
+            let splits = &self.solver.task().splits;
+            splits.partition(set, f as usize, false, &mut left);
+            splits.partition(set, f as usize, true, &mut right);
+            let left_node = self.stump_node(&left, f as usize, false, budget - right_opt + self.tol)?;
+            let right_node = self.stump_node(&right, f as usize, true, budget - left_opt + self.tol)?;
+            self.combine(ways, f, 0.5, left_node, right_node, limit)?;
+        }
+        Ok(())
+    }
+
+    /// The node of one level left of the side `right` of split `f` of the set whose
+    /// pairwise sums `self.pairs` holds (`set` is that side): its leaves and stumps within
+    /// `budget`, the stumps' leaves as leaf children ([`LEAF_CHILD`]).
+    fn stump_node(&mut self, set: &[u64], f: usize, right: bool, budget: f64) -> Result<u32, RashomonError> {
+        let id = match self.slot(set, 1, budget)? {
+            Slot::Built(id) => return Ok(id),
+            Slot::ToBuild(id) => id,
+        };
+        let limit = budget + self.tol;
+        let rules = self.solver.rules();
+        let (m, c) = (self.solver.task().splits.n_splits(), self.solver.task().data.n_classes());
+        let table = PairTable { sums: &self.pairs, m, c };
+        let side = table.side(f, right);
+        let mut ways = leaf_ways(&side[..c], rules.penalty, limit);
+        if side[c] >= 2.0 * rules.min_support {
+            let (mut lo, mut hi) = (vec![0.0; c + 1], vec![0.0; c + 1]);
+            for h in 0..m {
+                table.cells(f, right, h, &mut lo, &mut hi);
+                if lo[c] < rules.min_support || hi[c] < rules.min_support {
+                    continue;
+                }
+                let (lw, hw): (f64, f64) = (lo[..c].iter().sum(), hi[..c].iter().sum());
+                for kl in 0..c {
+                    for kr in 0..c {
+                        let cost = (lw - lo[kl] + rules.penalty) + (hw - hi[kr] + rules.penalty);
+                        if cost <= limit {
+                            let way = Way { count: 1, column: h as u32, label: 0, threshold: 0.5, left: LEAF_CHILD, left_level: kl as u32, right: LEAF_CHILD, right_level: kr as u32 };
+                            ways.push((cost, way));
+                        }
+                    }
+                }
+            }
+        }
+        self.finish(id, budget, ways)
+    }
+}
+
+/// Columns up to which nodes with two levels left are built from a square table of
+/// pairwise sums (beyond, the table would outgrow the work it saves).
+const MAX_PAIR_COLUMNS: usize = 512;
+
+/// A child reference of a way that is a leaf, predicting the class its level names.
+const LEAF_CHILD: u32 = u32::MAX;
+
+/// What [`Builder::slot`] found.
+enum Slot {
+    Built(u32),
+    ToBuild(u32),
+}
+
+/// The leaf ways of a node with class weights `totals`: one per class costing at most
+/// `limit`.
+fn leaf_ways(totals: &[f64], penalty: f64, limit: f64) -> Vec<(f64, Way)> {
+    let weight: f64 = totals.iter().sum();
+    let mut ways = Vec::new();
+    for (k, &w) in totals.iter().enumerate() {
+        let cost = weight - w + penalty;
+        if cost <= limit {
+            ways.push((cost, Way { count: 1, column: LEAF_WAY, label: k as u32, threshold: 0.0, left: 0, left_level: 0, right: 0, right_level: 0 }));
+        }
+    }
+    ways
+}
+
+/// Pairwise sums of a set's groups: for columns `f <= h`, the class weights and rows
+/// (`c + 1` channels) of the groups at 1 in both (`f == h`: at 1 in `f`); the set's
+/// totals after the square.
+struct PairTable<'p> {
+    sums: &'p [f64],
+    m: usize,
+    c: usize,
+}
+
+impl<'p> PairTable<'p> {
+    /// Sums the groups of `set` into `buffer` (resized) and returns the table over it.
+    fn sum<S: SplitFamily>(buffer: &'p mut Vec<f64>, data: &Groups, splits: &S, set: &[u64], m: usize, c: usize) -> PairTable<'p> {
+        let ch = c + 1;
+        buffer.clear();
+        buffer.resize((m * m + 1) * ch, 0.0);
+        let (square, total) = buffer.split_at_mut(m * m * ch);
+        treeopt_core::bitset::for_each_one(set, |g| {
+            let (w, rows) = (data.class_weights(g), data.group_rows(g) as f64);
+            let add = |cell: &mut [f64]| {
+                for (s, x) in cell.iter_mut().zip(w) {
+                    *s += x;
+                }
+                cell[c] += rows;
+            };
+            add(total);
+            let ones = splits.right_list(g).expect("0/1 columns list their ones");
+            for (i, &f) in ones.iter().enumerate() {
+                for &h in &ones[i..] {
+                    let (a, b) = (f.min(h) as usize, f.max(h) as usize);
+                    add(&mut square[(a * m + b) * ch..(a * m + b + 1) * ch]);
+                }
+            }
+        });
+        PairTable { sums: buffer, m, c }
+    }
+
+    fn pair(&self, f: usize, h: usize) -> &[f64] {
+        let (a, b, ch) = (f.min(h), f.max(h), self.c + 1);
+        &self.sums[(a * self.m + b) * ch..(a * self.m + b + 1) * ch]
+    }
+
+    fn total(&self) -> &[f64] {
+        let ch = self.c + 1;
+        &self.sums[self.m * self.m * ch..]
+    }
+
+    /// The sums of the side (`right`: at 1) of split `f`.
+    fn side(&self, f: usize, right: bool) -> Vec<f64> {
+        let r = self.pair(f, f);
+        if right {
+            r.to_vec()
+        } else {
+            self.total().iter().zip(r).map(|(t, r)| t - r).collect()
+        }
+    }
+
+    /// The sums of the two sides (`low`: at 0 in `h`, `high`: at 1) of split `h` within
+    /// the side `right` of split `f`.
+    fn cells(&self, f: usize, right: bool, h: usize, low: &mut [f64], high: &mut [f64]) {
+        let (both, side, h_ones) = (self.pair(f, h), self.pair(f, f), self.pair(h, h));
+        let total = self.total();
+        for k in 0..=self.c {
+            if right {
+                high[k] = both[k];
+                low[k] = side[k] - both[k];
+            } else {
+                high[k] = h_ones[k] - both[k];
+                low[k] = (total[k] - side[k]) - high[k];
+            }
+        }
+    }
+
+    /// The optimal cost of the side `right` of split `f` with one level left: its best
+    /// leaf or its best stump (each leaf at least `min_support` rows).
+    fn stump_optimum(&self, f: usize, right: bool, rules: &Rules) -> f64 {
+        let c = self.c;
+        let best_leaf = |s: &[f64]| s[..c].iter().sum::<f64>() - s[..c].iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b)) + rules.penalty;
+        let side = self.side(f, right);
+        let mut best = best_leaf(&side);
+        if side[c] >= 2.0 * rules.min_support {
+            let (mut lo, mut hi) = (vec![0.0; c + 1], vec![0.0; c + 1]);
+            for h in 0..self.m {
+                self.cells(f, right, h, &mut lo, &mut hi);
+                if lo[c] >= rules.min_support && hi[c] >= rules.min_support {
+                    best = best.min(best_leaf(&lo) + best_leaf(&hi));
+                }
+            }
+        }
+        best
     }
 }
 
@@ -393,20 +606,33 @@ impl RashomonGraph {
         Ok(out)
     }
 
+    /// The number of trees of level `level` of `node` (1 for a leaf child).
+    fn count_of(&self, node: u32, level: u32) -> u128 {
+        if node == LEAF_CHILD {
+            1
+        } else {
+            self.nodes[node as usize].levels[level as usize].count
+        }
+    }
+
     fn nth(&self, node: u32, level: usize, mut index: u128, out: &mut Vec<TreeRecord>) -> usize {
+        let at = out.len();
+        if node == LEAF_CHILD {
+            out.push(TreeRecord { column: None, threshold: 0.0, left: 0, right: 0, label: level });
+            return at;
+        }
         let n = &self.nodes[node as usize];
         for w in n.ways_of(level) {
             if index >= w.count {
                 index -= w.count;
                 continue;
             }
-            let at = out.len();
             if w.column == LEAF_WAY {
                 out.push(TreeRecord { column: None, threshold: 0.0, left: 0, right: 0, label: w.label as usize });
                 return at;
             }
             out.push(TreeRecord { column: Some(w.column as usize), threshold: w.threshold, left: 0, right: 0, label: 0 });
-            let right_count = self.nodes[w.right as usize].levels[w.right_level as usize].count;
+            let right_count = self.count_of(w.right, w.right_level);
             let left = self.nth(w.left, w.left_level as usize, index / right_count, out);
             let right = self.nth(w.right, w.right_level as usize, index % right_count, out);
             (out[at].left, out[at].right) = (left, right);
@@ -450,10 +676,14 @@ impl RashomonGraph {
                 continue;
             }
             let (child, child_level, other) = if row[w.column as usize] <= w.threshold {
-                (w.left, w.left_level, self.nodes[w.right as usize].levels[w.right_level as usize].count)
+                (w.left, w.left_level, self.count_of(w.right, w.right_level))
             } else {
-                (w.right, w.right_level, self.nodes[w.left as usize].levels[w.left_level as usize].count)
+                (w.right, w.right_level, self.count_of(w.left, w.left_level))
             };
+            if child == LEAF_CHILD {
+                votes[child_level as usize] += other as f64;
+                continue;
+            }
             self.level_votes(child, child_level as usize, row, stamp_of_row, memo, stamp);
             let c_at = (self.nodes[child as usize].first_level as usize + child_level as usize) * k;
             for c in 0..k {
@@ -476,6 +706,9 @@ impl RashomonGraph {
     }
 
     fn level_unused(&self, node: u32, level: usize, column: u32, memo: &mut [Option<u128>]) -> u128 {
+        if node == LEAF_CHILD {
+            return 1;
+        }
         let n = &self.nodes[node as usize];
         let at = n.first_level as usize + level;
         if let Some(unused) = memo[at] {
@@ -577,7 +810,13 @@ impl RashomonGraph {
             total_levels += n_levels;
         }
         let bad = || RashomonError::Invalid("inconsistent Rashomon graph bytes".into());
-        let level_ok = |node: u32, level: u32| nodes.get(node as usize).is_some_and(|n: &GraphNode| (level as usize) < n.levels.len());
+        let level_ok = |node: u32, level: u32| {
+            if node == LEAF_CHILD {
+                (level as usize) < n_classes
+            } else {
+                nodes.get(node as usize).is_some_and(|n: &GraphNode| (level as usize) < n.levels.len())
+            }
+        };
         for n in &nodes {
             let mut start = 0;
             for l in &n.levels {
