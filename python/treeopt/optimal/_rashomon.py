@@ -287,6 +287,80 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "n_trees_")
         return np.array([1 - int(u) / self.n_trees_ for u in self._graph.unused()])
 
+    def rashomon_importance(self, X, y, n_trees=100, n_repeats=5, random_state=None):
+        """The range of each feature's permutation importance over a uniform sample of
+        the set (Rashomon importance; Donnelly, Katta, Rudin and Browne, NeurIPS 2023).
+
+        For each of ``n_trees`` trees drawn uniformly from the set (with replacement),
+        a feature's importance is the mean rise of the tree's error rate on ``(X, y)``
+        when that column is shuffled (``n_repeats`` shuffles); a feature the tree does
+        not split on has importance 0 in it.
+
+        Returns
+        -------
+        dict
+            ``"feature"`` (names, or ``x[j]``), and per feature ``"min"``, ``"mean"``,
+            ``"max"`` of its importance over the sampled trees and ``"usage"``, the
+            share of the whole set's trees that split on it (exact).
+        """
+        check_is_fitted(self, "n_trees_")
+        X = validate_numeric_data(self, X, reset=False, dtype="numeric")
+        y = np.asarray(y)
+        if y.shape != (X.shape[0],):
+            raise ValueError(f"y must hold one label per row of X ({X.shape[0]}), got shape {y.shape}")
+        rng = check_random_state(random_state)
+        importance = np.zeros((int(n_trees), X.shape[1]))
+        for t, i in enumerate(self.sample(n_trees, random_state=rng)):
+            tree = self[i]
+            base = np.mean(tree.predict(X) != y)
+            for j in np.unique(tree.feature[tree.feature >= 0]):
+                shuffled = X.copy()
+                rises = []
+                for _ in range(int(n_repeats)):
+                    shuffled[:, j] = X[rng.permutation(X.shape[0]), j]
+                    rises.append(np.mean(tree.predict(shuffled) != y) - base)
+                importance[t, j] = np.mean(rises)
+        names = getattr(self, "feature_names_in_", None)
+        names = [f"x[{j}]" for j in range(X.shape[1])] if names is None else list(names)
+        return {"feature": names, "min": importance.min(axis=0), "mean": importance.mean(axis=0),
+                "max": importance.max(axis=0), "usage": self.feature_usage()}
+
+    def plot(self, axes=None):
+        """Draws the set: the number of trees at each objective (one bar per distinct
+        objective) and the share of the trees splitting on each feature.
+
+        Parameters
+        ----------
+        axes : pair of matplotlib Axes, optional
+            Where to draw; a new figure with two panels when omitted.
+
+        Returns
+        -------
+        axes : the pair of Axes drawn on.
+        """
+        check_is_fitted(self, "n_trees_")
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ImportError("RashomonSet.plot needs matplotlib (pip install matplotlib)") from exc
+        if axes is None:
+            _, axes = plt.subplots(1, 2, figsize=(10, 3.5))
+        histogram, usage = axes
+        objectives = [cost / self._total for cost, _ in self._levels]
+        counts = [float(count) for _, count in self._levels]
+        width = (max(objectives) - min(objectives)) / max(4 * len(objectives), 1) or 1e-3
+        histogram.bar(objectives, counts, width=width)
+        histogram.axvline(self.objective_bound_, color="grey", linestyle="--", label="bound")
+        histogram.set_xlabel("objective")
+        histogram.set_ylabel("trees")
+        histogram.set_title(f"{self.n_trees_} trees within the bound")
+        names = getattr(self, "feature_names_in_", None)
+        names = [f"x[{j}]" for j in range(self.n_features_in_)] if names is None else list(names)
+        usage.barh(names, self.feature_usage())
+        usage.set_xlim(0, 1)
+        usage.set_xlabel("share of the trees splitting on it")
+        return axes
+
 
 def _uniform_int(rng, n):
     """A uniform integer in ``[0, n)`` for any Python int ``n`` (beyond 64 bits too)."""
