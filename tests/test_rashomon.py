@@ -193,3 +193,48 @@ def test_sklearn_conventions():
 
 
 test_sklearn_estimator_checks = sklearn_checks_test([RashomonSet(max_depth=2, rashomon_bound=0.01)])
+
+
+def test_rashomon_importance_ranges_over_the_sampled_trees():
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 2, size=(300, 4))
+    y = X[:, 0] ^ (rng.random(300) < 0.05)  # column 0 decides, the rest is noise
+    rs = RashomonSet(regularization=0.02, rashomon_bound=0.3, max_depth=2).fit(X, y)
+    table = rs.rashomon_importance(X, y, n_trees=30, n_repeats=3, random_state=0)
+    assert table["feature"] == ["x[0]", "x[1]", "x[2]", "x[3]"]
+    assert np.all(table["min"] <= table["mean"]) and np.all(table["mean"] <= table["max"])
+    np.testing.assert_allclose(table["usage"], rs.feature_usage())
+    # Every member needs column 0: shuffling it costs every sampled tree about half its rows.
+    assert table["min"][0] > 0.3
+    # A column no member splits on is worth exactly nothing to every tree.
+    unused = np.flatnonzero(rs.feature_usage() == 0)
+    assert np.all(table["max"][unused] == 0) and np.all(table["min"][unused] == 0)
+    # One tree's importance is its own permutation importance.
+    one = RashomonSet(regularization=0.02, rashomon_bound=0.0, max_depth=2).fit(X, y)
+    assert one.n_trees_ == 1
+    got = one.rashomon_importance(X, y, n_trees=1, n_repeats=4, random_state=7)
+    tree, r = one[0], np.random.RandomState(7)
+    one.sample(1, random_state=r)  # the draws of the sampled index
+    base = np.mean(tree.predict(X) != y)
+    for j in np.unique(tree.feature[tree.feature >= 0]):
+        rises = []
+        for _ in range(4):
+            Z = X.copy()
+            Z[:, j] = X[r.permutation(len(y)), j]
+            rises.append(np.mean(tree.predict(Z) != y) - base)
+        assert got["mean"][j] == pytest.approx(np.mean(rises))
+
+
+def test_plot_draws_the_objectives_and_the_feature_usage():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(200, 4))
+    y = (X[:, 0] | X[:, 1]) ^ (rng.random(200) < 0.1)
+    rs = RashomonSet(regularization=0.01, rashomon_bound=0.5, max_depth=2).fit(X, y)
+    histogram, usage = rs.plot()
+    heights = [p.get_height() for p in histogram.patches]
+    assert sum(heights) == rs.n_trees_ and len(heights) == len(rs._levels)
+    np.testing.assert_allclose([p.get_width() for p in usage.patches], rs.feature_usage())

@@ -126,3 +126,34 @@ class TreePAV:
         self, q: NDArray[np.float64], lam: float, grad_a: NDArray[np.float64], grad_z: NDArray[np.float64]
     ) -> Optional[NDArray[np.float64]]: ...
     def info(self) -> PavInfo: ...
+
+class RashomonGraph:
+    """Every tree within the bound of the optimum, as an and/or graph of subproblems
+    (costs in weight units: divide by ``total_weight`` for objectives)."""
+
+    total_weight: Final[float]
+    optimal_objective: Final[float]
+    objective_bound: Final[float]
+    n_nodes: Final[int]
+    def levels(self) -> list[Tuple[float, int]]: ...
+    def tree(self, level: int, index: int) -> list[Tuple[int, float, int, int, int]]: ...
+    def votes(self, x: NDArray[np.float64]) -> NDArray[np.float64]: ...
+    def unused(self) -> list[int]: ...
+    def to_bytes(self) -> bytes: ...
+    @staticmethod
+    def from_bytes(bytes: bytes) -> RashomonGraph: ...
+
+def rashomon_set(
+    x: _Matrix,
+    y: NDArray[np.uint32],
+    n_classes: int,
+    sample_weight: Optional[NDArray[np.float64]],
+    regularization: float,
+    rashomon_bound: float,
+    bound_type: str,
+    max_depth: Optional[int] = None,
+    min_samples_leaf: int = 1,
+    time_limit: Optional[float] = None,
+    memory_limit: Optional[int] = None,
+) -> RashomonGraph:
+    """Every tree within the bound of the optimum; ``TimeoutError`` / ``MemoryError`` past the limits."""

@@ -1,23 +1,20 @@
 """The Rashomon set: every tree whose objective is within a bound of the optimum.
 
-:class:`RashomonSet` finds the optimum with the GOSDT search (proved, as
-:class:`treeopt.GOSDTClassifier` does), then builds an and/or graph of subproblems
+:class:`RashomonSet` hands the problem to the Rust core (``_core.rashomon_set``), which
+proves the optimum with the GOSDT search and then builds an and/or graph of subproblems
 within their budgets: a subproblem (the training rows a node holds, and the depth left)
 keeps each of its trees' costs as *levels* (distinct costs, ascending), and each level
 the ways to reach it, a leaf predicting one class or a split whose two sides reach a
-level each. Counting, indexing, uniform sampling, the trees' average prediction and
-their feature usage are exact dynamic programmes over this graph, never a list of the
-trees. A side's budget is the parent's less a lower bound of the other side (its best
-leaf, or its equivalent-points floor plus two leaves, then the cheapest tree the first
-side built), so
-every tree within the bound is reached and nothing above it is kept.
-
-This first version builds the graph in Python: exact on any data, practical on small
-and medium problems (the search for the optimum runs in Rust).
+level each. A split's sides are built only once the search has proved both sides'
+optima within the budget, each with the budget less its sibling's optimum, so every
+tree within the bound is reached and no node is built that no member passes through.
+Counting, indexing, the trees' average prediction and their feature usage are exact
+dynamic programmes over this graph (in Rust), never a list of the trees.
 """
 
 from __future__ import annotations
 
+import bisect
 import time
 from numbers import Integral, Real
 
@@ -31,158 +28,8 @@ from .._base import saturated, store_init_params
 from .._validation import encode_class_labels, sample_weights, validate_numeric_data
 from ..tree import Tree
 from ..tree._model import binary_columns
-from ._numeric import _midpoints
 
 __all__ = ["RashomonSet"]
-
-#: Objectives within this of the bound count as within it (rounding of float sums).
-_TOLERANCE = 1e-9
-
-
-class _Level:
-    """All the trees of one subproblem that cost exactly ``cost`` (weight units plus the
-    penalties): ``count`` of them, reached by ``ways``, each ``(n, kind)`` with
-    ``kind`` either ``("leaf", k)`` or ``("split", j, t, left, li, right, ri)``: the
-    left node's level ``li`` times the right node's level ``ri``."""
-
-    __slots__ = ("cost", "count", "ways")
-
-    def __init__(self, cost):
-        self.cost = cost
-        self.count = 0
-        self.ways = []
-
-
-class _Node:
-    """One subproblem's trees within ``budget``, as levels of ascending cost."""
-
-    __slots__ = ("budget", "levels")
-
-    def __init__(self, budget, levels):
-        self.budget = budget
-        self.levels = levels
-
-    @property
-    def min_cost(self):
-        return self.levels[0].cost if self.levels else np.inf
-
-
-class _Graph:
-    """Builds the and/or graph of a fitted problem: rows merged into groups of equal
-    feature vectors, with per-class weights and row counts."""
-
-    def __init__(self, X, y, w, n_classes, penalty, min_leaf, deadline):
-        self.values, inverse = np.unique(X, axis=0, return_inverse=True)
-        inverse = inverse.reshape(-1)
-        n_groups = self.values.shape[0]
-        self.class_weight = np.zeros((n_groups, n_classes))
-        np.add.at(self.class_weight, (inverse, y), w)
-        self.rows = np.bincount(inverse, minlength=n_groups)
-        self.floor = self.class_weight.sum(axis=1) - self.class_weight.max(axis=1)
-        self.penalty = penalty
-        self.min_leaf = min_leaf
-        self.deadline = deadline
-        self.tol = _TOLERANCE * max(1.0, float(w.sum()))
-        self.memo = {}
-
-    def splits(self, mask, depth, budget):
-        """The splits of the groups ``mask`` whose sides (with ``depth`` levels left
-        each) may together cost at most ``budget``: (column, threshold, left mask, right
-        mask, lower bound of the right side), at every midpoint between consecutive
-        distinct values the groups hold, each side holding at least ``min_leaf`` rows.
-        The sides' bounds (see :meth:`side_bounds`) come from prefix sums over each
-        column's order, so thresholds that cannot fit cost no mask."""
-        members = np.flatnonzero(mask)
-        for j in range(self.values.shape[1]):
-            column = self.values[:, j]
-            order = members[np.argsort(column[members], kind="stable")]
-            values = column[order]
-            cuts = np.flatnonzero(values[1:] != values[:-1])  # last member going left
-            if cuts.size == 0:
-                continue
-            left = self.side_bounds(order, cuts, depth)
-            right = self.side_bounds(order[::-1], order.size - 2 - cuts, depth)
-            fits = left + right <= budget + self.tol
-            for c, bound_right in zip(cuts[fits], right[fits]):
-                t = float(_midpoints(values[c], values[c + 1]))
-                goes_left = mask & (column <= t)
-                yield j, t, goes_left, mask & ~goes_left, float(bound_right)
-
-    def side_bounds(self, order, ends, depth):
-        """Lower bounds on any tree, with ``depth`` levels left, of each prefix
-        ``order[:end + 1]`` of the groups (``inf`` where it holds fewer than
-        ``min_leaf`` rows): the cheaper of its best leaf and, when it may split, its
-        equivalent-points floor plus two leaves' penalties."""
-        totals = np.cumsum(self.class_weight[order], axis=0)[ends]
-        rows = np.cumsum(self.rows[order])[ends]
-        leaf = totals.sum(axis=1) - totals.max(axis=1) + self.penalty
-        bound = leaf
-        if depth != 0:
-            floor = np.cumsum(self.floor[order])[ends] + 2 * self.penalty
-            bound = np.where(rows >= 2 * self.min_leaf, np.minimum(leaf, floor), leaf)
-        return np.where(rows >= self.min_leaf, bound, np.inf)
-
-    def build(self, mask, depth, budget):
-        """The node of the groups ``mask`` with ``depth`` levels left (None: no limit),
-        holding every tree that costs at most ``budget``."""
-        key = (mask.tobytes(), depth)
-        node = self.memo.get(key)
-        if node is not None and node.budget >= budget:
-            return node
-        if self.deadline is not None and time.monotonic() > self.deadline:
-            raise TimeoutError
-        levels = {}
-
-        def add(cost, count, kind):
-            level = levels.get(cost)
-            if level is None:
-                level = levels[cost] = _Level(cost)
-            level.count += count
-            level.ways.append((count, kind))
-
-        totals = self.class_weight[mask].sum(axis=0)
-        for k in range(totals.shape[0]):
-            cost = float(totals.sum() - totals[k]) + self.penalty
-            if cost <= budget + self.tol:
-                add(cost, 1, ("leaf", k))
-        if depth != 0 and self.rows[mask].sum() >= 2 * self.min_leaf:
-            below = None if depth is None else depth - 1
-            for j, t, left, right, bound_right in self.splits(mask, below, budget):
-                lnode = self.build(left, below, budget - bound_right)
-                if not lnode.levels:
-                    continue
-                rnode = self.build(right, below, budget - lnode.min_cost)
-                for li, ll in enumerate(lnode.levels):
-                    if ll.cost + rnode.min_cost > budget + self.tol:
-                        break
-                    for ri, rl in enumerate(rnode.levels):
-                        cost = ll.cost + rl.cost
-                        if cost > budget + self.tol:
-                            break
-                        add(cost, ll.count * rl.count, ("split", j, t, lnode, li, rnode, ri))
-        node = _Node(budget, [levels[c] for c in sorted(levels)])
-        self.memo[key] = node
-        return node
-
-
-def _nth_tree(node, li, i, out):
-    """Appends to ``out`` (preorder node records) the ``i``-th tree of level ``li`` of
-    ``node``, in the order of its ways; returns the record's index."""
-    for count, kind in node.levels[li].ways:
-        if i >= count:
-            i -= count
-            continue
-        at = len(out)
-        if kind[0] == "leaf":
-            out.append(["leaf", kind[1]])
-            return at
-        _, j, t, lnode, lli, rnode, rli = kind
-        n_right = rnode.levels[rli].count
-        out.append(["split", j, t, None, None])
-        out[at][3] = _nth_tree(lnode, lli, i // n_right, out)
-        out[at][4] = _nth_tree(rnode, rli, i % n_right, out)
-        return at
-    raise IndexError(i)
 
 
 class RashomonSet(ClassifierMixin, BaseEstimator):
@@ -223,6 +70,9 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
     time_limit : float or None, default=None
         Seconds the fit may take; past them it raises ``TimeoutError`` (a partial set
         would not be the Rashomon set).
+    memory_limit : int or None, default=None
+        Bytes the search and the graph may hold; past them the fit raises
+        ``MemoryError``.
 
     Attributes
     ----------
@@ -267,6 +117,7 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
         "max_depth": [Interval(Integral, 0, None, closed="left"), None],
         "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
         "time_limit": [Interval(Real, 0, None, closed="neither"), None],
+        "memory_limit": [Interval(Integral, 1, None, closed="left"), None],
     }
 
     def __init__(
@@ -277,6 +128,7 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
         max_depth=None,
         min_samples_leaf=1,
         time_limit=None,
+        memory_limit=None,
     ):
         store_init_params(self, locals())
 
@@ -311,72 +163,65 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
             raise ValueError("every sample_weight is 0; give some rows a positive weight.")
         unit = float(w.max())
         X, y_encoded, w = X[keep].astype(np.float64), y_encoded[keep], w[keep] / unit
-        total = float(w.sum())
         self._binary_features = binary_columns(X)
-        self.optimal_objective_ = self._optimum(X, y_encoded, w)
-        bound = (
-            self.optimal_objective_ * (1.0 + self.rashomon_bound)
-            if self.bound_type == "multiplicative"
-            else self.optimal_objective_ + self.rashomon_bound
-        )
-        self.objective_bound_ = float(bound)
-        deadline = None if self.time_limit is None else start + self.time_limit
-        graph = _Graph(X, y_encoded, w, len(self.classes_), self.regularization * total,
-                       self.min_samples_leaf, deadline)
+        zero_one = bool(np.all(self._binary_features))
+        matrix = np.ascontiguousarray(X, dtype=np.uint8 if zero_one else np.float64)
+        time_left = None
+        if self.time_limit is not None:
+            time_left = max(self.time_limit - (time.monotonic() - start), 1e-6)
         try:
-            root = graph.build(np.ones(graph.values.shape[0], dtype=bool), self.max_depth,
-                               (bound + _TOLERANCE) * total)
+            self._graph = _core.rashomon_set(
+                matrix, np.ascontiguousarray(y_encoded, dtype=np.uint32), len(self.classes_),
+                np.ascontiguousarray(w), float(self.regularization), float(self.rashomon_bound),
+                self.bound_type, max_depth=saturated(self.max_depth),
+                min_samples_leaf=saturated(self.min_samples_leaf), time_limit=time_left,
+                memory_limit=None if self.memory_limit is None else int(self.memory_limit))
         except TimeoutError:
             raise TimeoutError(
                 f"the Rashomon set took more than time_limit={self.time_limit} s; raise "
                 "time_limit, or shrink the set (smaller rashomon_bound, max_depth, larger "
                 "regularization)."
             ) from None
-        self._total = total
-        self._values, self._class_weight = graph.values, graph.class_weight * unit
-        self._levels = [(root, li) for li, level in enumerate(root.levels)
-                        if level.cost <= (bound + _TOLERANCE) * total]
-        self._starts = np.cumsum([0] + [root.levels[li].count for _, li in self._levels]).tolist()
+        except MemoryError:
+            raise MemoryError(
+                f"the Rashomon set needs more than memory_limit={self.memory_limit} bytes; "
+                "raise memory_limit, or shrink the set (smaller rashomon_bound, max_depth, "
+                "larger regularization)."
+            ) from None
+        self.optimal_objective_ = float(self._graph.optimal_objective)
+        self.objective_bound_ = float(self._graph.objective_bound)
+        self._total = float(self._graph.total_weight)
+        # Each group of equal feature vectors, with its class weights (the trees' values).
+        self._values, inverse = np.unique(X, axis=0, return_inverse=True)
+        self._class_weight = np.zeros((self._values.shape[0], len(self.classes_)))
+        np.add.at(self._class_weight, (inverse.reshape(-1), y_encoded), w * unit)
+        self._levels = self._graph.levels()
+        self._starts = np.cumsum([0] + [count for _, count in self._levels], dtype=object).tolist()
         self.n_trees_ = int(self._starts[-1])
         return self
 
-    def _optimum(self, X, y_encoded, w):
-        """The optimal objective, proved by the GOSDT search over the same trees."""
-        zero_one = bool(np.all(self._binary_features))
-        matrix = np.ascontiguousarray(X, dtype=np.uint8 if zero_one else np.float64)
-        search = _core.GosdtSearch(float(self.regularization), max_depth=saturated(self.max_depth),
-                                   min_samples_leaf=saturated(self.min_samples_leaf))
-        res = _core.fit(matrix, np.ascontiguousarray(y_encoded, dtype=np.uint32), w, search,
-                        n_classes=len(self.classes_))
-        if res.status != "optimal":
-            raise RuntimeError(f"the search for the optimum ended with status {res.status!r}")
-        return float(res.objective)
-
     # ------------------------------------------------------------------ #
     def _locate(self, i):
-        """The (root, level, index within the level) of tree ``i``."""
+        """The (level, index within the level) of tree ``i``."""
         check_is_fitted(self, "n_trees_")
         i = int(i)
         if i < 0:
             i += self.n_trees_
         if not 0 <= i < self.n_trees_:
             raise IndexError(f"tree index {i} out of range for a set of {self.n_trees_} trees")
-        pos = int(np.searchsorted(self._starts, i, side="right")) - 1
-        root, li = self._levels[pos]
-        return root, li, i - self._starts[pos]
+        pos = bisect.bisect_right(self._starts, i) - 1
+        return pos, i - self._starts[pos]
 
     def objective(self, i):
         """The objective of tree ``i`` (trees are ordered by objective)."""
-        root, li, _ = self._locate(i)
-        return root.levels[li].cost / self._total
+        level, _ = self._locate(i)
+        return self._levels[level][0] / self._total
 
     def __getitem__(self, i):
         """Tree ``i`` as a :class:`treeopt.Tree` (0: an optimal tree; ascending
         objective, ties in a fixed order)."""
-        root, li, j = self._locate(i)
-        records = []
-        _nth_tree(root, li, j, records)
-        return self._as_tree(records)
+        level, j = self._locate(i)
+        return self._as_tree(self._graph.tree(level, j))
 
     def __iter__(self):
         """The trees in index order (use :meth:`sample` on large sets)."""
@@ -390,23 +235,26 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
         return [_uniform_int(rng, self.n_trees_) for _ in range(int(k))]
 
     def _as_tree(self, records):
+        """A :class:`treeopt.Tree` from the graph's preorder records ``(column,
+        threshold, left, right, label)`` (column -1 on leaves), with each node's training
+        class weights."""
         n = len(records)
         left = np.full(n, -1)
         right = np.full(n, -1)
         feature = np.full(n, -2)
         threshold = np.full(n, -2.0)
         labels = np.zeros(n, dtype=np.int64)
-        for at, rec in enumerate(records):
-            if rec[0] == "split":
-                _, feature[at], threshold[at], left[at], right[at] = rec
+        for at, (column, t, lo, hi, label) in enumerate(records):
+            if column >= 0:
+                feature[at], threshold[at], left[at], right[at] = column, t, lo, hi
             else:
-                labels[at] = rec[1]
+                labels[at] = label
         # Each node's training class weights, by routing the groups down the tree.
         value = np.zeros((n, len(self.classes_)))
         masks = [np.ones(self._values.shape[0], dtype=bool)] + [None] * (n - 1)
-        for at, rec in enumerate(records):
+        for at in range(n):
             value[at] = self._class_weight[masks[at]].sum(axis=0)
-            if rec[0] == "split":
+            if feature[at] >= 0:
                 goes_left = self._values[:, feature[at]] <= threshold[at]
                 masks[left[at]] = masks[at] & goes_left
                 masks[right[at]] = masks[at] & ~goes_left
@@ -421,11 +269,8 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
         counted once, exactly)."""
         check_is_fitted(self, "n_trees_")
         X = validate_numeric_data(self, X, reset=False, dtype="numeric")
-        memo = {}
-        out = np.zeros((X.shape[0], len(self.classes_)))
-        for root, li in self._levels:
-            out += _level_votes(root, li, X, memo, len(self.classes_))
-        return out / self.n_trees_
+        votes = self._graph.votes(np.ascontiguousarray(X, dtype=np.float64))
+        return votes / float(self.n_trees_)
 
     def predict(self, X):
         """The class most of the set's trees predict for each row of X."""
@@ -440,11 +285,81 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
     def feature_usage(self):
         """Per feature, the share of the set's trees that split on it."""
         check_is_fitted(self, "n_trees_")
-        memo = {}
-        unused = np.zeros(self.n_features_in_, dtype=object)
-        for root, li in self._levels:
-            unused += _level_unused(root, li, self.n_features_in_, memo)
-        return np.array([1 - int(u) / self.n_trees_ for u in unused])
+        return np.array([1 - int(u) / self.n_trees_ for u in self._graph.unused()])
+
+    def rashomon_importance(self, X, y, n_trees=100, n_repeats=5, random_state=None):
+        """The range of each feature's permutation importance over a uniform sample of
+        the set (Rashomon importance; Donnelly, Katta, Rudin and Browne, NeurIPS 2023).
+
+        For each of ``n_trees`` trees drawn uniformly from the set (with replacement),
+        a feature's importance is the mean rise of the tree's error rate on ``(X, y)``
+        when that column is shuffled (``n_repeats`` shuffles); a feature the tree does
+        not split on has importance 0 in it.
+
+        Returns
+        -------
+        dict
+            ``"feature"`` (names, or ``x[j]``), and per feature ``"min"``, ``"mean"``,
+            ``"max"`` of its importance over the sampled trees and ``"usage"``, the
+            share of the whole set's trees that split on it (exact).
+        """
+        check_is_fitted(self, "n_trees_")
+        X = validate_numeric_data(self, X, reset=False, dtype="numeric")
+        y = np.asarray(y)
+        if y.shape != (X.shape[0],):
+            raise ValueError(f"y must hold one label per row of X ({X.shape[0]}), got shape {y.shape}")
+        rng = check_random_state(random_state)
+        importance = np.zeros((int(n_trees), X.shape[1]))
+        for t, i in enumerate(self.sample(n_trees, random_state=rng)):
+            tree = self[i]
+            base = np.mean(tree.predict(X) != y)
+            for j in np.unique(tree.feature[tree.feature >= 0]):
+                shuffled = X.copy()
+                rises = []
+                for _ in range(int(n_repeats)):
+                    shuffled[:, j] = X[rng.permutation(X.shape[0]), j]
+                    rises.append(np.mean(tree.predict(shuffled) != y) - base)
+                importance[t, j] = np.mean(rises)
+        names = getattr(self, "feature_names_in_", None)
+        names = [f"x[{j}]" for j in range(X.shape[1])] if names is None else list(names)
+        return {"feature": names, "min": importance.min(axis=0), "mean": importance.mean(axis=0),
+                "max": importance.max(axis=0), "usage": self.feature_usage()}
+
+    def plot(self, axes=None):
+        """Draws the set: the number of trees at each objective (one bar per distinct
+        objective) and the share of the trees splitting on each feature.
+
+        Parameters
+        ----------
+        axes : pair of matplotlib Axes, optional
+            Where to draw; a new figure with two panels when omitted.
+
+        Returns
+        -------
+        axes : the pair of Axes drawn on.
+        """
+        check_is_fitted(self, "n_trees_")
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ImportError("RashomonSet.plot needs matplotlib (pip install matplotlib)") from exc
+        if axes is None:
+            _, axes = plt.subplots(1, 2, figsize=(10, 3.5))
+        histogram, usage = axes
+        objectives = [cost / self._total for cost, _ in self._levels]
+        counts = [float(count) for _, count in self._levels]
+        width = (max(objectives) - min(objectives)) / max(4 * len(objectives), 1) or 1e-3
+        histogram.bar(objectives, counts, width=width)
+        histogram.axvline(self.objective_bound_, color="grey", linestyle="--", label="bound")
+        histogram.set_xlabel("objective")
+        histogram.set_ylabel("trees")
+        histogram.set_title(f"{self.n_trees_} trees within the bound")
+        names = getattr(self, "feature_names_in_", None)
+        names = [f"x[{j}]" for j in range(self.n_features_in_)] if names is None else list(names)
+        usage.barh(names, self.feature_usage())
+        usage.set_xlim(0, 1)
+        usage.set_xlabel("share of the trees splitting on it")
+        return axes
 
 
 def _uniform_int(rng, n):
@@ -457,44 +372,3 @@ def _uniform_int(rng, n):
         draw &= (1 << bits) - 1
         if draw < n:
             return draw
-
-
-def _level_votes(node, li, X, memo, n_classes):
-    """Per row of X, how many trees of level ``li`` of ``node`` predict each class (as
-    floats: counts beyond 2**53 lose only their low digits)."""
-    key = (id(node), li)
-    if key in memo:
-        return memo[key]
-    votes = np.zeros((X.shape[0], n_classes))
-    for count, kind in node.levels[li].ways:
-        if kind[0] == "leaf":
-            votes[:, kind[1]] += count
-            continue
-        _, j, t, lnode, lli, rnode, rli = kind
-        go_left = X[:, j] <= t
-        n_left, n_right = lnode.levels[lli].count, rnode.levels[rli].count
-        left = _level_votes(lnode, lli, X, memo, n_classes)
-        right = _level_votes(rnode, rli, X, memo, n_classes)
-        votes += np.where(go_left[:, None], left * float(n_right), right * float(n_left))
-    memo[key] = votes
-    return votes
-
-
-def _level_unused(node, li, n_features, memo):
-    """Per feature, how many trees of level ``li`` of ``node`` do not split on it
-    (exact Python ints)."""
-    key = (id(node), li)
-    if key in memo:
-        return memo[key]
-    unused = np.zeros(n_features, dtype=object)
-    for count, kind in node.levels[li].ways:
-        if kind[0] == "leaf":
-            unused += count
-            continue
-        _, j, _, lnode, lli, rnode, rli = kind
-        both = (_level_unused(lnode, lli, n_features, memo)
-                * _level_unused(rnode, rli, n_features, memo))
-        both[j] = 0
-        unused += both
-    memo[key] = unused
-    return unused

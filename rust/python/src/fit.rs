@@ -19,7 +19,7 @@ pub(crate) struct PyMonitor {
     next_print: Instant,
     /// The exception a signal handler raised (KeyboardInterrupt for Ctrl-C): the search
     /// stops, and the caller re-raises it once the best tree is stored.
-    interrupt: Option<PyErr>,
+    pub(crate) interrupt: Option<PyErr>,
     /// A message the caller wants shown once through `warnings` when the search is still
     /// running at the given moment (a fit with no time limit that turns out long).
     slow_fit_warning: Option<(Instant, String)>,
@@ -28,7 +28,7 @@ pub(crate) struct PyMonitor {
 impl PyMonitor {
     /// `slow_fit_warning` is `(seconds, message)`: shown once if the search still runs
     /// after that many seconds (ignored unless finite, non-negative and below 1e9).
-    fn new(verbose: bool, slow_fit_warning: Option<(f64, String)>) -> Self {
+    pub(crate) fn new(verbose: bool, slow_fit_warning: Option<(f64, String)>) -> Self {
         let slow_fit_warning = match slow_fit_warning {
             Some((seconds, m)) if (0.0..1e9).contains(&seconds) => {
                 Some((Instant::now() + Duration::from_secs_f64(seconds), m))
@@ -128,7 +128,7 @@ pub(crate) struct FitInput<'py> {
 }
 
 impl FitInput<'_> {
-    fn dataset(&self) -> PyResult<Data> {
+    pub(crate) fn dataset(&self) -> PyResult<Data> {
         let labels = self.y.as_slice().map_err(|_| value_error("y must be contiguous"))?;
         let weights = match &self.sample_weight {
             Some(w) => Some(w.as_slice().map_err(|_| value_error("sample_weight must be contiguous"))?),

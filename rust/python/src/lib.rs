@@ -9,12 +9,13 @@
 //! kind (0/1 or numeric columns). Layout: `errors` (the one error and
 //! GIL-release helpers), `fit` (data packing, monitor, limits), `result` (the typed
 //! result classes), `solvers` (the settings objects and the dispatch), `osdt` (OSDT's
-//! settings and warm-start reading), `isotonic` (the tree-structured isotonic solver).
+//! settings and warm-start reading), `isotonic` (the tree-structured isotonic solver), `rashomon` (Rashomon sets).
 
 mod errors;
 mod fit;
 mod isotonic;
 mod osdt;
+mod rashomon;
 mod result;
 mod solvers;
 
@@ -89,6 +90,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     solvers::register(m)?;
     osdt::register(m)?;
     isotonic::register(m)?;
+    rashomon::register(m)?;
     m.add_function(wrap_pyfunction!(fit_tree, m)?)?;
     Ok(())
 }

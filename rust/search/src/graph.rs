@@ -264,7 +264,7 @@ impl Kernel {
     }
 }
 
-struct Solver<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> {
+pub(crate) struct Solver<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> {
     t: Task<'a, O, S>,
     rules: Rules,
     depth2: Kernel,
@@ -853,7 +853,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
     }
 
     /// Bounds of the subproblem `set` with `depth` levels left, from its groups.
-    fn set_side(&self, set: &[u64], depth: u32) -> Side {
+    pub(crate) fn set_side(&self, set: &[u64], depth: u32) -> Side {
         let data = self.t.data;
         let mut totals = vec![0.0; self.t.obj.n_stats()];
         stats_totals(&self.t.obj, set, &mut totals);
@@ -990,6 +990,152 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
     }
 }
 
+impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
+    /// A search of `obj` over the splits `splits` of the groups `data` under `config`
+    /// (with `reference`, lower-bound guessing), nothing searched yet.
+    pub(crate) fn new(data: &'a Groups, obj: O, splits: S, config: &GosdtConfig, reference: Option<Vec<f64>>, monitor: &'m mut M) -> Self {
+        // Thresholds go to the sweep kernel, except under lower-bound guessing (its
+        // reference losses are left to the generic search).
+        let sweep = splits.as_thresholds().is_some() && reference.is_none();
+        let kernel_on = data.n_groups() > 0 && (sweep || splits.right_list(0).is_some());
+        let task_unit = if (1..splits.n_splits()).any(|s| splits.nested_in_previous(s)) { obj.max_unit_loss() } else { None };
+        let task = Task { data, obj, splits };
+        let rules = Rules { penalty: config.regularization * data.total_weight(), min_support: config.min_samples_leaf.max(1) as f64 };
+        let mut solver = Solver {
+            depth2: match task.splits.as_thresholds() {
+                Some(th) if sweep => Kernel::Sweep(Sweep::new(&task, th)),
+                _ => Kernel::Pairs(Depth2::new(&task, reference.as_deref(), rules.min_support)),
+            },
+            t: task,
+            rules,
+            store: Store::new(data.words(), config.limits.memory_limit),
+            levels: Vec::new(),
+            limit: config.limits.memory_limit.unwrap_or(usize::MAX),
+            path: Vec::new(),
+            budget: Budget::new(&config.limits, monitor),
+            stopped: None,
+            expansions: 0,
+            root: 0,
+            depth_two_bound: TrialRate::default(),
+            neighbourhood: task_unit.filter(|_| rules.min_support <= 1.0 && reference.is_none()),
+            reference,
+            kernel_on,
+        };
+        if config.record_splits {
+            solver.store.log_splits();
+        }
+        solver
+    }
+}
+
+/// One split of a subproblem with the bounds of its two sides (see [`Solver::split_sides`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SplitSides {
+    pub split: u32,
+    pub left: Side,
+    pub right: Side,
+}
+
+/// What the Rashomon-set builder ([`crate::rashomon`]) asks of the search: the optimum
+/// of any subproblem within a budget (searched, and memoised, by this search's store),
+/// the bounds a subproblem's store record already proves, and the splits of a
+/// subproblem with their sides' bounds.
+impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
+    /// The task searched.
+    pub(crate) fn task(&self) -> &Task<'a, O, S> {
+        &self.t
+    }
+
+    /// The leaf-closing rules (penalty, minimum support).
+    pub(crate) fn rules(&self) -> Rules {
+        self.rules
+    }
+
+    /// The proven lower bound the store holds for `(set, depth)`, if it has a record.
+    pub(crate) fn known_lower_bound(&self, set: &[u64], depth: u32) -> Option<f64> {
+        self.store.find(set, depth).map(|id| self.store.get(id).proven)
+    }
+
+    /// The optimal cost of the subproblem `set` with `depth` levels left when it is at
+    /// most `budget`, else `None` (searched as far as `budget` needs, memoised in the
+    /// store); `Err` when a limit or the monitor stopped the search.
+    pub(crate) fn optimum_within(&mut self, set: &[u64], depth: u32, budget: f64) -> std::result::Result<Option<f64>, Status> {
+        let within = |cost: f64| (cost <= budget).then_some(cost);
+        let id = match self.store.find(set, depth) {
+            Some(id) => id,
+            None => {
+                let side = self.set_side(set, depth);
+                if side.terminal {
+                    return Ok(within(side.leaf_cost));
+                }
+                if side.lb > budget {
+                    return Ok(None);
+                }
+                let Some(id) = self.store.insert(set, depth, side.lb, side.proven, side.leaf_cost) else {
+                    return Err(*self.stopped.get_or_insert(Status::MemoryLimit));
+                };
+                if budget == f64::INFINITY {
+                    // Nothing bounds this search yet: start from a quick tree.
+                    self.greedy(id, 0);
+                }
+                id
+            }
+        };
+        let rec = *self.store.get(id);
+        if !rec.solved() && rec.lb <= budget {
+            // The search stops once a bound reaches its budget: a hair above `budget`
+            // lets an optimum equal to it be proved.
+            self.path.clear();
+            self.search(id, 0, budget + budget.abs() * 1e-15 + f64::MIN_POSITIVE);
+            if let Some(s) = self.stopped {
+                return Err(s);
+            }
+        }
+        let rec = self.store.get(id);
+        Ok(if rec.solved() { within(rec.ub) } else { None })
+    }
+
+    /// Every split of the subproblem `set` with `depth >= 1` levels left that sends at
+    /// least the minimum support each way (one per distinct partition), ascending, with
+    /// the bounds of its two sides (whose children have `depth - 1` levels left).
+    pub(crate) fn split_sides(&mut self, set: &[u64], depth: u32) -> std::result::Result<Vec<SplitSides>, Status> {
+        if !self.level(0) {
+            return Err(self.stopped.unwrap_or(Status::MemoryLimit));
+        }
+        self.levels[0].set.copy_from_slice(set);
+        self.bound_splits(0, depth);
+        let (d, rules) = (child_depth(depth), self.rules);
+        let mut out: Vec<SplitSides> = Vec::with_capacity(self.levels[0].candidates.len());
+        for k in 0..self.levels[0].candidates.len() {
+            let split = self.levels[0].candidates[k].feature;
+            let (left, right) = self.levels[0].sides(&self.t.obj, split as usize, d, &rules, false);
+            out.push(SplitSides { split, left, right });
+        }
+        out.sort_unstable_by_key(|s| s.split);
+        Ok(out)
+    }
+
+    /// Polls the clock and the monitor: the status that stopped the search, if any.
+    pub(crate) fn check_stop(&mut self) -> Option<Status> {
+        self.poll();
+        self.stopped
+    }
+
+    /// Bytes the search holds (its store, levels and kernel).
+    pub(crate) fn bytes(&self) -> usize {
+        self.store.bytes() + self.other_bytes()
+    }
+}
+
+/// The remaining depth of the root of a search under `max_depth` over `n_splits` splits.
+pub(crate) fn search_depth(max_depth: Option<usize>, n_splits: usize) -> u32 {
+    match max_depth {
+        // A path never gains from the same split twice.
+        Some(d) if d < n_splits => d as u32,
+        _ => UNLIMITED,
+    }
+}
+
 /// A progress snapshot: the root's proven bound and the best complete tree known.
 fn progress(store: &Store, root: u32, w: f64, elapsed: f64) -> Progress {
     let r = store.get(root);
@@ -1070,43 +1216,9 @@ fn tree_loss<O: Objective, S: SplitFamily>(t: &Task<O, S>, tree: &Tree) -> f64 {
 /// The search of [`run`] for one objective: the result (its `labels` left empty) and the
 /// label of every node of its tree.
 fn run_with<M: Monitor, O: Objective, S: SplitFamily>(data: &Groups, obj: O, splits: S, config: &GosdtConfig, reference: Option<Vec<f64>>, monitor: &mut M) -> Result<(SearchResult, Vec<O::Label>)> {
-    // Thresholds go to the sweep kernel, except under lower-bound guessing (its
-    // reference losses are left to the generic search).
-    let sweep = splits.as_thresholds().is_some() && reference.is_none();
-    let kernel_on = data.n_groups() > 0 && (sweep || splits.right_list(0).is_some());
-    let task_unit = if (1..splits.n_splits()).any(|s| splits.nested_in_previous(s)) { obj.max_unit_loss() } else { None };
-    let task = Task { data, obj, splits };
-    let reg = config.regularization;
-    let depth = match config.max_depth {
-        // A path never gains from the same split twice.
-        Some(d) if d < task.splits.n_splits() => d as u32,
-        _ => UNLIMITED,
-    };
-    let w = data.total_weight();
-    let rules = Rules { penalty: reg * w, min_support: config.min_samples_leaf.max(1) as f64 };
-    let mut solver = Solver {
-        depth2: match task.splits.as_thresholds() {
-            Some(th) if sweep => Kernel::Sweep(Sweep::new(&task, th)),
-            _ => Kernel::Pairs(Depth2::new(&task, reference.as_deref(), rules.min_support)),
-        },
-        t: task,
-        rules,
-        store: Store::new(data.words(), config.limits.memory_limit),
-        levels: Vec::new(),
-        limit: config.limits.memory_limit.unwrap_or(usize::MAX),
-        path: Vec::new(),
-        budget: Budget::new(&config.limits, monitor),
-        stopped: None,
-        expansions: 0,
-        root: 0,
-        depth_two_bound: TrialRate::default(),
-        neighbourhood: task_unit.filter(|_| rules.min_support <= 1.0 && reference.is_none()),
-        reference,
-        kernel_on,
-    };
-    if config.record_splits {
-        solver.store.log_splits();
-    }
+    let depth = search_depth(config.max_depth, splits.n_splits());
+    let mut solver = Solver::new(data, obj, splits, config, reference, monitor);
+    let (reg, w) = (config.regularization, data.total_weight());
     let all = data.all_groups();
     let root_side = solver.set_side(all.words(), depth);
     let (mut root_lb, mut root_ub, mut root_proven) = (root_side.lb, root_side.leaf_cost, root_side.proven);

@@ -13,6 +13,7 @@ mod graph;
 pub mod objective;
 mod rules;
 pub mod osdt;
+pub mod rashomon;
 pub mod split;
 mod store;
 mod sweep;
@@ -28,6 +29,7 @@ pub use gosdt::{
     solve as solve_gosdt, solve_numeric as solve_gosdt_numeric, solve_regression as solve_gosdt_regression,
     solve_regression_numeric as solve_gosdt_regression_numeric, GosdtConfig,
 };
+pub use rashomon::{rashomon_set, rashomon_set_numeric, RashomonBound, RashomonConfig, RashomonError, RashomonGraph, TreeRecord};
 pub use split::{SplitDescription, Thresholds};
 pub use osdt::{solve as solve_osdt, Bounds as OsdtBounds, OsdtConfig, OsdtResult, OsdtStats, Policy as OsdtPolicy};
 

@@ -1,0 +1,226 @@
+"""Rashomon sets: treeopt against treefarms 0.2.4, tree-praxis 0.0.30 and arborenum 0.2.6.
+
+Every tool gets the same 0/1 matrix (numeric columns quantile-binarized by
+``_numeric_data.quantile_binarize``, 0/1 files as they are), the same λ, the same
+multiplicative bound and the same depth; each fit runs in a fresh process (peak memory
+is that process's high-water mark, less its resident memory before the fit), under a
+time limit. Printed per instance: every tool's count, seconds and peak MiB, and treeopt's
+ratio to the fastest peer.
+
+    python benches/compare_rashomon.py                # the instances below
+    python benches/compare_rashomon.py --conventions  # the depth experiment
+    python benches/compare_rashomon.py --quick        # the first three instances
+
+Depth conventions, found by experiment (``--conventions``: a 40-row, 3-column problem
+with a bound so large that every tree is a member; treeopt counts 2, 14 and 302 trees
+at ``max_depth`` 0, 1, 2):
+
+* tree-praxis and arborenum: ``depth_budget`` is scikit-learn's ``max_depth`` (the
+  number of split levels): ``depth_budget=1`` gives 14 trees, 2 gives 302, as treeopt.
+* treefarms (the gosdt family): ``depth_budget`` counts the leaf level, so it is
+  ``max_depth + 1`` (``depth_budget=1`` gives only a leaf).
+
+How each peer's set differs from treeopt's (ours: two trees differ when a split or a
+leaf label differs; every split sends at least one training row each way; any leaf
+label; every tree within the bound and the depth is a member):
+
+* treefarms: leaves predict their majority class only, and its set is much smaller than
+  ours (as if the trees GOSDT's bounds rule out for an optimum were dropped too): 1, 2
+  and 12 trees on the convention problem at max_depth 0, 1, 2, where ours has 2, 14
+  and 302.
+* tree-praxis and arborenum: the same set as ours on the convention problem, but they
+  count integer costs: errors in rows plus ``round(λ n)`` per leaf, members up to
+  ``ceil((1 + bound) x optimum)``. treeopt with that penalty and budget
+  (``praxis_units``, the last column) counts exactly their set on 7 of the 10 instances
+  below; on coupon_carryout (99 against 98), tic-tac-toe (3,572 against 71,664) and
+  car_evaluation (30 against 23) the two definitions still differ in ways not found.
+
+The bound is multiplicative for all four: ``bound`` is treeopt's ``rashomon_bound``,
+tree-praxis's and arborenum's ``rashomon_mult`` and treefarms'
+``rashomon_bound_multiplier``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _numeric_data import DATASETS_DIR, current_rss_kib, load_numeric, peak_rss_kib, quantile_binarize, reset_peak_rss  # noqa: E402
+
+#: (dataset, quantiles per numeric column, λ, multiplicative bound, max_depth)
+INSTANCES = [
+    ("breast_cancer", 3, 0.01, 0.05, 3),
+    ("broward_general_2y", 3, 0.01, 0.03, 3),
+    ("coupon_carryout", 0, 0.01, 0.05, 3),
+    ("compas", 3, 0.01, 0.05, 4),
+    ("fico", 3, 0.01, 0.03, 3),
+    ("monk2", 0, 0.01, 0.05, 3),
+    ("tic-tac-toe", 0, 0.01, 0.05, 3),
+    ("car_evaluation", 0, 0.01, 0.05, 4),
+    ("raisin", 3, 0.01, 0.05, 3),
+    ("breast_cancer", 3, 0.02, 0.05, 4),
+]
+
+TOOLS = ["treeopt", "treefarms", "tree-praxis", "arborenum"]
+
+#: treeopt under tree-praxis's definition (see ``praxis_units``): a check of the counts,
+#: not timed against the peers.
+PRAXIS_UNITS = "treeopt@praxis-units"
+
+
+def load(name: str, k: int):
+    """The 0/1 matrix (uint8) and labels 0..c-1 of an instance."""
+    if k == 0:
+        table = np.loadtxt(DATASETS_DIR / f"{name}.csv", delimiter=",", skiprows=1)
+        X, y = table[:, :-1], table[:, -1]
+        _, y = np.unique(y, return_inverse=True)
+        return np.ascontiguousarray(X, dtype=np.uint8), y.astype(np.int64)
+    X, y, _ = load_numeric(name)
+    Z, _ = quantile_binarize(X, k)
+    return Z, y
+
+
+def fit(tool: str, X, y, lam: float, bound: float, depth: int) -> int:
+    """Builds the set with ``tool``; returns its count."""
+    if tool == "treeopt":
+        from treeopt import RashomonSet
+
+        return RashomonSet(regularization=lam, rashomon_bound=bound, max_depth=depth).fit(X, y).n_trees_
+    if tool == PRAXIS_UNITS:
+        return praxis_units(X, y, lam, bound, depth)
+    if tool == "treefarms":
+        import pandas as pd
+        from treefarms import TREEFARMS
+
+        config = {"regularization": lam, "rashomon_bound_multiplier": bound, "depth_budget": depth + 1, "verbose": False}
+        model = TREEFARMS(config)
+        with contextlib.redirect_stdout(io.StringIO()):
+            model.fit(pd.DataFrame(X), pd.Series(y))
+        return int(model.get_tree_count())
+    if tool == "tree-praxis":
+        from praxis import PRAXIS
+
+        model = PRAXIS()
+        model.fit(X, y, lambda_reg=lam, depth_budget=depth, rashomon_mult=bound)
+        return int(model.count_trees())
+    if tool == "arborenum":
+        from arborenum import ArborEnum
+
+        model = ArborEnum()
+        model.fit_binarized(X, y, lambda_reg=lam, depth_budget=depth, rashomon_mult=bound)
+        return int(model.count_trees())
+    raise ValueError(tool)
+
+
+def praxis_units(X, y, lam: float, bound: float, depth: int) -> int:
+    """treeopt's count of tree-praxis's set, found by experiment: praxis counts errors in
+    rows and charges ``round(λ n)`` per leaf (integers), and keeps the trees whose
+    integer cost is at most ``ceil((1 + bound) x optimum)``."""
+    from treeopt import RashomonSet
+
+    n = len(y)
+    reg = round(lam * n) / n
+    best = RashomonSet(regularization=reg, rashomon_bound=0.0, max_depth=depth).fit(X, y)
+    optimum = round(best.optimal_objective_ * n)
+    budget = int(np.ceil((1 + bound) * optimum - 1e-9))
+    extra = (budget - optimum + 1e-6) / n
+    return RashomonSet(regularization=reg, rashomon_bound=extra, bound_type="additive", max_depth=depth).fit(X, y).n_trees_
+
+
+def warm_up_rows(y):
+    """A few rows of every class (a first, untimed call on them loads each tool)."""
+    return np.concatenate([np.flatnonzero(y == c)[:10] for c in np.unique(y)])
+
+
+def worker(tool: str, name: str, k: int, lam: float, bound: float, depth: int) -> None:
+    """One fit in this process: prints a JSON line with count, seconds and peak MiB."""
+    X, y = load(name, k)
+    rows = warm_up_rows(y)
+    fit(tool, X[rows], y[rows], lam, bound, 1)  # imports and first-call costs, untimed
+    before = current_rss_kib()
+    reset_peak_rss()
+    start, cpu = time.perf_counter(), time.process_time()
+    count = fit(tool, X, y, lam, bound, depth)
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    peak = peak_rss_kib()
+    mib = None if peak is None or before is None else max(peak - before, 0) / 1024
+    print(json.dumps({"count": count, "seconds": seconds, "cpu": cpu, "mib": mib}))
+
+
+def run(tool, instance, timeout):
+    """A fit in a fresh process: its JSON result, or a reason it has none."""
+    cmd = [sys.executable, __file__, "--worker", tool, json.dumps(instance)]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"> {timeout:g} s"}
+    lines = [l for l in out.stdout.splitlines() if l.startswith("{")]
+    if out.returncode != 0 or not lines:
+        return {"error": (out.stderr.strip().splitlines() or ["failed"])[-1][:60]}
+    return json.loads(lines[-1])
+
+
+def conventions() -> None:
+    """The depth experiment of the module docstring."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(40, 3)).astype(np.uint8)
+    y = (X[:, 0] ^ (rng.random(40) < 0.3)).astype(np.int64)
+    for depth in [0, 1, 2]:
+        row = {t: fit(t, X, y, 0.05, 10.0, depth) for t in TOOLS if depth > 0 or t == "treeopt"}
+        print(f"max_depth {depth} (treefarms depth_budget {depth + 1}):", row)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--worker", nargs=2)
+    parser.add_argument("--conventions", action="store_true")
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--tools", default=",".join(TOOLS))
+    parser.add_argument("--no-check", action="store_true", help=f"skip the {PRAXIS_UNITS} count")
+    args = parser.parse_args()
+    if args.worker:
+        worker(args.worker[0], *json.loads(args.worker[1]))
+        return
+    if args.conventions:
+        conventions()
+        return
+    tools = args.tools.split(",")
+    instances = INSTANCES[:3] if args.quick else INSTANCES
+    print("per tool: trees, wall seconds / CPU seconds, peak MiB; ratios: treeopt's wall and CPU time over the")
+    print(f"fastest peer's; last column: treeopt's count of tree-praxis's set ({PRAXIS_UNITS})")
+    print(f"{'instance':42s} " + " ".join(f"{t:>32s}" for t in tools) + "   wall   cpu  praxis-units")
+    for inst in instances:
+        name, k, lam, bound, depth = inst
+        X, _ = load(name, k)
+        label = f"{name} {X.shape[1]}c l={lam} b={bound} d={depth}"
+        results = {t: run(t, inst, args.timeout) for t in tools}
+        cells = []
+        for t in tools:
+            r = results[t]
+            if "error" in r:
+                cells.append(f"{r['error'][:32]:>32s}")
+            else:
+                mib = "?" if r["mib"] is None else f"{r['mib']:.0f}"
+                cells.append(f"{r['count']:>9d} {r['seconds']:7.3f}/{r['cpu']:6.3f}s {mib:>4s}M")
+        peers = [results[t] for t in tools if t != "treeopt" and "error" not in results[t]]
+        ratio = "     -     -"
+        if "error" not in results.get("treeopt", {"error": 1}) and peers:
+            mine = results["treeopt"]
+            ratio = f"{mine['seconds'] / min(p['seconds'] for p in peers):6.2f} {mine['cpu'] / min(p['cpu'] for p in peers):5.2f}"
+        check = run(PRAXIS_UNITS, inst, args.timeout) if not args.no_check else {"error": "-"}
+        check = check.get("error") or str(check["count"])
+        print(f"{label:42s} " + " ".join(cells) + f" {ratio} {check:>12s}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

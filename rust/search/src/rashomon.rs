@@ -1,0 +1,841 @@
+//! Rashomon sets (issue 21): every tree whose cost is within a bound of the optimum, as
+//! an and/or graph of subproblems, never a list of trees.
+//!
+//! A node of the graph is a subproblem (a capture set of groups and the depth left)
+//! together with every tree of it that costs at most the node's budget, kept as *levels*:
+//! the distinct costs, ascending, each with its number of trees and the *ways* to reach
+//! it (a leaf predicting one class, or a split whose left child reaches one of its levels
+//! and whose right child another). Counting, indexing by cost, prediction and feature
+//! usage are then dynamic programmes over the levels.
+//!
+//! The graph is explored with the dependency-graph search of [`crate::graph`] as its
+//! oracle: before a split's children are built, the search proves each child's optimum
+//! within what the budget leaves (memoised in its store, where the search for the
+//! optimum already proved most of them), and each child is built with the parent's budget
+//! less the *optimum* of its sibling. So a node is built only when at least one tree
+//! through it is a member of the set, and with exactly the budget its members need.
+//!
+//! The set is defined literally: every split sends at least one row (and at least the
+//! minimum support) each way, one split per distinct partition of the node's rows (for
+//! numeric columns the threshold is the midpoint of the values around the cut within the
+//! node), a leaf may predict any class, and the depth is at most the limit.
+
+use crate::budget::{Limits, Monitor};
+use crate::graph::{search_depth, GosdtConfig, Solver};
+use crate::objective::{stats_totals, Misclassification};
+use crate::rules::{Rules, Side};
+use crate::split::{SplitFamily, Thresholds, ZeroOneColumns};
+use crate::store::Store;
+use crate::Status;
+use treeopt_core::{BinaryDataset, Error, Groups, NumericDataset};
+
+/// Objectives within this of the bound count as within it (rounding of float sums).
+pub const TOLERANCE: f64 = 1e-9;
+
+/// How far above the optimum a member of the set may be.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RashomonBound {
+    /// Objective at most `(1 + b) x` optimum.
+    Multiplicative(f64),
+    /// Objective at most optimum `+ b`.
+    Additive(f64),
+}
+
+/// What defines a Rashomon set: GOSDT's objective (misclassified weight / total weight +
+/// `regularization` x leaves), the trees' depth limit and minimum rows per leaf, the
+/// bound, and the limits of the search.
+#[derive(Clone, Debug)]
+pub struct RashomonConfig {
+    /// Penalty per leaf, as a fraction of the total weight.
+    pub regularization: f64,
+    /// Maximum depth (a single leaf has depth 0); `None`: no limit.
+    pub max_depth: Option<usize>,
+    /// Minimum rows in every leaf (0 and 1: no minimum).
+    pub min_samples_leaf: usize,
+    /// How far above the optimum members may be.
+    pub bound: RashomonBound,
+    /// Time and memory limits of the whole build (a stopped build returns an error: a
+    /// partial set would not be the Rashomon set).
+    pub limits: Limits,
+}
+
+/// Why a Rashomon set could not be built.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RashomonError {
+    /// A limit or the monitor stopped the build.
+    Stopped(Status),
+    /// Bad input, or a set of more than 2^128 trees.
+    Invalid(String),
+}
+
+impl From<Error> for RashomonError {
+    fn from(e: Error) -> Self {
+        RashomonError::Invalid(e.to_string())
+    }
+}
+
+/// A way marks a leaf with this in `column`.
+const LEAF_WAY: u32 = u32::MAX;
+
+/// One way to reach a level of a node: a leaf (`column == LEAF_WAY`) predicting `label`,
+/// or a split `x[column] <= threshold` whose left child reaches its level `left_level`
+/// and right child its level `right_level`; `count` trees.
+#[derive(Clone, Copy, Debug)]
+struct Way {
+    count: u128,
+    column: u32,
+    label: u32,
+    threshold: f64,
+    left: u32,
+    left_level: u32,
+    right: u32,
+    right_level: u32,
+}
+
+/// One distinct cost of a node's trees: `count` trees, reached by the node's ways
+/// `previous level's end..end`.
+#[derive(Clone, Copy, Debug)]
+struct Level {
+    cost: f64,
+    count: u128,
+    end: u32,
+}
+
+/// A subproblem's trees costing at most `budget`.
+#[derive(Clone, Debug, Default)]
+struct GraphNode {
+    budget: f64,
+    levels: Vec<Level>,
+    ways: Vec<Way>,
+    /// Index of its first level among all the graph's levels (for memo tables).
+    first_level: u32,
+}
+
+impl GraphNode {
+    fn ways_of(&self, level: usize) -> &[Way] {
+        let start = if level == 0 { 0 } else { self.levels[level - 1].end as usize };
+        &self.ways[start..self.levels[level].end as usize]
+    }
+}
+
+/// One node of a tree of the set, in preorder: a split (`column` is `Some`) with its
+/// children's positions, or a leaf predicting class `label`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TreeRecord {
+    pub column: Option<usize>,
+    pub threshold: f64,
+    pub left: usize,
+    pub right: usize,
+    pub label: usize,
+}
+
+/// The Rashomon set of a problem as an and/or graph (see the module documentation).
+/// Costs are in weight units (misclassified weight + penalty x leaves); divide by
+/// [`RashomonGraph::total_weight`] for objectives.
+#[derive(Clone, Debug)]
+pub struct RashomonGraph {
+    nodes: Vec<GraphNode>,
+    root: u32,
+    /// Levels of the root within the bound (a prefix of its levels).
+    root_levels: usize,
+    total_weight: f64,
+    optimal_objective: f64,
+    objective_bound: f64,
+    n_classes: usize,
+    n_columns: usize,
+    total_levels: usize,
+}
+
+/// Builds the Rashomon set of 0/1 columns (one split per column, threshold 0.5).
+pub fn rashomon_set<M: Monitor>(data: &BinaryDataset, config: &RashomonConfig, monitor: &mut M) -> Result<RashomonGraph, RashomonError> {
+    build_family(data, ZeroOneColumns::new(data), data.n_features(), config, monitor)
+}
+
+/// Builds the Rashomon set of numeric columns (a split at every midpoint between
+/// consecutive distinct values of the rows a node holds).
+pub fn rashomon_set_numeric<M: Monitor>(data: &NumericDataset, config: &RashomonConfig, monitor: &mut M) -> Result<RashomonGraph, RashomonError> {
+    build_family(data, Thresholds::new(data), data.n_columns(), config, monitor)
+}
+
+fn build_family<M: Monitor, S: SplitFamily>(data: &Groups, splits: S, n_columns: usize, config: &RashomonConfig, monitor: &mut M) -> Result<RashomonGraph, RashomonError> {
+    let reg = config.regularization;
+    if !reg.is_finite() || reg < 0.0 {
+        return Err(RashomonError::Invalid(format!("regularization must be a finite number >= 0, got {reg}")));
+    }
+    let b = match config.bound {
+        RashomonBound::Multiplicative(b) | RashomonBound::Additive(b) => b,
+    };
+    if !b.is_finite() || b < 0.0 {
+        return Err(RashomonError::Invalid(format!("the Rashomon bound must be a finite number >= 0, got {b}")));
+    }
+    if data.n_groups() == 0 {
+        return Err(RashomonError::Invalid("no rows of positive weight".into()));
+    }
+    let search = GosdtConfig {
+        regularization: reg,
+        max_depth: config.max_depth,
+        min_samples_leaf: config.min_samples_leaf,
+        limits: config.limits.clone(),
+        ..Default::default()
+    };
+    let depth = search_depth(config.max_depth, splits.n_splits());
+    let mut solver = Solver::new(data, Misclassification::new(data), splits, &search, None, monitor);
+    let total = data.total_weight();
+    let all = data.all_groups();
+    let optimum = solver.optimum_within(all.words(), depth, f64::INFINITY).map_err(RashomonError::Stopped)?;
+    let optimum = optimum.expect("every subproblem has a finite optimum") / total;
+    let objective_bound = match config.bound {
+        RashomonBound::Multiplicative(b) => optimum * (1.0 + b),
+        RashomonBound::Additive(b) => optimum + b,
+    };
+    let budget = (objective_bound + TOLERANCE) * total;
+    let mut builder = Builder {
+        index: Store::new(data.words(), config.limits.memory_limit),
+        nodes: Vec::new(),
+        tol: TOLERANCE * total.max(1.0),
+        memory_limit: config.limits.memory_limit.unwrap_or(usize::MAX),
+        node_bytes: 0,
+        pairs: Vec::new(),
+        solver,
+    };
+    let root = builder.build(all.words(), depth, budget)?;
+    let mut nodes = builder.nodes;
+    let mut total_levels = 0;
+    for node in &mut nodes {
+        node.first_level = total_levels as u32;
+        total_levels += node.levels.len();
+    }
+    let root_levels = nodes[root as usize].levels.iter().take_while(|l| l.cost <= budget).count();
+    Ok(RashomonGraph {
+        nodes,
+        root,
+        root_levels,
+        total_weight: total,
+        optimal_objective: optimum,
+        objective_bound,
+        n_classes: data.n_classes(),
+        n_columns,
+        total_levels,
+    })
+}
+
+/// The build of the graph: the search as oracle, an index of the nodes built by
+/// (capture set, depth) in a store of the search's kind, and the nodes.
+struct Builder<'a, 'm, M: Monitor, S: SplitFamily> {
+    solver: Solver<'a, 'm, M, Misclassification<'a>, S>,
+    index: Store,
+    nodes: Vec<GraphNode>,
+    tol: f64,
+    memory_limit: usize,
+    /// Bytes the nodes' levels and ways hold.
+    node_bytes: usize,
+    /// The pairwise sums of the last node with two levels left ([`PairTable`]).
+    pairs: Vec<f64>,
+}
+
+impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
+    /// A lower bound on the trees of the side `set` of a split (bounds `side` from the
+    /// parent's pass), raised by what the search's store has proved about it.
+    fn lower_bound(&self, set: &[u64], side: Side, depth: u32) -> f64 {
+        if side.terminal {
+            return side.leaf_cost;
+        }
+        self.solver.known_lower_bound(set, depth).map_or(side.lb, |k| k.max(side.lb))
+    }
+
+    /// The optimum of the side `set` of a split when it is at most `budget`: a side the
+    /// leaf-closing rules closed costs its leaf, the others are asked of the search.
+    fn optimum(&mut self, set: &[u64], side: Side, depth: u32, budget: f64) -> Result<Option<f64>, RashomonError> {
+        if side.terminal {
+            return Ok((side.leaf_cost <= budget).then_some(side.leaf_cost));
+        }
+        self.solver.optimum_within(set, depth, budget).map_err(RashomonError::Stopped)
+    }
+
+    /// The node of `set` with `depth` levels left holding every tree that costs at most
+    /// `budget` (up to the tolerance).
+    fn build(&mut self, set: &[u64], depth: u32, budget: f64) -> Result<u32, RashomonError> {
+        let id = match self.slot(set, depth, budget)? {
+            Slot::Built(id) => return Ok(id),
+            Slot::ToBuild(id) => id,
+        };
+        let limit = budget + self.tol;
+        let data = self.solver.task().data;
+        let rules = self.solver.rules();
+        let mut totals = vec![0.0; data.n_classes()];
+        stats_totals(&self.solver.task().obj, set, &mut totals);
+        let mut ways = leaf_ways(&totals, rules.penalty, limit);
+        let mut rows = 0.0;
+        if depth > 0 {
+            treeopt_core::bitset::for_each_one(set, |g| rows += data.group_rows(g) as f64);
+        }
+        if depth == 2 && rows >= 2.0 * rules.min_support && self.pairs_fit() {
+            self.depth_two_ways(set, budget, &mut ways)?;
+        } else if depth > 0 && rows >= 2.0 * rules.min_support {
+            let below = if depth == u32::MAX { depth } else { depth - 1 };
+            let sides = self.solver.split_sides(set, depth).map_err(RashomonError::Stopped)?;
+            let (mut left, mut right) = (vec![0u64; set.len()], vec![0u64; set.len()]);
+            for s in sides {
+                if s.left.lb + s.right.lb > limit {
+                    continue;
+                }
+                let splits = &self.solver.task().splits;
+                splits.partition(set, s.split as usize, false, &mut left);
+                splits.partition(set, s.split as usize, true, &mut right);
+                let (left_lb, right_lb) = (self.lower_bound(&left, s.left, below), self.lower_bound(&right, s.right, below));
+                if left_lb + right_lb > limit {
+                    continue;
+                }
+                // The side with the larger bound first: when the pair fails, it is the one
+                // more likely to fail, and the other is never searched.
+                let right_first = right_lb > left_lb;
+                let ((a, a_side), (b, b_side, b_lb)) = if right_first { ((&right, s.right), (&left, s.left, left_lb)) } else { ((&left, s.left), (&right, s.right, right_lb)) };
+                let Some(a_opt) = self.optimum(a, a_side, below, limit - b_lb)? else { continue };
+                let Some(b_opt) = self.optimum(b, b_side, below, limit - a_opt)? else { continue };
+                let (left_opt, right_opt) = if right_first { (b_opt, a_opt) } else { (a_opt, b_opt) };
+                let left_node = self.build(&left, below, budget - right_opt + self.tol)?;
+                let right_node = self.build(&right, below, budget - left_opt + self.tol)?;
+                let (column, threshold) = match self.solver.task().splits.as_thresholds() {
+                    Some(th) => (th.locate(s.split as usize).0 as u32, th.threshold_in(set, s.split as usize)),
+                    None => (s.split, 0.5),
+                };
+                self.combine(&mut ways, column, threshold, left_node, right_node, limit)?;
+            }
+        }
+        self.finish(id, budget, ways)
+    }
+
+    /// The node of `(set, depth)`: already built for at least `budget`, or to be
+    /// (re)built (a new node is added to the index).
+    fn slot(&mut self, set: &[u64], depth: u32, budget: f64) -> Result<Slot, RashomonError> {
+        let id = match self.index.find(set, depth) {
+            Some(id) if self.nodes[id as usize].budget >= budget => return Ok(Slot::Built(id)),
+            Some(id) => id,
+            None => {
+                let id = self.index.insert(set, depth, 0.0, 0.0, 0.0).ok_or(RashomonError::Stopped(Status::MemoryLimit))?;
+                self.nodes.push(GraphNode::default());
+                id
+            }
+        };
+        match self.solver.check_stop() {
+            Some(status) => Err(RashomonError::Stopped(status)),
+            None => Ok(Slot::ToBuild(id)),
+        }
+    }
+
+    /// The ways of a split on `column` whose children are the nodes `left` and `right`:
+    /// every pair of their levels costing at most `limit`.
+    fn combine(&self, ways: &mut Vec<(f64, Way)>, column: u32, threshold: f64, left: u32, right: u32, limit: f64) -> Result<(), RashomonError> {
+        let (ln, rn) = (&self.nodes[left as usize], &self.nodes[right as usize]);
+        let right_min = rn.levels.first().map_or(f64::INFINITY, |l| l.cost);
+        for (li, l) in ln.levels.iter().enumerate() {
+            if l.cost + right_min > limit {
+                break;
+            }
+            for (ri, r) in rn.levels.iter().enumerate() {
+                let cost = l.cost + r.cost;
+                if cost > limit {
+                    break;
+                }
+                let count = l.count.checked_mul(r.count).ok_or_else(too_many)?;
+                ways.push((cost, Way { count, column, label: 0, threshold, left, left_level: li as u32, right, right_level: ri as u32 }));
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores node `id` built for `budget` with its ways: levels are the distinct costs
+    /// ascending, and within one the ways in the order found.
+    fn finish(&mut self, id: u32, budget: f64, mut ways: Vec<(f64, Way)>) -> Result<u32, RashomonError> {
+        ways.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut levels: Vec<Level> = Vec::new();
+        for (i, (cost, way)) in ways.iter().enumerate() {
+            match levels.last_mut() {
+                Some(l) if l.cost == *cost => {
+                    l.count = l.count.checked_add(way.count).ok_or_else(too_many)?;
+                    l.end = i as u32 + 1;
+                }
+                _ => levels.push(Level { cost: *cost, count: way.count, end: i as u32 + 1 }),
+            }
+        }
+        let bytes = |levels: usize, ways: usize| levels * std::mem::size_of::<Level>() + ways * std::mem::size_of::<Way>();
+        let node = &mut self.nodes[id as usize];
+        self.node_bytes = self.node_bytes + bytes(levels.len(), ways.len()) - bytes(node.levels.len(), node.ways.len());
+        *node = GraphNode { budget, levels, ways: ways.into_iter().map(|(_, w)| w).collect(), first_level: 0 };
+        if self.node_bytes + self.index.bytes() + self.solver.bytes() + self.pairs.capacity() * 8 > self.memory_limit {
+            return Err(RashomonError::Stopped(Status::MemoryLimit));
+        }
+        Ok(id)
+    }
+
+    /// True when a node with two levels left is built from pairwise sums: 0/1 columns
+    /// (each group lists the columns it has at 1), few enough for a square table.
+    fn pairs_fit(&self) -> bool {
+        let splits = &self.solver.task().splits;
+        self.solver.task().data.n_groups() > 0 && splits.right_list(0).is_some() && splits.n_splits() <= MAX_PAIR_COLUMNS
+    }
+
+    /// The split ways of the node `set` with two levels left, from one pass over its
+    /// groups summing the class weights and rows of every pair of columns at 1: those
+    /// give every split's two sides, each side's optimum over its leaves and stumps, and
+    /// the stumps themselves, so no side needs a search. The sides within the budget
+    /// become nodes of one level ([`Builder::stump_node`]).
+    fn depth_two_ways(&mut self, set: &[u64], budget: f64, ways: &mut Vec<(f64, Way)>) -> Result<(), RashomonError> {
+        let limit = budget + self.tol;
+        let (data, splits) = (self.solver.task().data, &self.solver.task().splits);
+        let (m, c) = (splits.n_splits(), data.n_classes());
+        let table = PairTable::sum(&mut self.pairs, data, splits, set, m, c);
+        let rules = self.solver.rules();
+        let mut sides: Vec<(u32, f64, f64)> = Vec::new();
+        for f in 0..m {
+            let (left, right) = (table.side(f, false), table.side(f, true));
+            if left[c] < rules.min_support || right[c] < rules.min_support {
+                continue;
+            }
+            let (lo, ro) = (table.stump_optimum(f, false, &rules), table.stump_optimum(f, true, &rules));
+            if lo + ro <= limit {
+                sides.push((f as u32, lo, ro));
+            }
+        }
+        let (mut left, mut right) = (vec![0u64; set.len()], vec![0u64; set.len()]);
+        for (f, left_opt, right_opt) in sides {
+            let splits = &self.solver.task().splits;
+            splits.partition(set, f as usize, false, &mut left);
+            splits.partition(set, f as usize, true, &mut right);
+            let left_node = self.stump_node(&left, f as usize, false, budget - right_opt + self.tol)?;
+            let right_node = self.stump_node(&right, f as usize, true, budget - left_opt + self.tol)?;
+            self.combine(ways, f, 0.5, left_node, right_node, limit)?;
+        }
+        Ok(())
+    }
+
+    /// The node of one level left of the side `right` of split `f` of the set whose
+    /// pairwise sums `self.pairs` holds (`set` is that side): its leaves and stumps within
+    /// `budget`, the stumps' leaves as leaf children ([`LEAF_CHILD`]).
+    fn stump_node(&mut self, set: &[u64], f: usize, right: bool, budget: f64) -> Result<u32, RashomonError> {
+        let id = match self.slot(set, 1, budget)? {
+            Slot::Built(id) => return Ok(id),
+            Slot::ToBuild(id) => id,
+        };
+        let limit = budget + self.tol;
+        let rules = self.solver.rules();
+        let (m, c) = (self.solver.task().splits.n_splits(), self.solver.task().data.n_classes());
+        let table = PairTable { sums: &self.pairs, m, c };
+        let side = table.side(f, right);
+        let mut ways = leaf_ways(&side[..c], rules.penalty, limit);
+        if side[c] >= 2.0 * rules.min_support {
+            let (mut lo, mut hi) = (vec![0.0; c + 1], vec![0.0; c + 1]);
+            for h in 0..m {
+                table.cells(f, right, h, &mut lo, &mut hi);
+                if lo[c] < rules.min_support || hi[c] < rules.min_support {
+                    continue;
+                }
+                let (lw, hw): (f64, f64) = (lo[..c].iter().sum(), hi[..c].iter().sum());
+                for kl in 0..c {
+                    for kr in 0..c {
+                        let cost = (lw - lo[kl] + rules.penalty) + (hw - hi[kr] + rules.penalty);
+                        if cost <= limit {
+                            let way = Way { count: 1, column: h as u32, label: 0, threshold: 0.5, left: LEAF_CHILD, left_level: kl as u32, right: LEAF_CHILD, right_level: kr as u32 };
+                            ways.push((cost, way));
+                        }
+                    }
+                }
+            }
+        }
+        self.finish(id, budget, ways)
+    }
+}
+
+/// Columns up to which nodes with two levels left are built from a square table of
+/// pairwise sums (beyond, the table would outgrow the work it saves).
+const MAX_PAIR_COLUMNS: usize = 512;
+
+/// A child reference of a way that is a leaf, predicting the class its level names.
+const LEAF_CHILD: u32 = u32::MAX;
+
+/// What [`Builder::slot`] found.
+enum Slot {
+    Built(u32),
+    ToBuild(u32),
+}
+
+/// The leaf ways of a node with class weights `totals`: one per class costing at most
+/// `limit`.
+fn leaf_ways(totals: &[f64], penalty: f64, limit: f64) -> Vec<(f64, Way)> {
+    let weight: f64 = totals.iter().sum();
+    let mut ways = Vec::new();
+    for (k, &w) in totals.iter().enumerate() {
+        let cost = weight - w + penalty;
+        if cost <= limit {
+            ways.push((cost, Way { count: 1, column: LEAF_WAY, label: k as u32, threshold: 0.0, left: 0, left_level: 0, right: 0, right_level: 0 }));
+        }
+    }
+    ways
+}
+
+/// Pairwise sums of a set's groups: for columns `f <= h`, the class weights and rows
+/// (`c + 1` channels) of the groups at 1 in both (`f == h`: at 1 in `f`); the set's
+/// totals after the square.
+struct PairTable<'p> {
+    sums: &'p [f64],
+    m: usize,
+    c: usize,
+}
+
+impl<'p> PairTable<'p> {
+    /// Sums the groups of `set` into `buffer` (resized) and returns the table over it.
+    fn sum<S: SplitFamily>(buffer: &'p mut Vec<f64>, data: &Groups, splits: &S, set: &[u64], m: usize, c: usize) -> PairTable<'p> {
+        let ch = c + 1;
+        buffer.clear();
+        buffer.resize((m * m + 1) * ch, 0.0);
+        let (square, total) = buffer.split_at_mut(m * m * ch);
+        treeopt_core::bitset::for_each_one(set, |g| {
+            let (w, rows) = (data.class_weights(g), data.group_rows(g) as f64);
+            let add = |cell: &mut [f64]| {
+                for (s, x) in cell.iter_mut().zip(w) {
+                    *s += x;
+                }
+                cell[c] += rows;
+            };
+            add(total);
+            let ones = splits.right_list(g).expect("0/1 columns list their ones");
+            for (i, &f) in ones.iter().enumerate() {
+                for &h in &ones[i..] {
+                    let (a, b) = (f.min(h) as usize, f.max(h) as usize);
+                    add(&mut square[(a * m + b) * ch..(a * m + b + 1) * ch]);
+                }
+            }
+        });
+        PairTable { sums: buffer, m, c }
+    }
+
+    fn pair(&self, f: usize, h: usize) -> &[f64] {
+        let (a, b, ch) = (f.min(h), f.max(h), self.c + 1);
+        &self.sums[(a * self.m + b) * ch..(a * self.m + b + 1) * ch]
+    }
+
+    fn total(&self) -> &[f64] {
+        let ch = self.c + 1;
+        &self.sums[self.m * self.m * ch..]
+    }
+
+    /// The sums of the side (`right`: at 1) of split `f`.
+    fn side(&self, f: usize, right: bool) -> Vec<f64> {
+        let r = self.pair(f, f);
+        if right {
+            r.to_vec()
+        } else {
+            self.total().iter().zip(r).map(|(t, r)| t - r).collect()
+        }
+    }
+
+    /// The sums of the two sides (`low`: at 0 in `h`, `high`: at 1) of split `h` within
+    /// the side `right` of split `f`.
+    fn cells(&self, f: usize, right: bool, h: usize, low: &mut [f64], high: &mut [f64]) {
+        let (both, side, h_ones) = (self.pair(f, h), self.pair(f, f), self.pair(h, h));
+        let total = self.total();
+        for k in 0..=self.c {
+            if right {
+                high[k] = both[k];
+                low[k] = side[k] - both[k];
+            } else {
+                high[k] = h_ones[k] - both[k];
+                low[k] = (total[k] - side[k]) - high[k];
+            }
+        }
+    }
+
+    /// The optimal cost of the side `right` of split `f` with one level left: its best
+    /// leaf or its best stump (each leaf at least `min_support` rows).
+    fn stump_optimum(&self, f: usize, right: bool, rules: &Rules) -> f64 {
+        let c = self.c;
+        let best_leaf = |s: &[f64]| s[..c].iter().sum::<f64>() - s[..c].iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b)) + rules.penalty;
+        let side = self.side(f, right);
+        let mut best = best_leaf(&side);
+        if side[c] >= 2.0 * rules.min_support {
+            let (mut lo, mut hi) = (vec![0.0; c + 1], vec![0.0; c + 1]);
+            for h in 0..self.m {
+                self.cells(f, right, h, &mut lo, &mut hi);
+                if lo[c] >= rules.min_support && hi[c] >= rules.min_support {
+                    best = best.min(best_leaf(&lo) + best_leaf(&hi));
+                }
+            }
+        }
+        best
+    }
+}
+
+fn too_many() -> RashomonError {
+    RashomonError::Invalid("the Rashomon set holds more than 2^128 trees; shrink it (smaller bound or depth, larger regularization)".into())
+}
+
+impl RashomonGraph {
+    /// Total weight of the training rows (costs / total weight = objectives).
+    pub fn total_weight(&self) -> f64 {
+        self.total_weight
+    }
+
+    /// The optimal objective (proved by the search).
+    pub fn optimal_objective(&self) -> f64 {
+        self.optimal_objective
+    }
+
+    /// The largest objective a member may have.
+    pub fn objective_bound(&self) -> f64 {
+        self.objective_bound
+    }
+
+    /// Nodes of the graph (subproblems kept).
+    pub fn n_nodes(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// The members' distinct costs, ascending, each with its number of trees.
+    pub fn levels(&self) -> Vec<(f64, u128)> {
+        self.nodes[self.root as usize].levels[..self.root_levels].iter().map(|l| (l.cost, l.count)).collect()
+    }
+
+    /// Tree `index` (in the order of the level's ways) of the members costing level
+    /// `level`'s cost, in preorder.
+    pub fn tree(&self, level: usize, index: u128) -> Result<Vec<TreeRecord>, RashomonError> {
+        if level >= self.root_levels || index >= self.nodes[self.root as usize].levels[level].count {
+            return Err(RashomonError::Invalid(format!("no tree {index} at level {level}")));
+        }
+        let mut out = Vec::new();
+        self.nth(self.root, level, index, &mut out);
+        Ok(out)
+    }
+
+    /// The number of trees of level `level` of `node` (1 for a leaf child).
+    fn count_of(&self, node: u32, level: u32) -> u128 {
+        if node == LEAF_CHILD {
+            1
+        } else {
+            self.nodes[node as usize].levels[level as usize].count
+        }
+    }
+
+    fn nth(&self, node: u32, level: usize, mut index: u128, out: &mut Vec<TreeRecord>) -> usize {
+        let at = out.len();
+        if node == LEAF_CHILD {
+            out.push(TreeRecord { column: None, threshold: 0.0, left: 0, right: 0, label: level });
+            return at;
+        }
+        let n = &self.nodes[node as usize];
+        for w in n.ways_of(level) {
+            if index >= w.count {
+                index -= w.count;
+                continue;
+            }
+            if w.column == LEAF_WAY {
+                out.push(TreeRecord { column: None, threshold: 0.0, left: 0, right: 0, label: w.label as usize });
+                return at;
+            }
+            out.push(TreeRecord { column: Some(w.column as usize), threshold: w.threshold, left: 0, right: 0, label: 0 });
+            let right_count = self.count_of(w.right, w.right_level);
+            let left = self.nth(w.left, w.left_level as usize, index / right_count, out);
+            let right = self.nth(w.right, w.right_level as usize, index % right_count, out);
+            (out[at].left, out[at].right) = (left, right);
+            return at;
+        }
+        unreachable!("index within the level's count")
+    }
+
+    /// Per row of the row-major matrix `x` (`n_columns` columns), how many members
+    /// predict each class (row-major `rows x n_classes`, as floats: counts beyond 2^53
+    /// keep only their leading digits).
+    pub fn votes(&self, x: &[f64]) -> Vec<f64> {
+        let (m, k) = (self.n_columns.max(1), self.n_classes);
+        let rows = x.len() / m;
+        let mut out = vec![0.0; rows * k];
+        let mut memo = vec![0.0; self.total_levels * k];
+        let mut stamp = vec![u32::MAX; self.total_levels];
+        for (i, row) in x.chunks(m).enumerate().take(rows) {
+            for level in 0..self.root_levels {
+                self.level_votes(self.root, level, row, i as u32, &mut memo, &mut stamp);
+                let at = (self.nodes[self.root as usize].first_level as usize + level) * k;
+                for c in 0..k {
+                    out[i * k + c] += memo[at + c];
+                }
+            }
+        }
+        out
+    }
+
+    fn level_votes(&self, node: u32, level: usize, row: &[f64], stamp_of_row: u32, memo: &mut [f64], stamp: &mut [u32]) {
+        let n = &self.nodes[node as usize];
+        let at = n.first_level as usize + level;
+        if stamp[at] == stamp_of_row {
+            return;
+        }
+        let k = self.n_classes;
+        let mut votes = vec![0.0; k];
+        for w in n.ways_of(level) {
+            if w.column == LEAF_WAY {
+                votes[w.label as usize] += w.count as f64;
+                continue;
+            }
+            let (child, child_level, other) = if row[w.column as usize] <= w.threshold {
+                (w.left, w.left_level, self.count_of(w.right, w.right_level))
+            } else {
+                (w.right, w.right_level, self.count_of(w.left, w.left_level))
+            };
+            if child == LEAF_CHILD {
+                votes[child_level as usize] += other as f64;
+                continue;
+            }
+            self.level_votes(child, child_level as usize, row, stamp_of_row, memo, stamp);
+            let c_at = (self.nodes[child as usize].first_level as usize + child_level as usize) * k;
+            for c in 0..k {
+                votes[c] += memo[c_at + c] * other as f64;
+            }
+        }
+        memo[at * k..(at + 1) * k].copy_from_slice(&votes);
+        stamp[at] = stamp_of_row;
+    }
+
+    /// Per column, how many members never split on it.
+    pub fn unused(&self) -> Vec<u128> {
+        let mut memo = vec![None; self.total_levels];
+        (0..self.n_columns)
+            .map(|j| {
+                memo.fill(None);
+                (0..self.root_levels).map(|level| self.level_unused(self.root, level, j as u32, &mut memo)).sum()
+            })
+            .collect()
+    }
+
+    fn level_unused(&self, node: u32, level: usize, column: u32, memo: &mut [Option<u128>]) -> u128 {
+        if node == LEAF_CHILD {
+            return 1;
+        }
+        let n = &self.nodes[node as usize];
+        let at = n.first_level as usize + level;
+        if let Some(unused) = memo[at] {
+            return unused;
+        }
+        let mut unused = 0u128;
+        for w in n.ways_of(level) {
+            if w.column == LEAF_WAY {
+                unused += w.count;
+            } else if w.column != column {
+                unused += self.level_unused(w.left, w.left_level as usize, column, memo) * self.level_unused(w.right, w.right_level as usize, column, memo);
+            }
+        }
+        memo[at] = Some(unused);
+        unused
+    }
+}
+
+/// The little-endian byte form of a graph ([`RashomonGraph::to_bytes`]), read back.
+struct Reader<'b> {
+    bytes: &'b [u8],
+}
+
+impl Reader<'_> {
+    fn take<const N: usize>(&mut self) -> Result<[u8; N], RashomonError> {
+        if self.bytes.len() < N {
+            return Err(RashomonError::Invalid("truncated Rashomon graph bytes".into()));
+        }
+        let (head, rest) = self.bytes.split_at(N);
+        self.bytes = rest;
+        Ok(head.try_into().expect("N bytes"))
+    }
+    fn u32(&mut self) -> Result<u32, RashomonError> {
+        self.take::<4>().map(u32::from_le_bytes)
+    }
+    fn u64(&mut self) -> Result<u64, RashomonError> {
+        self.take::<8>().map(u64::from_le_bytes)
+    }
+    fn u128(&mut self) -> Result<u128, RashomonError> {
+        self.take::<16>().map(u128::from_le_bytes)
+    }
+    fn f64(&mut self) -> Result<f64, RashomonError> {
+        self.take::<8>().map(f64::from_le_bytes)
+    }
+}
+
+impl RashomonGraph {
+    /// The graph as bytes (for pickling), read back by [`RashomonGraph::from_bytes`].
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        for v in [self.root as u64, self.root_levels as u64, self.n_classes as u64, self.n_columns as u64, self.nodes.len() as u64] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in [self.total_weight, self.optimal_objective, self.objective_bound] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for n in &self.nodes {
+            out.extend_from_slice(&n.budget.to_le_bytes());
+            out.extend_from_slice(&(n.levels.len() as u32).to_le_bytes());
+            out.extend_from_slice(&(n.ways.len() as u32).to_le_bytes());
+            for l in &n.levels {
+                out.extend_from_slice(&l.cost.to_le_bytes());
+                out.extend_from_slice(&l.count.to_le_bytes());
+                out.extend_from_slice(&l.end.to_le_bytes());
+            }
+            for w in &n.ways {
+                out.extend_from_slice(&w.count.to_le_bytes());
+                out.extend_from_slice(&w.threshold.to_le_bytes());
+                for v in [w.column, w.label, w.left, w.left_level, w.right, w.right_level] {
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+        }
+        out
+    }
+
+    /// Reads a graph written by [`RashomonGraph::to_bytes`], checking that every index
+    /// it holds points inside it.
+    pub fn from_bytes(bytes: &[u8]) -> Result<RashomonGraph, RashomonError> {
+        let mut r = Reader { bytes };
+        let (root, root_levels, n_classes, n_columns, n_nodes) = (r.u64()? as u32, r.u64()? as usize, r.u64()? as usize, r.u64()? as usize, r.u64()? as usize);
+        let (total_weight, optimal_objective, objective_bound) = (r.f64()?, r.f64()?, r.f64()?);
+        let mut nodes = Vec::new();
+        let mut total_levels = 0usize;
+        for _ in 0..n_nodes.min(bytes.len()) {
+            let budget = r.f64()?;
+            let (n_levels, n_ways) = (r.u32()? as usize, r.u32()? as usize);
+            let mut levels = Vec::new();
+            for _ in 0..n_levels {
+                levels.push(Level { cost: r.f64()?, count: r.u128()?, end: r.u32()? });
+            }
+            let mut ways = Vec::new();
+            for _ in 0..n_ways {
+                let (count, threshold) = (r.u128()?, r.f64()?);
+                let (column, label, left, left_level, right, right_level) = (r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?);
+                ways.push(Way { count, column, label, threshold, left, left_level, right, right_level });
+            }
+            nodes.push(GraphNode { budget, levels, ways, first_level: total_levels as u32 });
+            total_levels += n_levels;
+        }
+        let bad = || RashomonError::Invalid("inconsistent Rashomon graph bytes".into());
+        let level_ok = |node: u32, level: u32| {
+            if node == LEAF_CHILD {
+                (level as usize) < n_classes
+            } else {
+                nodes.get(node as usize).is_some_and(|n: &GraphNode| (level as usize) < n.levels.len())
+            }
+        };
+        for n in &nodes {
+            let mut start = 0;
+            for l in &n.levels {
+                if (l.end as usize) < start || l.end as usize > n.ways.len() {
+                    return Err(bad());
+                }
+                start = l.end as usize;
+            }
+            for w in &n.ways {
+                let split_ok = w.column == LEAF_WAY && (w.label as usize) < n_classes
+                    || (w.column as usize) < n_columns && level_ok(w.left, w.left_level) && level_ok(w.right, w.right_level);
+                if !split_ok {
+                    return Err(bad());
+                }
+            }
+        }
+        if nodes.len() != n_nodes || !r.bytes.is_empty() || nodes.get(root as usize).map_or(true, |n| root_levels > n.levels.len()) {
+            return Err(bad());
+        }
+        Ok(RashomonGraph { nodes, root, root_levels, total_weight, optimal_objective, objective_bound, n_classes, n_columns, total_levels })
+    }
+}
