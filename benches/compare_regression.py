@@ -3,8 +3,10 @@ et al. 2023) and pystreed 1.4.0 (STreeDRegressor), on the same 0/1 matrices.
 
 Instances: the binarized OSRT sets of ``../shared/datasets/regression/*.csv`` (target
 last) and scikit-learn's diabetes quantile-binarized (``diabetes_q4``: ``x_j <= t`` for
-the interior quartiles of every column), at depths 3-5 and two penalties λ each. Every
-solver minimises the same objective,
+the interior quartiles of every column), at depths 3-5 and two penalties λ each.
+``--datasets raisin:0 ...`` runs held-out instances instead (``NAME:COL``: column
+``COL`` of a numeric set as the target, see ``load``). Every solver minimises the same
+objective,
 
     weighted MSE / variance of y + λ x leaves
 
@@ -45,7 +47,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _numeric_data import DATASETS_DIR, current_rss_kib, peak_rss_kib, quantile_binarize, reset_peak_rss  # noqa: E402
+from _numeric_data import DATASETS_DIR, NUMERIC_DIR, current_rss_kib, peak_rss_kib, quantile_binarize, reset_peak_rss  # noqa: E402
 
 REGRESSION_DIR = DATASETS_DIR / "regression"
 SOLVERS = ("treeopt", "osrt", "streed")
@@ -60,7 +62,16 @@ def dataset_names():
 
 
 def load(name):
-    """0/1 X (uint8) and float targets of a regression set."""
+    """0/1 X (uint8) and float targets of a regression set. ``NAME:COL`` is a held-out
+    instance: column ``COL`` of the numeric set ``NAME`` (``../shared/datasets/numeric``,
+    its label column dropped) as the target, the other columns quartile-binarized as
+    diabetes is."""
+    if ":" in name:
+        base, col = name.split(":")
+        X = np.loadtxt(NUMERIC_DIR / f"{base}.csv", delimiter=",", skiprows=1, ndmin=2)[:, :-1]
+        y = X[:, int(col)].copy()
+        X, _ = quantile_binarize(np.delete(X, int(col), axis=1), 4)
+        return X, y
     if name == "diabetes_q4":
         from sklearn.datasets import load_diabetes
 

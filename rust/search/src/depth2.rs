@@ -36,6 +36,10 @@ const SMALL_TRIANGLE: usize = 1 << 20;
 /// Optima of recent sets kept for the similarity bound.
 const SOLVED_KEPT: usize = 4;
 
+/// Incremental updates of a triangle of sums that are not integers before it is summed
+/// afresh (the rounding of each update adds up).
+const UPDATES_BEFORE_REFRESH: u32 = 32;
+
 /// Pair updates between two checks of the clock and the monitor.
 const POLL_WORK: usize = 1 << 15;
 
@@ -111,8 +115,16 @@ pub(crate) struct Depth2 {
     solved: std::collections::VecDeque<(Vec<u64>, f64)>,
     similarity: bool,
     /// Every group's values are integers below 2^53, so sums updated up and down stay
-    /// exact (only then are they updated rather than summed afresh).
+    /// exact.
     integral: bool,
+    /// Sums are updated up and down rather than summed afresh: when they stay exact, or
+    /// when the objective takes the rounding this leaves ([`Objective::tolerates_rounding`]);
+    /// then a triangle is summed afresh after [`UPDATES_BEFORE_REFRESH`] updates, which
+    /// keeps the drift within a few dozen roundings.
+    updatable: bool,
+    /// Updates applied to `pairs` and to `spare_pairs` since they were summed afresh.
+    updates: u32,
+    spare_updates: u32,
     total: Vec<f64>,
     b: Vec<f64>,
     x: Vec<f64>,
@@ -213,6 +225,9 @@ impl Depth2 {
             solved: std::collections::VecDeque::new(),
             similarity: min_support <= 1.0 && t.data.n_groups() > 0 && t.obj.insertion_cost(0).is_some(),
             integral,
+            updatable: integral || t.obj.tolerates_rounding(),
+            updates: 0,
+            spare_updates: 0,
             total: vec![0.0; k],
             b: vec![0.0; k],
             x: vec![0.0; k],
@@ -575,18 +590,20 @@ impl Depth2 {
             // and taking away those it has in excess, when they are fewer.
             let size = set.iter().map(|w| w.count_ones()).sum::<u32>();
             let len = self.pairs.len();
-            let differ = |pairs: &[f64], held: &[u64]| {
-                if self.integral && held.len() == set.len() && pairs.len() == len {
+            let differ = |pairs: &[f64], held: &[u64], updates: u32| {
+                let fresh_enough = self.integral || updates < UPDATES_BEFORE_REFRESH;
+                if self.updatable && fresh_enough && held.len() == set.len() && pairs.len() == len {
                     set.iter().zip(held).map(|(a, b)| (a ^ b).count_ones()).sum::<u32>()
                 } else {
                     u32::MAX
                 }
             };
-            let (mine, spare) = (differ(&self.pairs, &self.held), differ(&self.spare_pairs, &self.spare_held));
+            let (mine, spare) = (differ(&self.pairs, &self.held, self.updates), differ(&self.spare_pairs, &self.spare_held, self.spare_updates));
             // Update the closer triangle; when neither is close, overwrite the older one.
             let differ = if spare < mine || mine >= size {
                 std::mem::swap(&mut self.pairs, &mut self.spare_pairs);
                 std::mem::swap(&mut self.held, &mut self.spare_held);
+                std::mem::swap(&mut self.updates, &mut self.spare_updates);
                 if self.pairs.len() != len {
                     self.pairs.clear();
                     self.pairs.resize(len, 0.0);
@@ -602,6 +619,7 @@ impl Depth2 {
                 pairs.fill(0.0);
             }
             let update = differ < size;
+            self.updates = if update { self.updates + 1 } else { 0 };
             for (wi, &word) in set.iter().enumerate() {
                 let (add, remove) = if update { (word & !held[wi], held[wi] & !word) } else { (word, 0) };
                 for (mut w, sign) in [(add, 1.0), (remove, -1.0)] {
@@ -946,6 +964,43 @@ mod tests {
                 let want = Depth2::new(&task, None, rules.min_support).solve(&task, set, 2, &rules, usize::MAX, &mut never).unwrap();
                 assert_eq!(got, want, "seed {seed}, step {step}");
             }
+        }
+    }
+
+    #[test]
+    fn squared_error_sums_updated_up_and_down_agree_with_fresh_sums() {
+        // Real targets: the statistics are not integers, and the kernel updates them
+        // anyway (squared error tolerates the rounding), refreshing every so often.
+        use crate::objective::SquaredError;
+        for seed in 0..20u64 {
+            let rows = 50 + (seed % 7) as usize;
+            let (x, classes, w) = random_rows(rows, 8, 3, seed + 900);
+            let y: Vec<f64> = classes.iter().enumerate().map(|(i, &c)| c as f64 * 1.3 - (i % 5) as f64 * 0.41).collect();
+            let data = BinaryDataset::new(&x, rows, 8, &vec![0; rows], 1, Some(&w)).unwrap();
+            let task = Task { data: &data, obj: SquaredError::new(&data, &y, Some(&w)).unwrap(), splits: ZeroOneColumns::new(&data) };
+            let rules = Rules { penalty: [0.0, 0.2][(seed % 2) as usize], min_support: 1.0 };
+            let mut kernel = Depth2::new(&task, None, rules.min_support);
+            assert!(!kernel.integral && kernel.updatable);
+            let mut never = || None;
+            let mut set = vec![0u64; data.words()];
+            let mut state = seed;
+            let mut updated = 0;
+            for step in 0..3 * UPDATES_BEFORE_REFRESH {
+                for g in 0..data.n_groups() {
+                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    if (state >> 40) % if step == 0 { 2 } else { 9 } == 0 {
+                        set[g / 64] ^= 1 << (g % 64);
+                    }
+                }
+                if set.iter().all(|&w| w == 0) {
+                    continue;
+                }
+                let got = kernel.solve(&task, &set, 2, &rules, usize::MAX, &mut never).unwrap();
+                updated += (kernel.updates > 0) as u32;
+                let want = Depth2::new(&task, None, rules.min_support).solve(&task, &set, 2, &rules, usize::MAX, &mut never).unwrap();
+                assert!((got.cost - want.cost).abs() <= 1e-9 * (1.0 + want.cost.abs()), "seed {seed}, step {step}: updated {} fresh {}", got.cost, want.cost);
+            }
+            assert!(updated > UPDATES_BEFORE_REFRESH, "seed {seed}: the sums were updated only {updated} times");
         }
     }
 

@@ -70,6 +70,16 @@ pub trait Objective {
     fn has_weight(&self, stats: &[f64]) -> bool {
         stats.iter().any(|&w| w > 0.0)
     }
+    /// True when rounding residues in summed statistics are harmless: [`Objective::has_weight`]
+    /// compares the weight with a threshold (an empty side's residue is not a leaf) and
+    /// the loss moves only by the residue's size. The depth-two kernel then updates
+    /// sums of non-integral statistics up and down (MurTree's incremental counting)
+    /// instead of summing them afresh; class weights are compared with zero, so the
+    /// default is false (their sums are updated only while they stay exact).
+    #[inline]
+    fn tolerates_rounding(&self) -> bool {
+        false
+    }
     /// A constant `k` such that moving statistics `s` from one leaf to another changes
     /// neither leaf's loss by more than `k` times the sum of `s` (and adding statistics
     /// to a leaf never lowers its loss), when the objective knows one. The sweep kernel
@@ -403,6 +413,11 @@ impl Objective for SquaredError {
     #[inline]
     fn has_weight(&self, stats: &[f64]) -> bool {
         stats[0] > self.empty_below
+    }
+    /// Emptiness is told by a threshold, and the loss is clamped at zero.
+    #[inline]
+    fn tolerates_rounding(&self) -> bool {
+        true
     }
     /// A leaf's squared error never falls when it gains rows, nor rises when it loses
     /// them; a group joining it adds at most `floor + w x (distance of its mean to the
