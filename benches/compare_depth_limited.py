@@ -4,7 +4,9 @@ pystreed 1.4.0, in one process, on the same 0/1 matrices.
 For every dataset and depth (accuracy objective, minimum leaf support 1) it prints the
 training errors of the three solvers, their fit times (best of ``--repeat`` interleaved
 runs, so a busy machine penalises all three alike) and the ratio of treeopt's time to the
-faster peer's. The peers are bench-only dependencies: ``pip install pydl8.5==0.1.8
+faster peer's; beside it the same ratio of processor times (``time.process_time``, best of
+the same runs: all three fit on one thread, so on a machine shared with other work this
+ratio is the steadier one). The peers are bench-only dependencies: ``pip install pydl8.5==0.1.8
 pystreed==1.4.0``.
 
 ``--wide`` runs the many-column instances of issue 12 instead (50-500 0/1 columns, depths 4
@@ -13,11 +15,13 @@ numeric sets quantile-binarized, named ``<set>_q<k>``: column ``x_j <= t`` for t
 interior k-quantiles t of every column (``benches/_numeric_data.py``; plain numpy, so all
 three solvers get the same matrix). Any ``<set>_q<k>`` can also be named in ``--datasets``.
 A status other than optimal marks the error with ``*`` (then the ratio is no race);
-``--repeat-under S`` repeats only fits faster than S seconds (long fits run once).
+``--repeat-under S`` repeats only fits faster than S seconds (long fits run once);
+``--skip-pydl85`` leaves pydl8.5 out (on the wide instances at depth 5 it reaches the time
+limit where STreeD does not, so the faster peer is STreeD; the ratio is then to STreeD).
 
     python benches/compare_depth_limited.py [--datasets NAME ...] [--wide] [--depths 3 4 5 6]
                                             [--repeat 3] [--repeat-under S]
-                                            [--time-limit 600] [--json out.json]
+                                            [--time-limit 600] [--skip-pydl85] [--json out.json]
 """
 
 import argparse
@@ -64,7 +68,7 @@ def load_instance(name):
 def fit_treeopt(X, y, depth, time_limit):
     """Training errors and status of treeopt's DL8.5."""
     est = treeopt.DL85Classifier(max_depth=depth, time_limit=time_limit).fit(X, y)
-    return int((est.predict(X) != y).sum()), est.status_
+    return int((est.predict(X) != y).sum()), est.status_, est.lower_bound_
 
 
 def fit_pydl85(X, y, depth, time_limit):
@@ -87,19 +91,28 @@ def fit_pystreed(X, y, depth, time_limit):
 SOLVERS = {"treeopt": fit_treeopt, "pydl85": fit_pydl85, "pystreed": fit_pystreed}
 
 
-def measure(X, y, depth, repeat, time_limit, repeat_under=None):
-    """Best-of-`repeat` fit time and the result of each solver, runs interleaved; with
-    `repeat_under`, a solver whose fit took that long or longer is not run again."""
+def measure(X, y, depth, repeat, time_limit, repeat_under=None, solvers=tuple(SOLVERS)):
+    """Best-of-`repeat` fit time and the result of each of `solvers`, runs interleaved;
+    with `repeat_under`, a solver whose fit took that long or longer is not run again.
+    A solver left out reports no time and no errors (status ``skipped``)."""
     best = {name: float("inf") for name in SOLVERS}
-    result = {}
+    best_cpu = dict(best)
+    result = {name: (None, "skipped") for name in SOLVERS}
     for round_ in range(repeat):
         for name, fit in SOLVERS.items():
+            if name not in solvers:
+                continue
             if round_ > 0 and repeat_under is not None and best[name] >= repeat_under:
                 continue
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             result[name] = fit(X, y, depth, time_limit)
             best[name] = min(best[name], time.perf_counter() - start)
-    return {name: {"seconds": best[name], "errors": result[name][0], "status": result[name][1]} for name in SOLVERS}
+            best_cpu[name] = min(best_cpu[name], time.process_time() - start_cpu)
+    out = {name: {"seconds": best[name], "cpu_seconds": best_cpu[name], "errors": result[name][0], "status": result[name][1]}
+           for name in SOLVERS}
+    if "treeopt" in solvers:
+        out["treeopt"]["lower_bound"] = result["treeopt"][2]
+    return out
 
 
 def main(argv=None):
@@ -113,41 +126,48 @@ def main(argv=None):
     parser.add_argument("--repeat-under", type=float, default=None,
                         help="repeat only fits faster than this many seconds")
     parser.add_argument("--time-limit", type=float, default=600.0)
+    parser.add_argument("--skip-pydl85", action="store_true", help="leave pydl8.5 out (ratios to STreeD)")
     parser.add_argument("--json", help="write the rows to this file")
     args = parser.parse_args(argv)
     datasets = args.datasets or (WIDE_DATASETS if args.wide else DATASETS)
     depths = args.depths or (WIDE_DEPTHS if args.wide else DEPTHS)
 
+    solvers = [s for s in SOLVERS if not (args.skip_pydl85 and s == "pydl85")]
+    peers = [s for s in solvers if s != "treeopt"]
+
     def err(r):
+        if r["status"] == "skipped":
+            return "-"
         return f"{r['errors']}{'' if r['status'] == 'optimal' else '*'}"
 
     width = max([20] + [len(n) + 4 for n in datasets])
     rows = []
-    header = f"{'instance':<{width}} {'err treeopt':>11} {'pydl85':>7} {'streed':>7}   {'t treeopt':>9} {'t pydl85':>9} {'t streed':>9}  {'ratio':>6}"
+    header = f"{'instance':<{width}} {'err treeopt':>11} {'pydl85':>7} {'streed':>7}   {'t treeopt':>9} {'t pydl85':>9} {'t streed':>9}  {'ratio':>6} {'cpu':>5}"
     if args.wide:
         header += f"  {'cols':>4} {'rows':>6}"
     print(header)
     for name in datasets:
         X, y = load_instance(name)
         for depth in depths:
-            res = measure(X, y, depth, args.repeat, args.time_limit, args.repeat_under)
-            peer = min(res["pydl85"]["seconds"], res["pystreed"]["seconds"])
+            res = measure(X, y, depth, args.repeat, args.time_limit, args.repeat_under, solvers)
+            peer = min(res[p]["seconds"] for p in peers)
             ratio = res["treeopt"]["seconds"] / peer
+            cpu_ratio = res["treeopt"]["cpu_seconds"] / min(res[p]["cpu_seconds"] for p in peers)
             row = {"dataset": name, "depth": depth, "columns": int(X.shape[1]), "rows": int(X.shape[0]),
-                   "ratio_vs_faster_peer": ratio, **res}
+                   "ratio_vs_faster_peer": ratio, "cpu_ratio_vs_faster_peer": cpu_ratio, **res}
             rows.append(row)
             line = (
                 f"{name + ' d' + str(depth):<{width}} {err(res['treeopt']):>11} {err(res['pydl85']):>7} "
                 f"{err(res['pystreed']):>7}   {res['treeopt']['seconds']:>9.4f} {res['pydl85']['seconds']:>9.4f} "
-                f"{res['pystreed']['seconds']:>9.4f}  {ratio:>6.2f}"
+                f"{res['pystreed']['seconds']:>9.4f}  {ratio:>6.2f} {cpu_ratio:>5.2f}"
             )
             if args.wide:
                 line += f"  {X.shape[1]:>4} {X.shape[0]:>6}"
             print(line, flush=True)
 
-    same = [r for r in rows if r["treeopt"]["errors"] == r["pydl85"]["errors"] == r["pystreed"]["errors"]]
-    below = [r for r in rows if r["treeopt"]["errors"] < min(r["pydl85"]["errors"], r["pystreed"]["errors"])]
-    worse = [r for r in rows if r["treeopt"]["errors"] > min(r["pydl85"]["errors"], r["pystreed"]["errors"])]
+    same = [r for r in rows if all(r["treeopt"]["errors"] == r[p]["errors"] for p in peers)]
+    below = [r for r in rows if r["treeopt"]["errors"] < min(r[p]["errors"] for p in peers)]
+    worse = [r for r in rows if r["treeopt"]["errors"] > min(r[p]["errors"] for p in peers)]
     deep = [r for r in rows if r["depth"] >= 4]
     shallow = [r for r in rows if r["depth"] < 4]
     print()
@@ -159,11 +179,12 @@ def main(argv=None):
                 f"pystreed {r['pystreed']['errors']}"
             )
     print(f"treeopt fewer errors than the better peer: {len(below)}; more errors: {len(worse)}")
-    unproved = [r for r in rows if any(r[s]["status"] != "optimal" for s in SOLVERS)]
+    unproved = [r for r in rows if any(r[s]["status"] != "optimal" for s in solvers)]
     if unproved:
         print("no proof of optimality (time limit; where treeopt stopped, its ratio is a lower bound):")
         for r in unproved:
-            print(f"  {r['dataset']} d{r['depth']}: " + ", ".join(s for s in SOLVERS if r[s]["status"] != "optimal"))
+            stopped = ", ".join(s for s in solvers if r[s]["status"] != "optimal")
+            print(f"  {r['dataset']} d{r['depth']}: {stopped} (treeopt's lower bound {r['treeopt']['lower_bound']:g})")
     if deep:
         # a treeopt fit that hit the time limit is not a win, whatever the peers did
         slow = [r for r in deep if r["ratio_vs_faster_peer"] >= 1.0 or r["treeopt"]["status"] != "optimal"]

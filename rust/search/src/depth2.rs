@@ -386,31 +386,15 @@ impl Depth2 {
     }
 
     /// STreeD's similarity bound on the optimum of `set` at depth two from the optima of
-    /// the last sets solved: a tree of `set` is a tree of a solved set `s` once the
-    /// groups of `s` missing from `set` are added, which costs at most their insertion
-    /// costs, and groups of `set` outside `s` only make it dearer (with a minimum leaf
-    /// support of one). `f64::NEG_INFINITY` when it does not hold or none is known.
+    /// the last sets solved ([`similarity_bound`]). `f64::NEG_INFINITY` when it does not
+    /// hold or none is known.
     pub fn similarity_bound<O: Objective>(&self, obj: &O, set: &[u64]) -> f64 {
         if !self.similarity {
             return f64::NEG_INFINITY;
         }
         let mut best = f64::NEG_INFINITY;
         for (s, opt) in &self.solved {
-            if s.len() != set.len() || *opt <= best {
-                continue;
-            }
-            let mut missing = 0.0;
-            for (wi, (&a, &b)) in s.iter().zip(set).enumerate() {
-                let mut w = a & !b;
-                while w != 0 {
-                    let g = wi * 64 + w.trailing_zeros() as usize;
-                    w &= w - 1;
-                    missing += obj.insertion_cost(g).unwrap_or(f64::INFINITY);
-                }
-            }
-            // Sums that are not integers carry rounding: keep the bound below it.
-            let rounding = if self.integral { 0.0 } else { 1e-12 * opt.abs() };
-            best = best.max(opt - missing * (1.0 + 1e-9) - rounding);
+            best = best.max(similarity_bound(obj, s, *opt, set, self.integral, best));
         }
         best
     }
@@ -786,6 +770,36 @@ fn triangle_start(n: usize, i: usize) -> usize {
     i * (2 * n - i + 1) / 2
 }
 
+/// STreeD's similarity bound: no tree of `set` costs less than `known`, a lower bound on
+/// the trees of the same depth of the set `solved`, less the insertion costs of the groups
+/// of `solved` missing from `set` ([`Objective::insertion_cost`]). For a tree of `set` is
+/// a tree of `solved` once those groups are added, which costs at most their insertion
+/// costs, and the groups of `set` outside `solved` only make it dearer (with a minimum leaf
+/// support of one). With statistics that are not all `integral`, the bound is kept below
+/// `known`'s rounding. Only a bound above `floor` is of use: `f64::NEG_INFINITY` as soon
+/// as it cannot exceed `floor` (the groups missing are not all visited then), or when a
+/// missing group has no insertion cost.
+pub(crate) fn similarity_bound<O: Objective>(obj: &O, solved: &[u64], known: f64, set: &[u64], integral: bool, floor: f64) -> f64 {
+    let rounding = if integral { 0.0 } else { 1e-12 * known.abs() };
+    let bound = |missing: f64| known - missing * (1.0 + 1e-9) - rounding;
+    if solved.len() != set.len() || bound(0.0) <= floor {
+        return f64::NEG_INFINITY;
+    }
+    let mut missing = 0.0;
+    for (wi, (&a, &b)) in solved.iter().zip(set).enumerate() {
+        let mut w = a & !b;
+        while w != 0 {
+            let g = wi * 64 + w.trailing_zeros() as usize;
+            w &= w - 1;
+            missing += obj.insertion_cost(g).unwrap_or(f64::INFINITY);
+        }
+        if w != a & !b && bound(missing) <= floor {
+            return f64::NEG_INFINITY;
+        }
+    }
+    bound(missing)
+}
+
 /// Adds `v` to the triangle's sum of every pair (i, j), i < j (and i = j when
 /// `diagonal`), of the ascending features `ones`: the kernel's innermost loop. Groups
 /// of one class add nothing to the other classes' triangles (`v == 0`).
@@ -1025,6 +1039,42 @@ mod tests {
                 kernel.narrow = 0;
                 let active = kernel.solve(&task, &set, depth, &rules, usize::MAX, &mut never).unwrap();
                 assert_eq!(active, narrow, "seed {seed}, depth {depth}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_similarity_bound_never_exceeds_the_optimum() {
+        // STreeD's bound from the optimum of one random set of groups on another's, at
+        // depths 1-3, with and without a leaf penalty: never above the other's optimum
+        // (brute force), and equal to the optimum on the set itself.
+        use crate::objective::CostSensitive;
+        for seed in 0..80u64 {
+            let classes = 2 + (seed % 2) as usize;
+            let data = random(12 + (seed % 5) as usize, 4, classes, seed + 900);
+            let cost: Vec<f64> = (0..classes * classes).map(|i| if i / classes == i % classes { 0.0 } else { 1.0 + (i % 3) as f64 }).collect();
+            let costed = CostSensitive::new(&data, &cost).unwrap();
+            let plain = Misclassification::new(&data);
+            let (depth, penalty) = (1 + (seed % 3) as u32, [0.0, 0.7][(seed / 3 % 2) as usize]);
+            let pick = |salt: u64| -> Vec<usize> { (0..data.n_groups()).filter(|&g| (g as u64 * 7 + seed * 3 + salt) % 5 < 3).collect() };
+            let (a, b) = (pick(0), pick(2));
+            let set = |groups: &[usize]| {
+                let mut s = vec![0u64; data.words()];
+                groups.iter().for_each(|&g| s[g / 64] |= 1 << (g % 64));
+                s
+            };
+            for integral in [false, true] {
+                let opt_a = brute(&plain, &data, &a, Some(depth), penalty, 1.0);
+                let opt_b = brute(&plain, &data, &b, Some(depth), penalty, 1.0);
+                let bound = similarity_bound(&plain, &set(&a), opt_a, &set(&b), integral, f64::NEG_INFINITY);
+                assert!(bound <= opt_b + 1e-9, "seed {seed}: bound {bound} above the optimum {opt_b}");
+                assert!((similarity_bound(&plain, &set(&a), opt_a, &set(&a), true, f64::NEG_INFINITY) - opt_a).abs() < 1e-9);
+                // Below the floor it reports nothing.
+                assert_eq!(similarity_bound(&plain, &set(&a), opt_a, &set(&b), integral, bound.max(opt_a)), f64::NEG_INFINITY);
+                let opt_a = brute(&costed, &data, &a, Some(depth), penalty, 1.0);
+                let opt_b = brute(&costed, &data, &b, Some(depth), penalty, 1.0);
+                let bound = similarity_bound(&costed, &set(&a), opt_a, &set(&b), integral, f64::NEG_INFINITY);
+                assert!(bound <= opt_b + 1e-9, "seed {seed}, costs: bound {bound} above the optimum {opt_b}");
             }
         }
     }
