@@ -25,7 +25,6 @@ limit where STreeD does not, so the faster peer is STreeD; the ratio is then to 
 """
 
 import argparse
-import json
 import re
 import sys
 import time
@@ -34,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _report import save_json  # noqa: E402  (the harnesses' JSON output)
 from _gosdt_peer import load_dataset  # noqa: E402  (shared dataset loader of the benches)
 from _numeric_data import load_numeric, quantile_binarize  # noqa: E402
 
@@ -192,8 +192,7 @@ def main(argv=None):
               f"(max ratio {max(r['ratio_vs_faster_peer'] for r in deep):.2f})")
     if shallow:
         print(f"depth 3: max ratio to the faster peer {max(r['ratio_vs_faster_peer'] for r in shallow):.2f} (limit 1.5)")
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1))
+    save_json(args.json, rows)
     return 0
 
 

@@ -42,6 +42,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _report import save_json  # noqa: E402  (the harnesses' JSON output)
 from _numeric_data import (  # noqa: E402
     current_rss_kib,
     load_numeric,
@@ -271,8 +272,7 @@ def main(argv=None):
         if tool == "contree" and done:
             times = [r[tool]["seconds"] for r in done]
             print(f"  ConTree times: median {statistics.median(times):.3f} s, max {max(times):.3f} s")
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1))
+    save_json(args.json, rows)
     return 0
 
 

@@ -47,6 +47,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _report import save_json  # noqa: E402  (the harnesses' JSON output)
 from _numeric_data import DATASETS_DIR, NUMERIC_DIR, current_rss_kib, peak_rss_kib, quantile_binarize, reset_peak_rss  # noqa: E402
 
 REGRESSION_DIR = DATASETS_DIR / "regression"
@@ -240,8 +241,7 @@ def main(argv=None):
             f"(max {max(ratios):.3f}, {sum(r <= 1.0 for r in ratios)}/{len(ratios)} instances <= 1.0)"
         )
     print("treeopt objective <= every peer's on every instance" if not worse else f"treeopt worse on: {worse}")
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1))
+    save_json(args.json, rows)
 
 
 if __name__ == "__main__":

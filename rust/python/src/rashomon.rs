@@ -26,43 +26,41 @@ fn rashomon_error(e: RashomonError) -> PyErr {
 /// Every tree within the bound of the optimum, as an and/or graph of subproblems.
 /// Costs are in weight units (divide by `total_weight` for objectives).
 #[pyclass(name = "RashomonGraph", module = "treeopt._core", frozen)]
-pub(crate) struct PyRashomonGraph(RashomonGraph);
+pub(crate) struct PyRashomonGraph {
+    graph: RashomonGraph,
+    /// Total weight of the training rows.
+    #[pyo3(get)]
+    total_weight: f64,
+    /// The optimal objective.
+    #[pyo3(get)]
+    optimal_objective: f64,
+    /// The largest objective a member may have.
+    #[pyo3(get)]
+    objective_bound: f64,
+    /// Subproblems kept in the graph.
+    #[pyo3(get)]
+    n_nodes: usize,
+}
+
+impl From<RashomonGraph> for PyRashomonGraph {
+    fn from(graph: RashomonGraph) -> Self {
+        let (total_weight, optimal_objective) = (graph.total_weight(), graph.optimal_objective());
+        let (objective_bound, n_nodes) = (graph.objective_bound(), graph.n_nodes());
+        PyRashomonGraph { graph, total_weight, optimal_objective, objective_bound, n_nodes }
+    }
+}
 
 #[pymethods]
 impl PyRashomonGraph {
-    /// Total weight of the training rows.
-    #[getter]
-    fn total_weight(&self) -> f64 {
-        self.0.total_weight()
-    }
-
-    /// The optimal objective.
-    #[getter]
-    fn optimal_objective(&self) -> f64 {
-        self.0.optimal_objective()
-    }
-
-    /// The largest objective a member may have.
-    #[getter]
-    fn objective_bound(&self) -> f64 {
-        self.0.objective_bound()
-    }
-
-    /// Subproblems kept in the graph.
-    #[getter]
-    fn n_nodes(&self) -> usize {
-        self.0.n_nodes()
-    }
-
     /// The members' distinct costs (weight units), ascending, with their numbers of trees.
     fn levels(&self) -> Vec<(f64, u128)> {
-        self.0.levels()
+        self.graph.levels()
     }
 
     /// Tree `index` of level `level`, in preorder: per node `(column, threshold, left,
     /// right, label)`, column -1 on leaves.
     fn tree(&self, level: usize, index: u128) -> PyResult<Vec<(i64, f64, usize, usize, usize)>> {
-        let records = self.0.tree(level, index).map_err(rashomon_error)?;
+        let records = self.graph.tree(level, index).map_err(rashomon_error)?;
         Ok(records.into_iter().map(|r| (r.column.map_or(-1, |c| c as i64), r.threshold, r.left, r.right, r.label)).collect())
     }
 
@@ -70,7 +68,7 @@ impl PyRashomonGraph {
     fn votes<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let rows = x.shape()[0];
         let data = x.as_slice().map_err(|_| value_error("X must be C-contiguous"))?;
-        let graph = &self.0;
+        let graph = &self.graph;
         let votes = run_released(py, || graph.votes(data))?;
         let k = votes.len().checked_div(rows).unwrap_or(0);
         Ok(Array2::from_shape_vec((rows, k), votes).map_err(value_error)?.into_pyarray(py))
@@ -78,18 +76,18 @@ impl PyRashomonGraph {
 
     /// Per column, how many members never split on it.
     fn unused(&self) -> Vec<u128> {
-        self.0.unused()
+        self.graph.unused()
     }
 
     /// The graph as bytes (`from_bytes` reads them back).
     fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.0.to_bytes())
+        PyBytes::new(py, &self.graph.to_bytes())
     }
 
     /// A graph from `to_bytes`.
     #[staticmethod]
     fn from_bytes(bytes: &[u8]) -> PyResult<Self> {
-        RashomonGraph::from_bytes(bytes).map(PyRashomonGraph).map_err(rashomon_error)
+        RashomonGraph::from_bytes(bytes).map(PyRashomonGraph::from).map_err(rashomon_error)
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
@@ -139,7 +137,7 @@ fn rashomon_set<'py>(
         if let Some(interrupt) = monitor.interrupt.take() {
             return Err(interrupt);
         }
-        graph.map(PyRashomonGraph).map_err(rashomon_error)
+        graph.map(PyRashomonGraph::from).map_err(rashomon_error)
     })
 }
 

@@ -498,30 +498,15 @@ impl Depth2 {
             Ok(())
         };
         reserve(&mut self.diag, n * k)?;
-        if depth == 1 {
-            self.pairs = Vec::new();
-            let (slot, diag, values) = (&self.slot, &mut self.diag, &self.values);
-            let (listed_start, listed) = (&self.listed_start, &self.listed);
-            for_each_one(set, |g| {
-                let v = group_values(values, &t.obj, g, k);
-                for_each_counted(listed_start, listed, &t.splits, g, |f| {
-                    let s = slot[f as usize];
-                    if s != NONE {
-                        for (d, w) in diag[s as usize * k..s as usize * k + k].iter_mut().zip(v) {
-                            *d += w;
-                        }
-                    }
-                });
-            });
-            return Ok(Layout::Triangle);
-        }
-        // Lists of active features per group (ascending, as the dataset's lists are).
+        // At depth 1 only the diagonal (each feature's own sums) is needed; deeper, the
+        // lists of active features per group too (ascending, as the dataset's lists are).
+        let record_lists = depth > 1;
         let fill = |v: &mut Vec<u32>, cap: usize| -> Result<(), Halt> {
             v.clear();
             if v.capacity() > cap.max(64) * 2 {
                 *v = Vec::new();
             }
-            v.try_reserve_exact(cap).map_err(|_| Halt::MemoryLimit)
+            v.try_reserve_exact(if record_lists { cap } else { 0 }).map_err(|_| Halt::MemoryLimit)
         };
         fill(&mut self.local, local_len)?;
         fill(&mut self.local_start, n_groups as usize + 1)?;
@@ -536,15 +521,23 @@ impl Depth2 {
                 for_each_counted(listed_start, listed, &t.splits, g, |f| {
                     let s = slot[f as usize];
                     if s != NONE {
-                        local.push(s);
+                        if record_lists {
+                            local.push(s);
+                        }
                         for (d, w) in diag[s as usize * k..s as usize * k + k].iter_mut().zip(v) {
                             *d += w;
                         }
                     }
                 });
-                local_start.push(local.len() as u32);
-                local_group.push(g as u32);
+                if record_lists {
+                    local_start.push(local.len() as u32);
+                    local_group.push(g as u32);
+                }
             });
+        }
+        if !record_lists {
+            self.pairs = Vec::new();
+            return Ok(Layout::Triangle);
         }
         // The pairs get half of the room left (the store needs the rest), at most PAIR_CAP.
         let room = (budget - base) / 2;
