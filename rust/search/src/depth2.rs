@@ -242,14 +242,10 @@ impl Depth2 {
     pub fn bytes(&self) -> usize {
         self.flipped.capacity()
             + 8 * (self.values.capacity() + self.feature_rows.capacity() + self.diag.capacity() + self.pairs.capacity() + self.held.capacity() + self.spare_pairs.capacity() + self.spare_held.capacity() + self.solved.iter().map(|s| s.0.capacity() + 1).sum::<usize>())
-            + 4 * (self.count.capacity()
-                + self.listed_start.capacity()
-                + self.listed.capacity()
-                + self.slot.capacity()
-                + self.active.capacity()
-                + self.local_start.capacity()
-                + self.local.capacity()
-                + self.local_group.capacity())
+            + 4 * [&self.count, &self.listed_start, &self.listed, &self.slot, &self.active, &self.local_start, &self.local, &self.local_group]
+                .iter()
+                .map(|v| v.capacity())
+                .sum::<usize>()
             + 8 * (3 * self.k + self.row.capacity() + self.left.capacity() + self.splitting_sums.capacity())
             + 4 * self.splitting.capacity()
     }

@@ -43,6 +43,7 @@ const POLL_WORK: usize = 1 << 16;
 const NONE: usize = usize::MAX;
 
 /// The best depth-at-most-one tree of one side, built up by sweeps over sorted columns.
+#[derive(Default)]
 struct Helper {
     total: Vec<f64>,
     acc: Vec<f64>,
@@ -255,6 +256,7 @@ const _: () = assert!(BLOCK <= 32);
 /// member, a side skipping whole blocks while no boundary in them can beat its best.
 /// A root threshold's left side is kept as per-slot sums too (and a flag per member),
 /// updated as members cross the root.
+#[derive(Default)]
 pub(crate) struct Sweep {
     c: usize,
     m: usize,
@@ -323,33 +325,12 @@ impl Sweep {
             m: th.numeric().n_columns(),
             unit: t.obj.max_unit_loss(),
             inv_unit: t.obj.max_unit_loss().map(|k| if k > 0.0 { 1.0 / k } else { f64::INFINITY }),
-            local: Vec::new(),
-            members: Vec::new(),
-            member_sums: Vec::new(),
-            on_left: Vec::new(),
-            cols: Vec::new(),
-            col_rank: Vec::new(),
-            slot: Vec::new(),
-            offset: Vec::new(),
-            col_start: Vec::new(),
-            by_value: Vec::new(),
-            slot_rank: Vec::new(),
-            slot_sums: Vec::new(),
-            col_impurity: Vec::new(),
-            left: Vec::new(),
-            left_mask: Vec::new(),
-            left_pos: 0,
             totals: vec![0.0; c],
             right: vec![0.0; c],
-            cuts: Vec::new(),
-            prefix: Vec::new(),
-            found: Vec::new(),
-            found_col: Vec::new(),
             last_root: NONE,
-            queue: VecDeque::new(),
             helpers: [Helper::new(c), Helper::new(c)],
-            work: 0,
-            last: None,
+            // Every buffer starts empty; the counters at zero.
+            ..Default::default()
         }
     }
 
