@@ -1,0 +1,13 @@
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+class KFold:
+    def __init__(self, n_splits: int = 5, *, shuffle: bool = False, random_state: Any = None) -> None: ...
+    def split(self, X: ArrayLike, y: ArrayLike | None = None, groups: ArrayLike | None = None) -> Iterator[tuple[NDArray[np.intp], NDArray[np.intp]]]: ...
+
+class StratifiedKFold(KFold): ...
+
+def train_test_split(*arrays: Any, test_size: float | int | None = None, train_size: float | int | None = None, random_state: Any = None, shuffle: bool = True, stratify: ArrayLike | None = None) -> list[Any]: ...

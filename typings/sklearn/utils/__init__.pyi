@@ -1,0 +1,6 @@
+from typing import Any
+
+from numpy.random import RandomState
+
+def check_random_state(seed: int | RandomState | None) -> RandomState: ...
+def get_tags(estimator: object) -> Any: ...

@@ -1,0 +1,9 @@
+from typing import Any
+
+class FunctionCtx:
+    def __setattr__(self, name: str, value: Any) -> None: ...
+    def __getattr__(self, name: str) -> Any: ...
+
+class Function:
+    @classmethod
+    def apply(cls, *args: Any) -> Any: ...
