@@ -17,7 +17,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from numbers import Real
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -177,7 +177,25 @@ def _plain_array(a: object, ndim: int, dtype: Any, finite: bool) -> NDArray[Any]
     return a
 
 
-def validate_data(estimator: object, X: Any, y: Any = "no_validation", reset: bool = True, **kwargs: Any) -> Any:
+# What validate_data returns: X alone without a y to check ("no_validation" or None),
+# else (X, y).
+if TYPE_CHECKING:
+    from typing import Union
+
+    _Validated = Union[NDArray[Any], tuple[NDArray[Any], NDArray[Any]]]
+
+
+@overload
+def validate_data(
+    estimator: object, X: Any, y: Literal["no_validation"] | None = ..., reset: bool = ..., **kwargs: Any
+) -> NDArray[Any]: ...
+@overload
+def validate_data(
+    estimator: object, X: Any, y: ArrayLike, reset: bool = ..., **kwargs: Any
+) -> tuple[NDArray[Any], NDArray[Any]]: ...
+def validate_data(
+    estimator: object, X: Any, y: Any = "no_validation", reset: bool = True, **kwargs: Any
+) -> _Validated:
     """:func:`sklearn.utils.validation.validate_data`, minus its first-call cost on
     plain arrays.
 
@@ -209,7 +227,7 @@ def validate_data(estimator: object, X: Any, y: Any = "no_validation", reset: bo
             else:
                 checked = (out, yy)
     if checked is None:
-        return _sklearn_validate_data(estimator, X, y, reset=reset, **kwargs)
+        return cast("_Validated", _sklearn_validate_data(estimator, X, y, reset=reset, **kwargs))
     if reset:
         if hasattr(estimator, "feature_names_in_"):
             delattr(estimator, "feature_names_in_")
@@ -222,7 +240,17 @@ def validate_data(estimator: object, X: Any, y: Any = "no_validation", reset: bo
     return checked
 
 
-def validate_numeric_data(estimator: object, X: Any, y: Any = "no_validation", **kwargs: Any) -> Any:
+@overload
+def validate_numeric_data(
+    estimator: object, X: Any, y: Literal["no_validation"] | None = ..., **kwargs: Any
+) -> NDArray[Any]: ...
+@overload
+def validate_numeric_data(
+    estimator: object, X: Any, y: ArrayLike, **kwargs: Any
+) -> tuple[NDArray[Any], NDArray[Any]]: ...
+def validate_numeric_data(
+    estimator: object, X: Any, y: Any = "no_validation", **kwargs: Any
+) -> _Validated:
     """``validate_data`` to float64 with the column checks above.
 
     Keyword arguments go to :func:`sklearn.utils.validation.validate_data`
@@ -232,7 +260,7 @@ def validate_numeric_data(estimator: object, X: Any, y: Any = "no_validation", *
     kwargs.setdefault("ensure_all_finite", True)
     X = zero_one_frame(estimator, X)
     try:
-        return validate_data(estimator, X, y, **kwargs)
+        return cast("_Validated", validate_data(estimator, X, y, **kwargs))
     except ValueError as exc:
         text = str(exc)
         if "could not convert" in text or "convert string" in text:
