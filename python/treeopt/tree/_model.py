@@ -657,7 +657,7 @@ class Tree:
             )
 
         n_classes = value.shape[1]
-        class_labels: NDArray[Any] | None = None  # a regression tree's (checked above)
+        class_labels: NDArray[Any] | None = None  # stays None for a regression tree
         if task == "regression":
             pass
         elif classes is None:
