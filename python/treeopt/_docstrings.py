@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 __all__ = ["FITTED_ROWS", "ROWS", "takes_rows"]
 
-_Method = TypeVar("_Method", bound=Callable[..., Any])
+_Method = TypeVar("_Method", bound="Callable[..., Any]")
 
 #: ``X`` of a method of a fitted estimator (the default), and the same rows when the
 #: estimator also takes a DataFrame and names them against ``n_features_in_``.
