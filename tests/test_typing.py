@@ -1,13 +1,18 @@
-"""The type stub of the compiled module says what the module has.
+"""The package is typed: the stub of the compiled module says what the module has, and
+``mypy --strict`` finds no error in the package.
 
 ``python/treeopt/_core.pyi`` is written by hand beside ``rust/python/src``: these tests
 fail when a name, an argument list or a field of ``treeopt._core`` changes without it.
+The strict check runs mypy with the repository's configuration (``[tool.mypy]`` in
+``pyproject.toml``: the stubs of ``typings/``), against pandas-stubs and scipy-stubs.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib.util
 import inspect
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -16,6 +21,7 @@ import treeopt
 from treeopt import _core
 
 STUB = Path(treeopt.__file__).with_name("_core.pyi")
+REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def _stub():
@@ -70,3 +76,40 @@ def test_the_stub_type_checks(tmp_path):
     stub.write_text(STUB.read_text())
     out, err, status = api.run(["--strict", "--cache-dir", str(tmp_path / "cache"), str(stub)])
     assert status == 0, out + err
+
+
+def _distribution_installed(name):
+    try:
+        metadata.distribution(name)
+    except metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("mypy") is None,
+    reason="mypy is not installed (it is in the test extra; the run at the dependency floors has none)",
+)
+@pytest.mark.skipif(
+    not _distribution_installed("pandas-stubs"),
+    reason="pandas-stubs is not installed (test extra, Python >= 3.10): mypy would not know pandas",
+)
+@pytest.mark.skipif(
+    not _distribution_installed("scipy-stubs"),
+    reason="scipy-stubs is not installed (test extra, Python >= 3.10): mypy would not know scipy",
+)
+@pytest.mark.skipif(
+    not (REPO_ROOT / "pyproject.toml").is_file() or not (REPO_ROOT / "python" / "treeopt").is_dir(),
+    reason="not run from a source checkout (no pyproject.toml / python/treeopt to check)",
+)
+def test_mypy_strict_finds_no_error_in_the_package(monkeypatch):
+    """``mypy --strict python/treeopt`` with the repository's configuration reports 0
+    errors (a configuration error, which mypy prints on stderr, counts as one)."""
+    from mypy import api
+
+    monkeypatch.chdir(REPO_ROOT)  # the configuration's paths (typings/) are relative to it
+    out, err, status = api.run(["--strict", "--config-file", "pyproject.toml", "python/treeopt"])
+    errors = [line for line in out.splitlines() if ": error:" in line]
+    assert (status, errors, err.strip()) == (0, [], ""), (
+        f"mypy --strict python/treeopt: {len(errors)} error(s), exit status {status}\n{out}{err}"
+    )

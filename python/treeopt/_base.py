@@ -17,8 +17,10 @@ the Rust solvers live in :mod:`treeopt.optimal` (its ``_base``).
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.utils._param_validation import Interval, StrOptions
 
 __all__ = [
@@ -34,7 +36,7 @@ __all__ = [
 
 #: Constraints of the parameters shared by the solvers (a copy per estimator is made
 #: by the ``{**SEARCH_CONSTRAINTS, ...}`` merge).
-SEARCH_CONSTRAINTS = {
+SEARCH_CONSTRAINTS: dict[str, list[Any]] = {
     "regularization": [Interval(Real, 0, None, closed="left")],
     "time_limit": [Interval(Real, 0, None, closed="neither"), None],
     "memory_limit": [Interval(Integral, 1, None, closed="left"), None],
@@ -44,7 +46,7 @@ SEARCH_CONSTRAINTS = {
 
 #: Constraints of the parameters GOSDT and DL8.5 share beyond those (the cost matrix
 #: and the threshold cap of numeric columns; OSDT takes neither).
-COST_AND_THRESHOLD_CONSTRAINTS = {
+COST_AND_THRESHOLD_CONSTRAINTS: dict[str, list[Any]] = {
     "misclassification_cost": ["array-like", None],
     "max_thresholds": [Interval(Integral, 1, None, closed="left"), None],
 }
@@ -53,8 +55,16 @@ COST_AND_THRESHOLD_CONSTRAINTS = {
 #: this value (they would not fit its 64-bit integers otherwise).
 INT_SATURATION = np.iinfo(np.int64).max
 
+if TYPE_CHECKING:
+    from typing import Protocol
 
-def store_init_params(estimator, params):
+    class _Constrained(Protocol):
+        """An estimator with scikit-learn's ``_parameter_constraints`` (a class attribute)."""
+
+        _parameter_constraints: dict[str, list[Any]]
+
+
+def store_init_params(estimator: object, params: dict[str, Any]) -> None:
     """Sets every argument of ``__init__`` as an attribute of the same name, unchanged.
 
     Called first in ``__init__`` as ``store_init_params(self, locals())``: ``params``
@@ -65,12 +75,18 @@ def store_init_params(estimator, params):
             setattr(estimator, name, value)
 
 
-def saturated(value):
+@overload
+def saturated(value: None) -> None: ...
+@overload
+def saturated(value: int | np.integer[Any]) -> int: ...
+@overload
+def saturated(value: int | np.integer[Any] | None) -> int | None: ...
+def saturated(value: int | np.integer[Any] | None) -> int | None:
     """An integer parameter for Rust: None stays None, huge values are capped."""
     return None if value is None else min(int(value), INT_SATURATION)
 
 
-def refuse_booleans(est):
+def refuse_booleans(est: _Constrained) -> None:
     """Booleans are integers to Python (``max_depth=True`` would be depth 1); a numeric
     parameter given a boolean is almost surely a mistake, so it is refused by name."""
     for name, constraints in type(est)._parameter_constraints.items():
@@ -85,7 +101,7 @@ def refuse_booleans(est):
             )
 
 
-def cost_matrix(cost, classes):
+def cost_matrix(cost: ArrayLike, classes: NDArray[Any]) -> NDArray[np.float64]:
     """``misclassification_cost`` checked against the fitted ``classes``: a float64
     ``(n_classes, n_classes)`` matrix, rows the true class and columns the predicted
     class in the order of ``classes``, finite, non-negative, with a zero diagonal.
@@ -124,7 +140,7 @@ def cost_matrix(cost, classes):
     return matrix
 
 
-def row_major(cost):
+def row_major(cost: NDArray[np.float64] | None) -> NDArray[np.float64] | None:
     """A checked cost matrix as Rust takes it: its rows one after the other, float64
     (None stays None)."""
     return None if cost is None else np.ascontiguousarray(cost, dtype=np.float64).ravel()

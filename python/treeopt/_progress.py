@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from typing import Any
 
 __all__ = ["logger", "report", "search_progress"]
 
@@ -28,7 +29,7 @@ class _CurrentStderrHandler(logging.Handler):
     """Writes to whatever ``sys.stderr`` is when a record arrives (as logging's own
     last-resort handler does), so redirected or captured stderr receives it."""
 
-    def emit(self, record):
+    def emit(self, record: logging.LogRecord) -> None:
         try:
             sys.stderr.write(self.format(record) + "\n")
             sys.stderr.flush()
@@ -40,13 +41,13 @@ _unconfigured_handler = _CurrentStderrHandler(logging.INFO)
 _unconfigured_handler.setFormatter(logging.Formatter("[treeopt] %(message)s"))
 
 
-def _logging_configured():
+def _logging_configured() -> bool:
     """Whether the user configured logging for ``treeopt``: a level on its logger, or a
     handler on it or on an ancestor."""
     return logger.level != logging.NOTSET or logger.hasHandlers()
 
 
-def report(message, *args, progress=None):
+def report(message: str, *args: object, progress: dict[str, Any] | None = None) -> None:
     """Log one progress report at ``INFO`` on the ``treeopt`` logger.
 
     Parameters
@@ -66,7 +67,7 @@ def report(message, *args, progress=None):
         _unconfigured_handler.handle(record)
 
 
-def search_progress(elapsed, lower_bound, objective, subproblems):
+def search_progress(elapsed: float, lower_bound: float, objective: float, subproblems: int) -> None:
     """The report of a running search (called by the Rust binding when ``verbose``)."""
     gap = max(objective - lower_bound, 0.0)
     report(

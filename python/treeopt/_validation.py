@@ -15,9 +15,12 @@ One place decides what a column may hold and what a user is told otherwise:
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Iterable, Sequence
 from numbers import Real
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils import get_tags
 from sklearn.utils.validation import _check_n_features, _check_sample_weight
@@ -46,14 +49,14 @@ ENCODER_HINT = (
 )
 
 
-def column_label(j, feature_names=None):
+def column_label(j: int, feature_names: Sequence[Any] | NDArray[Any] | None = None) -> str:
     """``"column 'sex'"`` when the columns have names, else ``"column 3"``."""
     if feature_names is not None and j < len(feature_names):
         return f"column {str(feature_names[j])!r}"
     return f"column {j}"
 
 
-def _is_zero_one(value):
+def _is_zero_one(value: object) -> bool:
     """True for 0, 1, True and False (numbers or booleans, never strings)."""
     if isinstance(value, (bool, np.bool_)):
         return True
@@ -62,14 +65,14 @@ def _is_zero_one(value):
     return value == 0 or value == 1
 
 
-def _is_missing(value):
+def _is_missing(value: object) -> bool:
     try:
         return value is None or bool(value != value)
     except (TypeError, ValueError):
         return False
 
 
-def _first_bad(values, accept):
+def _first_bad(values: Iterable[object], accept: Callable[[object], bool]) -> object:
     """The first value of ``values`` that ``accept`` refuses (missing values skipped)."""
     for v in values:
         if not _is_missing(v) and not accept(v):
@@ -77,15 +80,15 @@ def _first_bad(values, accept):
     return None
 
 
-def _is_real(value):
+def _is_real(value: object) -> bool:
     return isinstance(value, (Real, np.bool_)) and not isinstance(value, (str, bytes))
 
 
-def _is_frame(X):
+def _is_frame(X: object) -> bool:
     return hasattr(X, "dtypes") and hasattr(X, "columns") and hasattr(X, "iloc")
 
 
-def _refusal(estimator, where, value, extra=""):
+def _refusal(estimator: object, where: str, value: object, extra: str = "") -> ValueError:
     name = type(estimator).__name__ if estimator is not None else "treeopt"
     return ValueError(
         f"{name} needs numeric features, but {where} holds {value!r}{extra}; "
@@ -93,7 +96,7 @@ def _refusal(estimator, where, value, extra=""):
     )
 
 
-def zero_one_frame(estimator, X):
+def zero_one_frame(estimator: object, X: Any) -> Any:
     """``X`` with its 0/1 categorical columns made numeric; other non-numeric ones refused.
 
     Only pandas DataFrames are changed (a shallow copy, the column names kept): a
@@ -106,7 +109,7 @@ def zero_one_frame(estimator, X):
     """
     if not _is_frame(X):
         return X
-    converted = {}
+    converted: dict[int, NDArray[Any]] = {}
     for j, (name, dtype) in enumerate(X.dtypes.items()):
         if getattr(dtype, "kind", "O") in "biuf":
             continue
@@ -138,7 +141,7 @@ def zero_one_frame(estimator, X):
     return X
 
 
-def _locate_unconvertible(estimator, X, exc):
+def _locate_unconvertible(estimator: object, X: Any, exc: Exception) -> ValueError | None:
     """The ValueError naming the first column of an array that is not numeric."""
     try:
         arr = np.asarray(X, dtype=object)
@@ -159,7 +162,7 @@ def _locate_unconvertible(estimator, X, exc):
 _PLAIN_ARRAY_PARAMS = {"dtype", "ensure_all_finite", "ensure_min_features", "y_numeric"}
 
 
-def _plain_array(a, ndim, dtype, finite):
+def _plain_array(a: object, ndim: int, dtype: Any, finite: bool) -> NDArray[Any] | None:
     """``a`` converted as :func:`sklearn.utils.check_array` would, when it is a plain
     real ndarray of ``ndim`` dimensions that passes its checks; None otherwise (the
     caller then lets scikit-learn check it and word any error)."""
@@ -174,7 +177,25 @@ def _plain_array(a, ndim, dtype, finite):
     return a
 
 
-def validate_data(estimator, X, y="no_validation", reset=True, **kwargs):
+# What validate_data returns: X alone without a y to check ("no_validation" or None),
+# else (X, y).
+if TYPE_CHECKING:
+    from typing import Union
+
+    _Validated = Union[NDArray[Any], tuple[NDArray[Any], NDArray[Any]]]
+
+
+@overload
+def validate_data(
+    estimator: object, X: Any, y: Literal["no_validation"] | None = ..., reset: bool = ..., **kwargs: Any
+) -> NDArray[Any]: ...
+@overload
+def validate_data(
+    estimator: object, X: Any, y: ArrayLike, reset: bool = ..., **kwargs: Any
+) -> tuple[NDArray[Any], NDArray[Any]]: ...
+def validate_data(
+    estimator: object, X: Any, y: Any = "no_validation", reset: bool = True, **kwargs: Any
+) -> _Validated:
     """:func:`sklearn.utils.validation.validate_data`, minus its first-call cost on
     plain arrays.
 
@@ -190,23 +211,23 @@ def validate_data(estimator, X, y="no_validation", reset=True, **kwargs):
     finite = kwargs.get("ensure_all_finite", True)
     plain = set(kwargs) <= _PLAIN_ARRAY_PARAMS and finite is True
     out = _plain_array(X, 2, dtype, finite) if plain else None
+    checked: NDArray[Any] | tuple[NDArray[Any], NDArray[Any]] | None = None
     if out is not None and out.shape[0] >= 1 and out.shape[1] >= kwargs.get("ensure_min_features", 1):
+        checked = out
         no_y = isinstance(y, str) and y == "no_validation"
         if y is None and get_tags(estimator).target_tags.required:
-            out = None  # scikit-learn's error
+            checked = None  # scikit-learn's error
         elif not no_y and y is not None:
             # y_numeric converts only object targets: a real one passes unchanged, and
             # string targets are left to scikit-learn's wording.
             strings = type(y) is np.ndarray and y.dtype.kind == "U" and y.ndim == 1 and not kwargs.get("y_numeric")
             yy = y if strings else _plain_array(y, 1, None, True)
             if yy is None or len(yy) != out.shape[0]:
-                out = None
+                checked = None
             else:
-                out = (out, yy)
-    else:
-        out = None
-    if out is None:
-        return _sklearn_validate_data(estimator, X, y, reset=reset, **kwargs)
+                checked = (out, yy)
+    if checked is None:
+        return cast("_Validated", _sklearn_validate_data(estimator, X, y, reset=reset, **kwargs))
     if reset:
         if hasattr(estimator, "feature_names_in_"):
             delattr(estimator, "feature_names_in_")
@@ -216,10 +237,20 @@ def validate_data(estimator, X, y="no_validation", reset=True, **kwargs):
             f" {estimator.__class__.__name__} was fitted with feature names"
         )
     _check_n_features(estimator, X, reset=reset)
-    return out
+    return checked
 
 
-def validate_numeric_data(estimator, X, y="no_validation", **kwargs):
+@overload
+def validate_numeric_data(
+    estimator: object, X: Any, y: Literal["no_validation"] | None = ..., **kwargs: Any
+) -> NDArray[Any]: ...
+@overload
+def validate_numeric_data(
+    estimator: object, X: Any, y: ArrayLike, **kwargs: Any
+) -> tuple[NDArray[Any], NDArray[Any]]: ...
+def validate_numeric_data(
+    estimator: object, X: Any, y: Any = "no_validation", **kwargs: Any
+) -> _Validated:
     """``validate_data`` to float64 with the column checks above.
 
     Keyword arguments go to :func:`sklearn.utils.validation.validate_data`
@@ -229,7 +260,7 @@ def validate_numeric_data(estimator, X, y="no_validation", **kwargs):
     kwargs.setdefault("ensure_all_finite", True)
     X = zero_one_frame(estimator, X)
     try:
-        return validate_data(estimator, X, y, **kwargs)
+        return cast("_Validated", validate_data(estimator, X, y, **kwargs))
     except ValueError as exc:
         text = str(exc)
         if "could not convert" in text or "convert string" in text:
@@ -239,7 +270,9 @@ def validate_numeric_data(estimator, X, y="no_validation", **kwargs):
         raise
 
 
-def binary_matrix(X, hint, feature_names=None):
+def binary_matrix(
+    X: ArrayLike, hint: str, feature_names: Sequence[Any] | NDArray[Any] | None = None
+) -> NDArray[np.uint8]:
     """``X`` (validated, 2-D) as a C-contiguous uint8 0/1 matrix, or a ValueError.
 
     Booleans and numbers equal to 0 or 1 are accepted, also in an ``object`` array
@@ -281,7 +314,7 @@ def binary_matrix(X, hint, feature_names=None):
     return np.ascontiguousarray(X, dtype=np.uint8)
 
 
-def too_large_error(X, j, purpose):
+def too_large_error(X: NDArray[np.float64], j: int, purpose: str) -> ValueError:
     """ValueError: column ``j`` of ``X`` is too large for ``purpose``; rescale it."""
     return ValueError(
         f"column {j} of X has values too large {purpose} (largest |x| = "
@@ -291,7 +324,7 @@ def too_large_error(X, j, purpose):
     )
 
 
-def center_and_scale(X, purpose):
+def center_and_scale(X: ArrayLike, purpose: str) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Column means and standard deviations of ``X`` computed without overflow.
 
     Each column is divided by a power of two (exact) bringing its largest magnitude
@@ -315,7 +348,7 @@ def center_and_scale(X, purpose):
     return center, scale
 
 
-def check_classification_labels(y):
+def check_classification_labels(y: ArrayLike) -> None:
     """``check_classification_targets`` plus a clear error for mixed label types."""
     y = np.asarray(y)
     if y.dtype == object:
@@ -332,7 +365,7 @@ def check_classification_labels(y):
         check_classification_targets(y)
 
 
-def _plain_class_labels(y):
+def _plain_class_labels(y: NDArray[Any]) -> bool:
     """True when ``y`` is a non-empty 1-D array of booleans, integers, strings or whole
     finite floats: binary or multiclass labels, which ``check_classification_targets``
     accepts (checked here without its first-call dataframe probe; any other ``y`` goes
@@ -347,7 +380,7 @@ def _plain_class_labels(y):
         return bool((np.abs(y) < 2.0**52).all() and (y == np.trunc(y)).all())
 
 
-def encode_class_labels(y, needs="a classifier"):
+def encode_class_labels(y: ArrayLike, needs: str | None = "a classifier") -> tuple[NDArray[Any], NDArray[np.intp]]:
     """``(classes, codes)``: the sorted class labels of ``y`` and each row's class index.
 
     The labels are checked by :func:`check_classification_labels`. ``needs`` names who
@@ -363,7 +396,7 @@ def encode_class_labels(y, needs="a classifier"):
     return classes, codes.ravel()
 
 
-def sample_weights(sample_weight, X):
+def sample_weights(sample_weight: ArrayLike | None, X: Any) -> NDArray[np.float64]:
     """``sample_weight`` for the rows of ``X`` as float64: non-negative, finite, with a
     positive sum (all ones when None)."""
     weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
@@ -372,7 +405,7 @@ def sample_weights(sample_weight, X):
     return weight
 
 
-def scaled_to_max(weight, name):
+def scaled_to_max(weight: NDArray[np.float64], name: str) -> NDArray[np.float64]:
     """``weight / weight.max()``: the solvers see weights in (0, 1], so that sums neither
     overflow (weights near 1e308) nor lose precision (weights near 1e-308) and results
     do not depend on a common scale. Zero-sum weights and positive weights too small,
@@ -394,7 +427,7 @@ def scaled_to_max(weight, name):
     return scaled
 
 
-def scaled_sample_weights(sample_weight, X):
+def scaled_sample_weights(sample_weight: ArrayLike | None, X: Any) -> NDArray[np.float64] | None:
     """None for None, else :func:`sample_weights` scaled to a largest weight of 1, so that
     a model fitted on them does not depend on their common scale (1e-300 or 1e300)."""
     if sample_weight is None:

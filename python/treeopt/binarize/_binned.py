@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import warnings
 from numbers import Integral
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.preprocessing import KBinsDiscretizer
 from sklearn.utils._param_validation import Interval, StrOptions
 from threadpoolctl import threadpool_limits
@@ -25,10 +27,13 @@ from .._validation import validate_data
 from ..tree._model import _format_number
 from ._core import BinarizerBase, format_thresholds
 
+if TYPE_CHECKING:
+    from sklearn.utils import Tags
+
 __all__ = ["BinnedOneHotEncoder"]
 
 
-def _as_float_column(column):
+def _as_float_column(column: NDArray[Any]) -> NDArray[np.float64] | None:
     """The column as float64, or None when it is not numeric (categorical)."""
     if column.dtype.kind in "biuf":
         return column.astype(np.float64)
@@ -38,7 +43,7 @@ def _as_float_column(column):
         return None
 
 
-def _bin_exponent(column):
+def _bin_exponent(column: NDArray[np.float64]) -> int:
     """Power of two ``e`` such that ``column / 2**e`` is in a range k-means bins well.
 
     :class:`~sklearn.preprocessing.KBinsDiscretizer` drops bins narrower than 1e-8 and
@@ -120,22 +125,33 @@ class BinnedOneHotEncoder(BinarizerBase):
     [0, 1, 1, 1]
     """
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: dict[str, list[Any]] = {
         "n_bins": [Interval(Integral, 2, None, closed="left")],
         "strategy": [StrOptions({"kmeans", "quantile", "uniform"})],
         "random_state": ["random_state"],
     }
 
-    def __init__(self, n_bins=5, strategy="kmeans", random_state=None):
+    n_bins: int
+    strategy: str
+    random_state: int | np.random.RandomState | None
+    kinds_: list[str]
+    levels_: list[NDArray[Any]]
+    discretizer_: KBinsDiscretizer | None
+    _bin_exponents: list[int]
+    _binned: list[int]
+
+    def __init__(
+        self, n_bins: int = 5, strategy: str = "kmeans", random_state: int | np.random.RandomState | None = None
+    ) -> None:
         store_init_params(self, locals())
 
-    def _validate(self, X, reset):
+    def _validate(self, X: ArrayLike, reset: bool) -> NDArray[Any]:
         X = validate_data(self, X, reset=reset, dtype=None, ensure_all_finite=True)
         if X.dtype.kind not in "biufUO":
             raise ValueError(f"X has unsupported dtype {X.dtype}; pass numbers or strings.")
         return X
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> BinnedOneHotEncoder:
         """Learn the kind, levels and bins of every column.
 
         Parameters
@@ -150,7 +166,9 @@ class BinnedOneHotEncoder(BinarizerBase):
         """
         self._validate_params()
         X = self._validate(X, reset=True)
-        kinds, levels, binned = [], [], []
+        kinds: list[str] = []
+        levels: list[NDArray[Any] | None] = []  # None for "bins" columns until they are binned
+        binned: list[int] = []
         for j in range(X.shape[1]):
             numeric = _as_float_column(X[:, j])
             if numeric is None:
@@ -183,10 +201,12 @@ class BinnedOneHotEncoder(BinarizerBase):
         self.discretizer_ = None
         self._bin_exponents = []
         if binned:
-            cols = [_as_float_column(X[:, j]) for j in binned]
-            self._bin_exponents = [_bin_exponent(col) for col in cols]
+            numeric_columns = cast(  # numeric: checked above
+                "list[NDArray[np.float64]]", [_as_float_column(X[:, j]) for j in binned]
+            )
+            self._bin_exponents = [_bin_exponent(col) for col in numeric_columns]
             cols = np.column_stack(
-                [np.ldexp(col, -e) for col, e in zip(cols, self._bin_exponents)]
+                [np.ldexp(col, -e) for col, e in zip(numeric_columns, self._bin_exponents)]
             )
             disc = KBinsDiscretizer(
                 n_bins=self.n_bins, encode="ordinal", strategy=self.strategy, random_state=self.random_state
@@ -215,32 +235,32 @@ class BinnedOneHotEncoder(BinarizerBase):
                     disc.n_bins_[k] = 1
                 levels[j] = np.ldexp(edges, self._bin_exponents[k])
         self.kinds_ = kinds
-        self.levels_ = levels
+        self.levels_ = cast("list[NDArray[Any]]", levels)  # every "bins" entry set above
         self._binned = binned
         self.n_features_out_ = sum(self._n_out(j) for j in range(len(kinds)))
         return self
 
-    def _n_out(self, j):
+    def _n_out(self, j: int) -> int:
         kind = self.kinds_[j]
         if kind == "passthrough":
             return 1
         if kind == "bins":
-            return self.levels_[j].shape[0] - 1
-        return self.levels_[j].shape[0]
+            return int(self.levels_[j].shape[0]) - 1
+        return int(self.levels_[j].shape[0])
 
-    def _transform_input(self, X):
+    def _transform_input(self, X: Any) -> NDArray[Any]:
         return self._validate(X, reset=False)
 
-    def _encode(self, X):
+    def _encode(self, X: NDArray[Any]) -> NDArray[np.uint8]:
         codes = None
         if self._binned:
-            cols = []
+            cols: list[NDArray[np.float64]] = []
             for j in self._binned:
                 col = _as_float_column(X[:, j])
                 if col is None:
                     raise ValueError(f"column {j} was numeric in fit but is not numeric now")
                 cols.append(np.ldexp(col, -self._bin_exponents[len(cols)]))
-            codes = self.discretizer_.transform(np.column_stack(cols)).astype(np.int64)
+            codes = cast("KBinsDiscretizer", self.discretizer_).transform(np.column_stack(cols)).astype(np.int64)
         out = np.zeros((X.shape[0], self.n_features_out_), dtype=np.uint8)
         pos = 0
         for j, kind in enumerate(self.kinds_):
@@ -265,14 +285,14 @@ class BinnedOneHotEncoder(BinarizerBase):
                     out[:, pos : pos + width] = col[:, None] == self.levels_[j][None, :]
                 else:
                     k = self._binned.index(j)
-                    out[np.arange(X.shape[0]), pos + codes[:, k]] = 1
+                    out[np.arange(X.shape[0]), pos + cast("NDArray[np.int64]", codes)[:, k]] = 1
             pos += width
         return out
 
-    def _output_names(self, input_features):
+    def _output_names(self, input_features: NDArray[np.object_]) -> list[str]:
         """``"colour == red"``, ``"age < 25.5"``, ``"25.5 <= age < 40.1"``, ``"age >= 40.1"``
         (bounds and values printed exactly); passthrough columns keep the input name."""
-        names = []
+        names: list[str] = []
         for j, kind in enumerate(self.kinds_):
             name = str(input_features[j])
             if kind == "passthrough":
@@ -292,14 +312,14 @@ class BinnedOneHotEncoder(BinarizerBase):
                 names.append(f"{name} >= {inner[-1]}")
         return names
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.input_tags.string = True
         tags.input_tags.categorical = True
         return tags
 
 
-def _set_quantile_edges(disc, cols, n_bins):
+def _set_quantile_edges(disc: KBinsDiscretizer, cols: NDArray[np.float64], n_bins: int) -> None:
     """Gives the fitted quantile ``disc`` the edges scikit-learn >= 1.7 computes with
     ``quantile_method="averaged_inverted_cdf"``: those quantiles of every column, less
     the edges within 1e-8 of the previous one (bins that narrow are dropped)."""

@@ -9,12 +9,21 @@ of the three binarizers (:class:`BinarizerBase`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, SupportsFloat, cast
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
 from .._docstrings import FITTED_ROWS, takes_rows
 from ..tree import TREE_LEAF, TREE_UNDEFINED, Tree
+
+if TYPE_CHECKING:
+    from abc import abstractmethod
+
+    from sklearn.utils import Tags, TransformerTags
 
 __all__ = [
     "BinarizerBase",
@@ -29,7 +38,7 @@ __all__ = [
 ]
 
 
-def format_threshold(t):
+def format_threshold(t: SupportsFloat) -> str:
     """The shortest ``g`` text that reads back as exactly the float ``t``.
 
     A name ``x <= 0.291667`` for the threshold 0.2916666... would be false for
@@ -43,12 +52,12 @@ def format_threshold(t):
     return repr(t)  # pragma: no cover - 17 significant digits always round-trip
 
 
-def format_thresholds(thresholds):
+def format_thresholds(thresholds: Iterable[SupportsFloat]) -> list[str]:
     """Exact text of every threshold (distinct thresholds give distinct texts)."""
     return [format_threshold(t) for t in thresholds]
 
 
-def midpoints(distinct):
+def midpoints(distinct: NDArray[np.float64]) -> NDArray[np.float64]:
     """Midpoints between consecutive sorted distinct values, strictly below the upper one.
 
     ``a / 2 + b / 2`` equals ``(a + b) / 2`` exactly but cannot overflow; when
@@ -61,12 +70,14 @@ def midpoints(distinct):
     return np.where(mids >= b, a, mids)
 
 
-def threshold_column_names(columns, names):
+def threshold_column_names(
+    columns: Iterable[tuple[int, float]], names: Sequence[str] | NDArray[Any]
+) -> list[str]:
     """``"<name> <= <t>"`` for every ``(j, t)`` of ``columns``, ``t`` printed exactly."""
     return [f"{names[j]} <= {format_threshold(t)}" for j, t in columns]
 
 
-def threshold_columns(X, columns):
+def threshold_columns(X: NDArray[Any], columns: Sequence[tuple[int, float]]) -> NDArray[np.uint8]:
     """uint8 matrix whose column ``k`` is 1 where ``X[:, j] <= t``, ``(j, t) = columns[k]``."""
     out = np.empty((X.shape[0], len(columns)), dtype=np.uint8)
     for k, (j, t) in enumerate(columns):
@@ -74,7 +85,9 @@ def threshold_columns(X, columns):
     return out
 
 
-def tree_on_raw_features(tree, columns, classes, **tree_kwargs):
+def tree_on_raw_features(
+    tree: Tree, columns: Iterable[tuple[int, float]], classes: NDArray[Any] | None, **tree_kwargs: Any
+) -> Tree:
     """A tree over binarized columns re-expressed as ``x[j] <= t`` tests on raw features.
 
     ``tree`` tests 0/1 columns, column ``k`` being ``x[j] <= t`` for ``(j, t) =
@@ -94,7 +107,7 @@ def tree_on_raw_features(tree, columns, classes, **tree_kwargs):
         value, tree_kwargs = tree.value, {"task": tree.task, **tree_kwargs}
     else:
         value = np.zeros((tree.node_count, len(classes)))
-        value[:, np.searchsorted(classes, tree.classes)] = tree.value
+        value[:, np.searchsorted(classes, cast("NDArray[Any]", tree.classes))] = tree.value
     return Tree(
         np.where(internal, tree.children_right, TREE_LEAF),
         np.where(internal, tree.children_left, TREE_LEAF),
@@ -107,7 +120,7 @@ def tree_on_raw_features(tree, columns, classes, **tree_kwargs):
     )
 
 
-def refuse_inexact_integers(X, where):
+def refuse_inexact_integers(X: Any, where: str) -> None:
     """Refuse integer input beyond +-2**53, which float64 thresholds cannot separate.
 
     The binarizers compare in float64; an int64 value such as 2**63 - 1 would be
@@ -116,7 +129,7 @@ def refuse_inexact_integers(X, where):
     """
     if hasattr(X, "dtypes") and hasattr(X, "columns"):  # DataFrame: per column
         cols = [(name, X[name].to_numpy()) for name, dt in zip(X.columns, X.dtypes)
-                if getattr(dt, "kind", None) in "iu"]
+                if cast(str, getattr(dt, "kind", None)) in "iu"]  # every dtype has a kind
         cols = [(f"{name!r}", c) for name, c in cols]
     else:
         arr = X if isinstance(X, np.ndarray) else None
@@ -133,7 +146,7 @@ def refuse_inexact_integers(X, where):
             )
 
 
-def dataframe_output(estimator, X, out):
+def dataframe_output(estimator: BinarizerBase, X: Any, out: NDArray[np.uint8]) -> Any:
     """``out`` as a DataFrame named by ``get_feature_names_out`` when ``X`` is one.
 
     The shared output rule of the treeopt binarizers: a DataFrame in gives a
@@ -166,6 +179,19 @@ class BinarizerBase(TransformerMixin, BaseEstimator):
     and names the output columns in ``_output_names(input_features)``.
     """
 
+    n_features_out_: int
+
+    if TYPE_CHECKING:
+
+        @abstractmethod
+        def _transform_input(self, X: Any) -> NDArray[Any]: ...
+
+        @abstractmethod
+        def _encode(self, X: NDArray[Any]) -> NDArray[np.uint8]: ...
+
+        @abstractmethod
+        def _output_names(self, input_features: NDArray[np.object_]) -> list[str]: ...
+
     @takes_rows(
         "Encode ``X`` into the fitted 0/1 columns.",
         """ndarray of uint8, shape (n_samples, n_features_out_)
@@ -174,11 +200,11 @@ class BinarizerBase(TransformerMixin, BaseEstimator):
     ``set_output``.""",
         x=FITTED_ROWS,
     )
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> Any:
         check_is_fitted(self)
         return dataframe_output(self, X, self._encode(self._transform_input(X)))
 
-    def get_feature_names_out(self, input_features=None):
+    def get_feature_names_out(self, input_features: ArrayLike | None = None) -> NDArray[np.object_]:
         """Names of the output columns, true for every value they are 1 on.
 
         Parameters
@@ -195,8 +221,8 @@ class BinarizerBase(TransformerMixin, BaseEstimator):
         input_features = _check_feature_names_in(self, input_features)
         return np.asarray(self._output_names(input_features), dtype=object)
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         # The output is always uint8, whatever the input dtype.
-        tags.transformer_tags.preserves_dtype = []
+        cast("TransformerTags", tags.transformer_tags).preserves_dtype = []
         return tags

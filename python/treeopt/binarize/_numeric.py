@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import warnings
 from numbers import Integral
+from typing import Any, cast
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.utils._param_validation import Interval
 
 from .._base import store_init_params
@@ -23,7 +25,7 @@ from ._core import BinarizerBase, format_thresholds, midpoints, refuse_inexact_i
 __all__ = ["NumericBinarizer"]
 
 
-def _short_midpoints(distinct):
+def _short_midpoints(distinct: NDArray[np.float64]) -> NDArray[np.float64]:
     """Midpoints rounded to 15 significant digits when that keeps ``a <= t < b``.
 
     ``15.86 / 2 + 15.88 / 2`` is ``15.870000000000001`` in float64; ``15.87``
@@ -38,7 +40,7 @@ def _short_midpoints(distinct):
     return np.where(ok, short, mids)
 
 
-def _select_by_quantiles(column, mids, k):
+def _select_by_quantiles(column: NDArray[np.float64], mids: NDArray[np.float64], k: int) -> NDArray[np.float64]:
     """Pick at most ``k`` of the sorted midpoints ``mids`` by quantiles of ``column``.
 
     For every target level ``i / (k + 1)`` (``i = 1..k``) the midpoint whose
@@ -50,7 +52,7 @@ def _select_by_quantiles(column, mids, k):
     cdf = np.searchsorted(values, mids, side="right") / values.shape[0]
     targets = np.arange(1, k + 1) / (k + 1)
     chosen = np.argmin(np.abs(cdf[None, :] - targets[:, None]), axis=1)
-    return mids[np.unique(chosen)]
+    return cast("NDArray[np.float64]", mids[np.unique(chosen)])
 
 
 class NumericBinarizer(BinarizerBase):
@@ -116,14 +118,19 @@ class NumericBinarizer(BinarizerBase):
     [[1, 1, 1], [0, 0, 0], [0, 1, 1]]
     """
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: dict[str, list[Any]] = {
         "max_thresholds": [Interval(Integral, 1, None, closed="left"), None],
     }
 
-    def __init__(self, max_thresholds=None):
+    max_thresholds: int | None
+    thresholds_: list[NDArray[np.float64]]
+    passthrough_: NDArray[np.bool_]
+    output_columns_: list[tuple[int, float | None]]
+
+    def __init__(self, max_thresholds: int | None = None) -> None:
         store_init_params(self, locals())
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> NumericBinarizer:
         """Compute the thresholds of every column.
 
         Parameters
@@ -140,7 +147,9 @@ class NumericBinarizer(BinarizerBase):
         self._validate_params()
         refuse_inexact_integers(X, "fit")
         X = validate_numeric_data(self, X, dtype=np.float64, ensure_all_finite=True)
-        thresholds, passthrough, output_columns = [], [], []
+        thresholds: list[NDArray[np.float64]] = []
+        passthrough: list[bool] = []
+        output_columns: list[tuple[int, float | None]] = []
         for j in range(X.shape[1]):
             column = X[:, j]
             distinct = np.unique(column)
@@ -162,11 +171,11 @@ class NumericBinarizer(BinarizerBase):
         self.n_features_out_ = len(output_columns)
         return self
 
-    def _transform_input(self, X):
+    def _transform_input(self, X: Any) -> NDArray[np.float64]:
         refuse_inexact_integers(X, "transform")
         return validate_numeric_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
 
-    def _encode(self, X):
+    def _encode(self, X: NDArray[np.float64]) -> NDArray[np.uint8]:
         """``1`` where ``X[:, j] <= t`` for output column ``(j, t)``; passthrough columns
         are copied."""
         out = np.empty((X.shape[0], self.n_features_out_), dtype=np.uint8)
@@ -189,7 +198,7 @@ class NumericBinarizer(BinarizerBase):
                 pos += thr.shape[0]
         return out
 
-    def _output_names(self, input_features):
+    def _output_names(self, input_features: NDArray[np.object_]) -> list[str]:
         """``"<name> <= <t>"`` with ``t`` printed exactly (the shortest ``g`` text that
         reads back as the stored threshold, e.g. ``22.5`` or ``0.2916666666666667``), so
         the name is true for every value; passthrough columns keep the input name."""

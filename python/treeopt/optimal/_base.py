@@ -8,10 +8,15 @@ that take numeric columns, GOSDT and DL8.5, a float64 matrix otherwise, see
 with a certificate (``objective_``, ``lower_bound_``, ``status_``, ``search_stats_``).
 """
 
+from __future__ import annotations
+
 import time
 import warnings
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import _num_samples, column_or_1d
@@ -31,6 +36,17 @@ from ..tree import Tree
 from ..tree._model import binary_columns
 from ._numeric import NumericColumns
 
+if TYPE_CHECKING:
+    from abc import abstractmethod
+    from typing import TypeVar
+
+    # fit returns the estimator it is called on (GOSDTClassifier().fit(...) is a GOSDTClassifier).
+    _Classifier = TypeVar("_Classifier", bound="CertifiedTreeClassifier")
+
+    #: The matrix a Rust search takes: 0/1 columns as uint8, numeric ones as float64.
+    _SearchMatrix = Union[NDArray[np.uint8], NDArray[np.float64]]
+    _Search = Union[_core.GosdtSearch, _core.Dl85Search, _core.OsdtSearch]
+
 __all__ = ["CertifiedSearch", "CertifiedTreeClassifier", "pack_features", "require_features"]
 
 _BINARIZER_HINT = (
@@ -39,7 +55,9 @@ _BINARIZER_HINT = (
 )
 
 
-def _fit_weights(est, X, y, sample_weight):
+def _fit_weights(
+    est: CertifiedTreeClassifier, X: NDArray[Any], y: NDArray[Any], sample_weight: ArrayLike | None
+) -> tuple[NDArray[np.float64] | None, float]:
     """Sample weights combined with class weights, validated and scaled to a largest
     weight of 1 (see ``scaled_to_max``), as float64 (or None), and the unit: the
     caller's weights are the scaled ones times the unit (which may overflow to inf)."""
@@ -62,7 +80,13 @@ def _fit_weights(est, X, y, sample_weight):
     return np.ascontiguousarray(weight, dtype=np.float64), unit
 
 
-def _reference_errors(y, y_ref, classes, weight, cost=None):
+def _reference_errors(
+    y: NDArray[Any],
+    y_ref: ArrayLike,
+    classes: NDArray[Any],
+    weight: NDArray[np.float64] | None,
+    cost: NDArray[np.float64] | None = None,
+) -> NDArray[np.float64]:
     """Per row, the weight a reference model misclassifies (lower-bound guessing); under
     a cost matrix, the row's weight times the cost of the reference's prediction."""
     y_ref = column_or_1d(np.asarray(y_ref), warn=True)
@@ -84,7 +108,15 @@ def _reference_errors(y, y_ref, classes, weight, cost=None):
     return np.ascontiguousarray(wrong if weight is None else wrong * weight)
 
 
-def _tree_from_result(res, value, classes, feature_names, n_features, threshold, binary):
+def _tree_from_result(
+    res: _core.FitResult,
+    value: NDArray[np.float64],
+    classes: NDArray[Any] | None,
+    feature_names: Iterable[str] | None,
+    n_features: int,
+    threshold: NDArray[np.float64],
+    binary: NDArray[np.bool_] | bool,
+) -> Tree:
     """The shared Tree model from the node arrays of a Rust solver's ``FitResult``, with
     ``value`` the node values and ``threshold`` the node thresholds in the caller's
     units; ``binary`` marks the columns that were 0/1 at fit (True: all)."""
@@ -103,7 +135,7 @@ def _tree_from_result(res, value, classes, feature_names, n_features, threshold,
     )
 
 
-def _is_zero_one(X):
+def _is_zero_one(X: ArrayLike) -> bool:
     """True when every value of the validated matrix ``X`` is 0 or 1 (or X is boolean)."""
     X = np.asarray(X)
     if X.dtype == np.bool_:
@@ -113,7 +145,7 @@ def _is_zero_one(X):
     return bool(np.all((X == 0) | (X == 1)))
 
 
-def require_features(X):
+def require_features(X: NDArray[Any]) -> None:
     """Refuses a validated matrix with no column."""
     if X.shape[1] == 0:
         raise ValueError(
@@ -122,7 +154,9 @@ def require_features(X):
         )
 
 
-def pack_features(est, X, weight, accepts_numeric):
+def pack_features(
+    est: CertifiedSearch, X: NDArray[Any], weight: NDArray[np.float64] | None, accepts_numeric: bool
+) -> _SearchMatrix:
     """The validated matrix ``X`` as the Rust search takes it: uint8 when every value is
     0 or 1 (or numeric columns are not accepted: then a ValueError names a bad
     column), else the float64 matrix of :class:`NumericColumns` (every midpoint a
@@ -139,7 +173,7 @@ def pack_features(est, X, weight, accepts_numeric):
     return as_binary_matrix(X, _BINARIZER_HINT, getattr(est, "feature_names_in_", None))
 
 
-def _fields(obj, names):
+def _fields(obj: object, names: Iterable[str]) -> dict[str, Any]:
     """``{name: obj.name}`` for the named fields of a typed solver result."""
     return {k: getattr(obj, k) for k in names}
 
@@ -150,7 +184,23 @@ class CertifiedSearch:
     of ``fit``, the slow-fit warning, ``memory_limit``, ``verbose``) and the certificate
     attributes read from its result."""
 
-    def _time_left(self):
+    time_limit: float | None
+    memory_limit: int | None
+    verbose: bool
+    tree_: Tree
+    objective_: float
+    lower_bound_: float
+    guessed_lower_bound_: float | None
+    status_: str
+    n_leaves_: int
+    search_stats_: dict[str, Any]
+    _fit_started: float
+    # Fit-time only: the numeric columns of the matrix being searched (None: 0/1) and
+    # which columns were 0/1 (True: all).
+    _numeric_columns: NumericColumns | None
+    _binary_features: NDArray[np.bool_] | bool | None
+
+    def _time_left(self) -> float | None:
         """Seconds of ``time_limit`` left for the search: the limit bounds the whole
         ``fit`` (input checks and warm start included), as the user times it."""
         if self.time_limit is None:
@@ -158,7 +208,7 @@ class CertifiedSearch:
         spent = time.perf_counter() - getattr(self, "_fit_started", time.perf_counter())
         return max(float(self.time_limit) - spent, 1e-3)
 
-    def _search_limits(self):
+    def _search_limits(self) -> dict[str, Any]:
         """The keyword arguments every Rust search takes: the seconds left, the slow-fit
         warning, the memory limit (bytes, capped for Rust) and verbosity."""
         return {
@@ -177,7 +227,7 @@ class CertifiedSearch:
         "treeopt.OptimalTreeClassifier on the raw columns)"
     )
 
-    def _slow_fit_warning(self):
+    def _slow_fit_warning(self) -> tuple[float, str] | None:
         """``(seconds, message)``: what to change, shown once through ``warnings`` when a
         fit with no ``time_limit`` is still searching after ``_slow_fit_seconds``
         (``None`` with a limit)."""
@@ -198,7 +248,7 @@ class CertifiedSearch:
             "Ctrl-C stops the fit and keeps the best tree so far."
         )
 
-    def _set_certificate(self, res):
+    def _set_certificate(self, res: _core.FitResult) -> None:
         """The certificate attributes of a fit from its ``_core.FitResult`` (``tree_``
         set first): ``objective_``, ``lower_bound_``, ``guessed_lower_bound_``,
         ``status_``, ``n_leaves_``, ``search_stats_``; warns when the memory ran out."""
@@ -242,7 +292,24 @@ class CertifiedTreeClassifier(BinaryTreeClassifierMixin, CertifiedSearch, Classi
     limit, the certificate attributes, the warnings) is here.
     """
 
-    _parameter_constraints = dict(SEARCH_CONSTRAINTS)
+    _parameter_constraints: dict[str, list[Any]] = dict(SEARCH_CONSTRAINTS)
+
+    regularization: float
+    class_weight: dict[Any, float] | str | None
+    classes_: NDArray[Any]
+    n_features_in_: int
+    _weight_unit: float
+
+    if TYPE_CHECKING:
+
+        @abstractmethod
+        def _solve(
+            self,
+            Xb: _SearchMatrix,
+            y_encoded: NDArray[np.uint32],
+            weight: NDArray[np.float64] | None,
+            reference: NDArray[np.float64] | None,
+        ) -> _core.FitResult: ...
 
     _binary_hint = _BINARIZER_HINT
 
@@ -250,14 +317,16 @@ class CertifiedTreeClassifier(BinaryTreeClassifierMixin, CertifiedSearch, Classi
     #: not all 0/1 goes to the numeric search instead of being refused.
     _accepts_numeric = False
 
-    def _binary_input(self, X):
+    def _binary_input(self, X: ArrayLike) -> NDArray[Any]:
         """X for ``predict``/``predict_proba``/``apply``: any finite numbers for a solver
         that takes numeric columns (the tree tests ``x <= threshold``), else 0/1."""
         if not self._accepts_numeric:
             return super()._binary_input(X)
         return validate_numeric_data(self, X, reset=False, dtype="numeric")
 
-    def _validate_fit_input(self, X, y, sample_weight):
+    def _validate_fit_input(
+        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None
+    ) -> tuple[_SearchMatrix, NDArray[Any], NDArray[np.uint32], NDArray[np.float64] | None]:
         if self._accepts_numeric:
             X, y = validate_numeric_data(self, X, y, dtype="numeric", ensure_min_features=0)
         else:
@@ -266,14 +335,20 @@ class CertifiedTreeClassifier(BinaryTreeClassifierMixin, CertifiedSearch, Classi
             )
         # Targets first: a one-row fit is reported as a one-class problem even when a
         # binarizer upstream produced no column from it.
-        self.classes_, y_encoded = encode_class_labels(y)
-        y_encoded = np.ascontiguousarray(y_encoded, dtype=np.uint32)
+        self.classes_, codes = encode_class_labels(y)
+        y_encoded = np.ascontiguousarray(codes, dtype=np.uint32)
         require_features(X)
         weight, self._weight_unit = _fit_weights(self, X, y, sample_weight)
         return pack_features(self, X, weight, self._accepts_numeric), y, y_encoded, weight
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None, y_ref=None):
+    def fit(
+        self: _Classifier,
+        X: ArrayLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        y_ref: ArrayLike | None = None,
+    ) -> _Classifier:
         """Finds the optimal tree for the features X and labels y.
 
         Parameters
@@ -337,18 +412,20 @@ class CertifiedTreeClassifier(BinaryTreeClassifierMixin, CertifiedSearch, Classi
             raise interrupt
         return self
 
-    def _cost_matrix(self):
+    def _cost_matrix(self) -> NDArray[np.float64] | None:
         """The validated ``misclassification_cost`` (a float64 square matrix over
         ``classes_``), or None for plain misclassification (and for solvers without it)."""
         cost = getattr(self, "misclassification_cost", None)
         return None if cost is None else cost_matrix(cost, self.classes_)
 
-    def _fit_core(self, Xb, y_encoded, weight, search):
+    def _fit_core(
+        self, Xb: _SearchMatrix, y_encoded: NDArray[np.uint32], weight: NDArray[np.float64] | None, search: _Search
+    ) -> _core.FitResult:
         """Runs ``search`` (a ``_core.GosdtSearch``, ``Dl85Search`` or ``OsdtSearch``)
         on the encoded data under this fit's limits: returns its ``_core.FitResult``."""
         return _core.fit(Xb, y_encoded, weight, search, n_classes=len(self.classes_), **self._search_limits())
 
-    def _set_result(self, res):
+    def _set_result(self, res: _core.FitResult) -> None:
         # The solver saw weights scaled to a largest weight of 1: node values go back to
         # the caller's units (weighted class totals) when those are representable.
         unit = getattr(self, "_weight_unit", 1.0)

@@ -1,14 +1,21 @@
 """DL8.5: the optimal tree under a depth limit, by the cached branch and bound in Rust."""
 
+from __future__ import annotations
+
 import warnings
 from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.utils._param_validation import Interval
 
 from .. import _core
 from .._base import COST_AND_THRESHOLD_CONSTRAINTS, SEARCH_CONSTRAINTS, row_major, saturated, store_init_params
 from ._base import CertifiedTreeClassifier
+
+if TYPE_CHECKING:
+    from ._base import _SearchMatrix
 
 __all__ = ["DL85Classifier"]
 
@@ -84,7 +91,7 @@ class DL85Classifier(CertifiedTreeClassifier):
             predict 2  (n=48; 0: 0, 1: 2, 2: 46; p=0.9583)
     """
 
-    _parameter_constraints = {
+    _parameter_constraints: dict[str, list[Any]] = {
         **SEARCH_CONSTRAINTS,
         **COST_AND_THRESHOLD_CONSTRAINTS,
         "max_depth": [Interval(Integral, 0, None, closed="left")],
@@ -96,21 +103,26 @@ class DL85Classifier(CertifiedTreeClassifier):
 
     _accepts_numeric = True
 
+    max_depth: int
+    min_samples_leaf: int | float
+    misclassification_cost: ArrayLike | None
+    max_thresholds: int | None
+
     def __init__(
         self,
-        max_depth=3,
-        min_samples_leaf=1,
-        regularization=0.0,
-        misclassification_cost=None,
-        class_weight=None,
-        time_limit=None,
-        memory_limit=None,
-        verbose=False,
-        max_thresholds=None,
-    ):
+        max_depth: int = 3,
+        min_samples_leaf: int | float = 1,
+        regularization: float = 0.0,
+        misclassification_cost: ArrayLike | None = None,
+        class_weight: dict[Any, float] | str | None = None,
+        time_limit: float | None = None,
+        memory_limit: int | None = None,
+        verbose: bool = False,
+        max_thresholds: int | None = None,
+    ) -> None:
         store_init_params(self, locals())
 
-    def _min_leaf(self, n_rows):
+    def _min_leaf(self, n_rows: int) -> int:
         """``min_samples_leaf`` in rows (a fraction rounded up), with a warning when no
         split can give both children that many of the ``n_rows`` rows."""
         if isinstance(self.min_samples_leaf, Integral):
@@ -126,7 +138,13 @@ class DL85Classifier(CertifiedTreeClassifier):
             )
         return min_leaf
 
-    def _solve(self, Xb, y_encoded, weight, reference):
+    def _solve(
+        self,
+        Xb: _SearchMatrix,
+        y_encoded: NDArray[np.uint32],
+        weight: NDArray[np.float64] | None,
+        reference: NDArray[np.float64] | None,
+    ) -> _core.FitResult:
         # Rows of zero weight take no part in the fit, nor in the support counts.
         n_rows = Xb.shape[0] if weight is None else int(np.count_nonzero(weight))
         min_leaf = self._min_leaf(n_rows)

@@ -1,12 +1,21 @@
 """GOSDT: the provably optimal sparse tree by the dependency-graph search in Rust."""
 
+from __future__ import annotations
+
 from numbers import Integral
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from sklearn.utils._param_validation import Interval
 
 from .. import _core
 from .._base import COST_AND_THRESHOLD_CONSTRAINTS, SEARCH_CONSTRAINTS, row_major, saturated, store_init_params
 from ._base import CertifiedTreeClassifier
+
+if TYPE_CHECKING:
+    from ._base import _SearchMatrix
 
 __all__ = ["GOSDTClassifier"]
 
@@ -113,7 +122,7 @@ class GOSDTClassifier(CertifiedTreeClassifier):
     if x[0] <= 2.75:
     """
 
-    _parameter_constraints = {
+    _parameter_constraints: dict[str, list[Any]] = {
         **SEARCH_CONSTRAINTS,
         **COST_AND_THRESHOLD_CONSTRAINTS,
         "max_depth": [Interval(Integral, 0, None, closed="left"), None],
@@ -121,20 +130,30 @@ class GOSDTClassifier(CertifiedTreeClassifier):
 
     _accepts_numeric = True
 
+    max_depth: int | None
+    misclassification_cost: ArrayLike | None
+    max_thresholds: int | None
+
     def __init__(
         self,
-        regularization=0.01,
-        max_depth=None,
-        time_limit=None,
-        memory_limit=None,
-        class_weight=None,
-        verbose=False,
-        misclassification_cost=None,
-        max_thresholds=None,
-    ):
+        regularization: float = 0.01,
+        max_depth: int | None = None,
+        time_limit: float | None = None,
+        memory_limit: int | None = None,
+        class_weight: dict[Any, float] | str | None = None,
+        verbose: bool = False,
+        misclassification_cost: ArrayLike | None = None,
+        max_thresholds: int | None = None,
+    ) -> None:
         store_init_params(self, locals())
 
-    def _solve(self, Xb, y_encoded, weight, reference):
+    def _solve(
+        self,
+        Xb: _SearchMatrix,
+        y_encoded: NDArray[np.uint32],
+        weight: NDArray[np.float64] | None,
+        reference: NDArray[np.float64] | None,
+    ) -> _core.FitResult:
         """Runs the Rust GOSDT search: returns its ``_core.FitResult``."""
         search = _core.GosdtSearch(
             float(self.regularization),

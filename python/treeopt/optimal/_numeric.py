@@ -14,19 +14,24 @@ units. A tree fitted so tests only kept thresholds.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["NumericColumns"]
 
 
-def _midpoints(a, b):
+def _midpoints(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
     """Halfway between ``a < b`` elementwise (``a`` where rounding leaves none), as the
     Rust search computes its thresholds."""
     m = a / 2.0 + b / 2.0
     return np.where((m >= a) & (m < b), m, a)
 
 
-def candidate_thresholds(values, weight, k):
+def candidate_thresholds(
+    values: NDArray[np.float64], weight: NDArray[np.float64] | None, k: int
+) -> NDArray[np.float64] | None:
     """At most ``k`` midpoints of the distinct values of ``values`` (rows of positive
     ``weight``, or all with ``weight`` None) at their weighted quantiles, ascending; None
     when the column has at most ``k`` midpoints (all are kept, no recoding needed)."""
@@ -52,7 +57,12 @@ class NumericColumns:
     ``j`` when ``max_thresholds`` capped it (its values replaced by codes).
     """
 
-    def __init__(self, X, weight=None, max_thresholds=None):
+    kept: list[NDArray[np.float64] | None]
+    matrix: NDArray[np.float64]
+
+    def __init__(
+        self, X: ArrayLike, weight: NDArray[np.float64] | None = None, max_thresholds: int | None = None
+    ) -> None:
         X = np.asarray(X)
         if X.dtype.kind in "iu" and X.size and (X.max() > 2**53 or X.min() < -(2**53)):
             raise ValueError(
@@ -69,7 +79,7 @@ class NumericColumns:
                     matrix[:, j] = np.searchsorted(kept, matrix[:, j], side="left")
         self.matrix = matrix
 
-    def thresholds(self, feature, threshold):
+    def thresholds(self, feature: NDArray[np.int64], threshold: ArrayLike) -> NDArray[np.float64]:
         """The node thresholds of a tree fitted on ``matrix`` in the units of X: a split
         of a capped column's codes below ``c + 1`` is ``x <= kept[c]``."""
         threshold = np.array(threshold, dtype=np.float64, copy=True)

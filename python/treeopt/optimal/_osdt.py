@@ -1,6 +1,12 @@
 """OSDT: the leaf-set branch and bound of Hu, Rudin and Seltzer (NeurIPS 2019) in Rust."""
 
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, cast
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.utils._param_validation import StrOptions
 
 from .. import _core
@@ -8,6 +14,14 @@ from .._base import SEARCH_CONSTRAINTS, store_init_params
 from .._binary import distinct_rows
 from ..tree import Tree, best_pruning, subtree
 from ._base import CertifiedTreeClassifier, _fields
+
+if TYPE_CHECKING:
+    from sklearn.utils import ClassifierTags, Tags
+
+    from ._base import _SearchMatrix
+
+    #: A warm start for the Rust search: ``(children_left, children_right, feature)``.
+    _NodeArrays = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
 
 __all__ = ["OSDT_BOUNDS", "OSDT_POLICIES", "OSDTClassifier"]
 
@@ -17,7 +31,7 @@ OSDT_BOUNDS = tuple(_core.osdt_bound_names())
 OSDT_POLICIES = tuple(_core.osdt_policy_names())
 
 
-def _prune_for_penalty(tree, regularization, total):
+def _prune_for_penalty(tree: Tree, regularization: float, total: float) -> tuple[float, _NodeArrays]:
     """Node arrays of ``tree`` (a treeopt.Tree over 0/1 features) pruned bottom-up for
     the objective loss / total + regularization * leaves: a subtree becomes a leaf when
     the leaf is at least as good (the best pruning of this tree for that objective)."""
@@ -25,14 +39,16 @@ def _prune_for_penalty(tree, regularization, total):
     leaf_cost = (value.sum(axis=1) - value.max(axis=1)) / total + regularization
     best, make_leaf = best_pruning(tree.children_left, tree.children_right, leaf_cost)
     pruned = subtree(tree, make_leaf)
-    arrays = tuple(
+    arrays = cast("_NodeArrays", tuple(
         np.ascontiguousarray(a, dtype=np.int64)
         for a in (pruned.children_left, pruned.children_right, pruned.feature)
-    )
+    ))
     return float(best[0]), arrays
 
 
-def _cart_warm_start(Xb, y_encoded, weight, regularization):
+def _cart_warm_start(
+    Xb: NDArray[np.uint8], y_encoded: NDArray[np.uint32], weight: NDArray[np.float64] | None, regularization: float
+) -> _NodeArrays:
     """OSDT's warm start (paper §4): a scikit-learn CART tree grown best-first on the
     0/1 matrix (with the sample weights) to the most leaves an optimal tree can have
     (at most 64), pruned for the OSDT objective; returns its node arrays ``(left,
@@ -59,7 +75,7 @@ def _cart_warm_start(Xb, y_encoded, weight, regularization):
     return _prune_for_penalty(Tree.from_sklearn(cart), regularization, total)[1]
 
 
-def _check_binary_target(y):
+def _check_binary_target(y: ArrayLike) -> None:
     """Raises the multiclass error before any other validation (scikit-learn's contract
     for classifiers with ``multi_class=False``)."""
     from sklearn.utils.multiclass import type_of_target
@@ -174,27 +190,38 @@ class OSDTClassifier(CertifiedTreeClassifier):
     True
     """
 
-    _parameter_constraints = {
+    _parameter_constraints: dict[str, list[Any]] = {
         **SEARCH_CONSTRAINTS,
         "policy": [StrOptions(set(OSDT_POLICIES))],
         "bounds": [StrOptions({"all"}), set, frozenset, list, tuple],
         "warm_start": [StrOptions({"cart"}), Tree, None],
     }
 
+    policy: str
+    bounds: str | Iterable[str]
+    warm_start: str | Tree | None
+    trees_evaluated_: int
+    trees_to_optimum_: int
+    time_to_optimum_: float
+    warm_start_objective_: float | None
+
     def __init__(
         self,
-        regularization=0.01,
-        policy="curiosity",
-        bounds="all",
-        warm_start="cart",
-        time_limit=None,
-        memory_limit=None,
-        class_weight=None,
-        verbose=False,
-    ):
+        regularization: float = 0.01,
+        policy: str = "curiosity",
+        bounds: str | Iterable[str] = "all",
+        warm_start: str | Tree | None = "cart",
+        time_limit: float | None = None,
+        memory_limit: int | None = None,
+        class_weight: dict[Any, float] | str | None = None,
+        verbose: bool = False,
+    ) -> None:
         store_init_params(self, locals())
 
-    def fit(self, X, y, sample_weight=None):
+    # OSDT has no lower-bound guessing: its fit leaves out the base's y_ref on purpose.
+    def fit(  # type: ignore[override]
+        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> OSDTClassifier:
         """Finds the optimal tree for the 0/1 matrix X and binary labels y; returns self.
 
         On Ctrl-C the best tree so far is stored (``status_ == "interrupted"``) before
@@ -211,11 +238,13 @@ class OSDTClassifier(CertifiedTreeClassifier):
         """
         return super().fit(X, y, sample_weight=sample_weight)
 
-    def _validate_fit_input(self, X, y, sample_weight):
+    def _validate_fit_input(
+        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None
+    ) -> tuple[_SearchMatrix, NDArray[Any], NDArray[np.uint32], NDArray[np.float64] | None]:
         _check_binary_target(y)
         return super()._validate_fit_input(X, y, sample_weight)
 
-    def _disabled_bounds(self):
+    def _disabled_bounds(self) -> list[str]:
         if isinstance(self.bounds, str):
             return []
         names = list(self.bounds)
@@ -227,7 +256,9 @@ class OSDTClassifier(CertifiedTreeClassifier):
             )
         return sorted(set(names))
 
-    def _warm_start_arrays(self, Xb, y_encoded, weight):
+    def _warm_start_arrays(
+        self, Xb: NDArray[np.uint8], y_encoded: NDArray[np.uint32], weight: NDArray[np.float64] | None
+    ) -> _NodeArrays | None:
         if self.warm_start is None:
             return None
         if isinstance(self.warm_start, str):  # "cart"
@@ -253,19 +284,25 @@ class OSDTClassifier(CertifiedTreeClassifier):
                 f"{float(tree.threshold[node])!r}; on 0/1 features every test needs a "
                 "threshold in [0, 1) (0.5 in trees from treeopt)."
             )
-        return tuple(
+        return cast("_NodeArrays", tuple(
             np.ascontiguousarray(a, dtype=np.int64)
             for a in (tree.children_left, tree.children_right, tree.feature)
-        )
+        ))
 
-    def _solve(self, Xb, y_encoded, weight, reference):
+    def _solve(
+        self,
+        Xb: _SearchMatrix,
+        y_encoded: NDArray[np.uint32],
+        weight: NDArray[np.float64] | None,
+        reference: NDArray[np.float64] | None,
+    ) -> _core.FitResult:
         """Runs the Rust solver: returns its ``_core.FitResult``."""
         if reference is not None:  # only reachable through the base class
             raise ValueError(
                 "OSDTClassifier has no lower-bound guessing (y_ref); use GOSDTClassifier."
             )
         disabled = self._disabled_bounds()
-        warm = self._warm_start_arrays(Xb, y_encoded, weight)
+        warm = self._warm_start_arrays(cast("NDArray[np.uint8]", Xb), y_encoded, weight)  # 0/1 only
         search = _core.OsdtSearch(
             float(self.regularization),
             policy=self.policy,
@@ -274,9 +311,9 @@ class OSDTClassifier(CertifiedTreeClassifier):
         )
         return self._fit_core(Xb, y_encoded, weight, search)
 
-    def _set_result(self, res):
+    def _set_result(self, res: _core.FitResult) -> None:
         super()._set_result(res)
-        osdt = res.osdt
+        osdt = cast("_core.OsdtStats", res.osdt)  # set by every OSDT search
         self.trees_evaluated_ = int(osdt.trees_evaluated)
         self.trees_to_optimum_ = int(osdt.trees_to_optimum)
         self.time_to_optimum_ = float(osdt.time_to_optimum)
@@ -297,7 +334,7 @@ class OSDTClassifier(CertifiedTreeClassifier):
             )
         )
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        cast("ClassifierTags", tags.classifier_tags).multi_class = False
         return tags

@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import bisect
 import time
+from collections.abc import Iterable, Iterator
 from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any, SupportsInt, cast
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
@@ -28,6 +31,9 @@ from .._base import saturated, store_init_params
 from .._validation import encode_class_labels, sample_weights, validate_numeric_data
 from ..tree import Tree
 from ..tree._model import binary_columns
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["RashomonSet"]
 
@@ -110,7 +116,7 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
     {'smoker': 1.0, 'over_60': 1.0, 'diabetic': 0.25, 'male': 0.25}
     """
 
-    _parameter_constraints = {
+    _parameter_constraints: dict[str, list[Any]] = {
         "regularization": [Interval(Real, 0, None, closed="left")],
         "rashomon_bound": [Interval(Real, 0, None, closed="left")],
         "bound_type": [StrOptions({"multiplicative", "additive"})],
@@ -120,20 +126,40 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
         "memory_limit": [Interval(Integral, 1, None, closed="left"), None],
     }
 
+    regularization: float
+    rashomon_bound: float
+    bound_type: str
+    max_depth: int | None
+    min_samples_leaf: int
+    time_limit: float | None
+    memory_limit: int | None
+    classes_: NDArray[Any]
+    n_features_in_: int
+    optimal_objective_: float
+    objective_bound_: float
+    n_trees_: int
+    _graph: _core.RashomonGraph
+    _binary_features: NDArray[np.bool_]
+    _total: float
+    _values: NDArray[np.float64]
+    _class_weight: NDArray[np.float64]
+    _levels: list[tuple[float, int]]
+    _starts: list[int]
+
     def __init__(
         self,
-        regularization=0.01,
-        rashomon_bound=0.05,
-        bound_type="multiplicative",
-        max_depth=None,
-        min_samples_leaf=1,
-        time_limit=None,
-        memory_limit=None,
-    ):
+        regularization: float = 0.01,
+        rashomon_bound: float = 0.05,
+        bound_type: str = "multiplicative",
+        max_depth: int | None = None,
+        min_samples_leaf: int = 1,
+        time_limit: float | None = None,
+        memory_limit: int | None = None,
+    ) -> None:
         store_init_params(self, locals())
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> RashomonSet:
         """Finds the optimum, then every tree within the bound.
 
         Parameters
@@ -165,7 +191,10 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
         X, y_encoded, w = X[keep].astype(np.float64), y_encoded[keep], w[keep] / unit
         self._binary_features = binary_columns(X)
         zero_one = bool(np.all(self._binary_features))
-        matrix = np.ascontiguousarray(X, dtype=np.uint8 if zero_one else np.float64)
+        matrix = cast(
+            "NDArray[np.uint8] | NDArray[np.float64]",
+            np.ascontiguousarray(X, dtype=np.uint8 if zero_one else np.float64),
+        )
         time_left = None
         if self.time_limit is not None:
             time_left = max(self.time_limit - (time.monotonic() - start), 1e-6)
@@ -201,7 +230,7 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
         return self
 
     # ------------------------------------------------------------------ #
-    def _locate(self, i):
+    def _locate(self, i: SupportsInt) -> tuple[int, int]:
         """The (level, index within the level) of tree ``i``."""
         check_is_fitted(self, "n_trees_")
         i = int(i)
@@ -212,29 +241,29 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
         pos = bisect.bisect_right(self._starts, i) - 1
         return pos, i - self._starts[pos]
 
-    def objective(self, i):
+    def objective(self, i: SupportsInt) -> float:
         """The objective of tree ``i`` (trees are ordered by objective)."""
         level, _ = self._locate(i)
         return self._levels[level][0] / self._total
 
-    def __getitem__(self, i):
+    def __getitem__(self, i: SupportsInt) -> Tree:
         """Tree ``i`` as a :class:`treeopt.Tree` (0: an optimal tree; ascending
         objective, ties in a fixed order)."""
         level, j = self._locate(i)
         return self._as_tree(self._graph.tree(level, j))
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Tree]:
         """The trees in index order (use :meth:`sample` on large sets)."""
         for i in range(self.n_trees_):
             yield self[i]
 
-    def sample(self, k, random_state=None):
+    def sample(self, k: SupportsInt, random_state: int | np.random.RandomState | None = None) -> list[int]:
         """``k`` tree indices drawn uniformly from the set, with replacement (a Python
         ``list`` of ints, usable with ``rs[i]``); the set is never listed."""
         rng = check_random_state(random_state)
         return [_uniform_int(rng, self.n_trees_) for _ in range(int(k))]
 
-    def _as_tree(self, records):
+    def _as_tree(self, records: list[tuple[int, float, int, int, int]]) -> Tree:
         """A :class:`treeopt.Tree` from the graph's preorder records ``(column,
         threshold, left, right, label)`` (column -1 on leaves), with each node's training
         class weights."""
@@ -264,7 +293,7 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
                     n_features=self.n_features_in_, binary_features=self._binary_features)
 
     # ------------------------------------------------------------------ #
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
         """Per row of X, the share of the set's trees that predict each class (every tree
         counted once, exactly)."""
         check_is_fitted(self, "n_trees_")
@@ -272,22 +301,29 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
         votes = self._graph.votes(np.ascontiguousarray(X, dtype=np.float64))
         return votes / float(self.n_trees_)
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray[Any]:
         """The class most of the set's trees predict for each row of X."""
         share = self.predict_proba(X)
-        return self.classes_[np.argmax(share, axis=1)]
+        return cast("NDArray[Any]", self.classes_[np.argmax(share, axis=1)])
 
-    def disagreement(self, X):
+    def disagreement(self, X: ArrayLike) -> NDArray[np.float64]:
         """Per row of X, the share of the set's trees that predict another class than
         the majority of them."""
-        return 1.0 - self.predict_proba(X).max(axis=1)
+        return cast("NDArray[np.float64]", 1.0 - self.predict_proba(X).max(axis=1))
 
-    def feature_usage(self):
+    def feature_usage(self) -> NDArray[np.float64]:
         """Per feature, the share of the set's trees that split on it."""
         check_is_fitted(self, "n_trees_")
         return np.array([1 - int(u) / self.n_trees_ for u in self._graph.unused()])
 
-    def rashomon_importance(self, X, y, n_trees=100, n_repeats=5, random_state=None):
+    def rashomon_importance(
+        self,
+        X: ArrayLike,
+        y: ArrayLike,
+        n_trees: int = 100,
+        n_repeats: int = 5,
+        random_state: int | np.random.RandomState | None = None,
+    ) -> dict[str, Any]:
         """The range of each feature's permutation importance over a uniform sample of
         the set (Rashomon importance; Donnelly, Katta, Rudin and Browne, NeurIPS 2023).
 
@@ -325,7 +361,7 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
         return {"feature": names, "min": importance.min(axis=0), "mean": importance.mean(axis=0),
                 "max": importance.max(axis=0), "usage": self.feature_usage()}
 
-    def plot(self, axes=None):
+    def plot(self, axes: Iterable[Axes] | None = None) -> Iterable[Axes]:
         """Draws the set: the number of trees at each objective (one bar per distinct
         objective) and the share of the trees splitting on each feature.
 
@@ -362,7 +398,7 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
         return axes
 
 
-def _uniform_int(rng, n):
+def _uniform_int(rng: np.random.RandomState, n: int) -> int:
     """A uniform integer in ``[0, n)`` for any Python int ``n`` (beyond 64 bits too)."""
     bits = max(1, (n - 1).bit_length())
     while True:

@@ -7,10 +7,14 @@ columns), runs the search through ``_core.fit`` and stores the tree (leaf
 means) with its certificate.
 """
 
+from __future__ import annotations
+
 import time
 from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
@@ -21,10 +25,19 @@ from .._validation import sample_weights, scaled_to_max, validate_numeric_data
 from ..tree import Tree
 from ._base import CertifiedSearch, pack_features, require_features
 
+if TYPE_CHECKING:
+    from abc import abstractmethod
+    from typing import TypeVar
+
+    from sklearn.utils import Tags
+
+    # fit returns the estimator it is called on.
+    _Regressor = TypeVar("_Regressor", bound="CertifiedTreeRegressor")
+
 __all__ = ["CertifiedTreeRegressor", "DL85Regressor", "GOSDTRegressor"]
 
 #: The parameters every regressor takes (``class_weight`` has no meaning here).
-_REGRESSOR_CONSTRAINTS = {
+_REGRESSOR_CONSTRAINTS: dict[str, list[Any]] = {
     **{k: v for k, v in SEARCH_CONSTRAINTS.items() if k != "class_weight"},
     "max_thresholds": [Interval(Integral, 1, None, closed="left"), None],
     "min_samples_leaf": [
@@ -44,14 +57,27 @@ class CertifiedTreeRegressor(CertifiedSearch, RegressorMixin, BaseEstimator):
 
     _fewer_columns_hint = "give fewer 0/1 columns (e.g. NumericBinarizer(max_thresholds=4))"
 
-    def _min_leaf(self, n_rows):
+    _parameter_constraints: dict[str, list[Any]]
+    regularization: float
+    min_samples_leaf: int | float
+    max_thresholds: int | None
+    n_features_in_: int
+
+    if TYPE_CHECKING:
+
+        @abstractmethod
+        def _search(self, min_leaf: int) -> _core.GosdtSearch | _core.Dl85Search: ...
+
+    def _min_leaf(self, n_rows: int) -> int:
         """``min_samples_leaf`` in rows (a fraction of ``n_rows`` rounded up)."""
         if isinstance(self.min_samples_leaf, Integral):
             return int(self.min_samples_leaf)
         return max(1, int(np.ceil(self.min_samples_leaf * n_rows)))
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    def fit(
+        self: _Regressor, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> _Regressor:
         """Finds the optimal regression tree for the features X and targets y.
 
         Parameters
@@ -79,7 +105,8 @@ class CertifiedTreeRegressor(CertifiedSearch, RegressorMixin, BaseEstimator):
         X, y = validate_numeric_data(self, X, y, dtype="numeric", y_numeric=True, ensure_min_features=0)
         require_features(X)
         y = np.ascontiguousarray(y, dtype=np.float64)
-        weight, unit = None, 1.0
+        weight: NDArray[np.float64] | None = None
+        unit = 1.0
         if sample_weight is not None:
             weight = sample_weights(sample_weight, X)
             unit = float(weight.max())
@@ -95,7 +122,14 @@ class CertifiedTreeRegressor(CertifiedSearch, RegressorMixin, BaseEstimator):
             raise res.interrupt
         return self
 
-    def _set_result(self, res, unit, X, y, weight):
+    def _set_result(
+        self,
+        res: _core.FitResult,
+        unit: float,
+        X: NDArray[Any],
+        y: NDArray[np.float64],
+        weight: NDArray[np.float64] | None,
+    ) -> None:
         """``tree_`` (node means, node weights in the caller's units when representable)
         and the certificate from the search's ``FitResult`` on ``X, y, weight``."""
         node_weight = res.value[:, 0]
@@ -107,7 +141,7 @@ class CertifiedTreeRegressor(CertifiedSearch, RegressorMixin, BaseEstimator):
         threshold = res.threshold if numeric is None else numeric.thresholds(res.feature, res.threshold)
         names = getattr(self, "feature_names_in_", None)
 
-        def tree(means):
+        def tree(means: NDArray[np.float64]) -> Tree:
             return Tree(
                 res.children_left,
                 res.children_right,
@@ -124,27 +158,29 @@ class CertifiedTreeRegressor(CertifiedSearch, RegressorMixin, BaseEstimator):
         self.tree_ = tree(_exact_means(tree(res.value[:, 1:2]), X, y, weight))
         self._set_certificate(res)
 
-    def _input(self, X):
+    def _input(self, X: ArrayLike) -> NDArray[Any]:
         check_is_fitted(self, "tree_")
         return validate_numeric_data(self, X, reset=False, dtype="numeric")
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray[np.float64]:
         """The mean training target of the leaf each row of X reaches."""
         X = self._input(X)
         return self.tree_.predict(X)
 
-    def apply(self, X):
+    def apply(self, X: ArrayLike) -> NDArray[np.int64]:
         """Index of the leaf of ``tree_`` each row of X reaches."""
         X = self._input(X)
         return self.tree_.apply(X)
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         return tags
 
 
-def _exact_means(tree, X, y, weight):
+def _exact_means(
+    tree: Tree, X: NDArray[Any], y: NDArray[np.float64], weight: NDArray[np.float64] | None
+) -> NDArray[np.float64]:
     """The node means of ``tree`` recomputed as ``sum(w * y) / sum(w)`` over the rows
     ``X`` sends there, shape (n_nodes, 1): the search works on the standardised target,
     whose means convert back with a rounding residue (a leaf of zeros would print
@@ -254,24 +290,26 @@ class GOSDTRegressor(CertifiedTreeRegressor):
     """
     )
 
-    _parameter_constraints = {
+    _parameter_constraints: dict[str, list[Any]] = {
         **_REGRESSOR_CONSTRAINTS,
         "max_depth": [Interval(Integral, 0, None, closed="left"), None],
     }
 
+    max_depth: int | None
+
     def __init__(
         self,
-        regularization=0.01,
-        max_depth=None,
-        min_samples_leaf=1,
-        time_limit=None,
-        memory_limit=None,
-        verbose=False,
-        max_thresholds=None,
-    ):
+        regularization: float = 0.01,
+        max_depth: int | None = None,
+        min_samples_leaf: int | float = 1,
+        time_limit: float | None = None,
+        memory_limit: int | None = None,
+        verbose: bool = False,
+        max_thresholds: int | None = None,
+    ) -> None:
         store_init_params(self, locals())
 
-    def _search(self, min_leaf):
+    def _search(self, min_leaf: int) -> _core.GosdtSearch:
         return _core.GosdtSearch(
             float(self.regularization), max_depth=saturated(self.max_depth), min_samples_leaf=saturated(min_leaf)
         )
@@ -315,22 +353,24 @@ class DL85Regressor(CertifiedTreeRegressor):
     """
     )
 
-    _parameter_constraints = {
+    _parameter_constraints: dict[str, list[Any]] = {
         **_REGRESSOR_CONSTRAINTS,
         "max_depth": [Interval(Integral, 0, None, closed="left")],
     }
 
+    max_depth: int
+
     def __init__(
         self,
-        max_depth=3,
-        min_samples_leaf=1,
-        regularization=0.0,
-        time_limit=None,
-        memory_limit=None,
-        verbose=False,
-        max_thresholds=None,
-    ):
+        max_depth: int = 3,
+        min_samples_leaf: int | float = 1,
+        regularization: float = 0.0,
+        time_limit: float | None = None,
+        memory_limit: int | None = None,
+        verbose: bool = False,
+        max_thresholds: int | None = None,
+    ) -> None:
         store_init_params(self, locals())
 
-    def _search(self, min_leaf):
+    def _search(self, min_leaf: int) -> _core.Dl85Search:
         return _core.Dl85Search(saturated(self.max_depth), saturated(min_leaf), float(self.regularization))

@@ -25,9 +25,15 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, SupportsFloat, SupportsInt, cast
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 __all__ = ["Tree", "TREE_LEAF", "TREE_UNDEFINED", "TREE_OBLIQUE"]
 
@@ -71,14 +77,14 @@ _LEAF_COLOURS = (
 # --------------------------------------------------------------------------- #
 # small helpers
 # --------------------------------------------------------------------------- #
-def _to_native(value):
+def _to_native(value: Any) -> Any:
     """Convert a numpy scalar (or anything with ``.item()``) to a Python native."""
     if isinstance(value, np.generic):
         return value.item()
     return value
 
 
-def _as_index_array(name, values, n_nodes=None):
+def _as_index_array(name: str, values: ArrayLike, n_nodes: int | None = None) -> NDArray[np.int64]:
     """Validate a 1-D integer array (``children_*``, ``feature``) as int64."""
     arr = np.asarray(values)
     if arr.ndim != 1:
@@ -103,7 +109,7 @@ def _as_index_array(name, values, n_nodes=None):
     raise ValueError(f"{name} must be an integer array, got dtype {arr.dtype}")
 
 
-def _as_float_array(name, values, ndim):
+def _as_float_array(name: str, values: ArrayLike, ndim: int) -> NDArray[np.float64]:
     try:
         arr = np.array(values, dtype=np.float64, copy=True)
     except (TypeError, ValueError) as exc:
@@ -113,7 +119,7 @@ def _as_float_array(name, values, ndim):
     return arr
 
 
-def _format_number(x, decimals):
+def _format_number(x: SupportsFloat, decimals: int | None) -> str:
     """Compact human-readable number: ``10`` not ``10.0``, ``0.3333`` for 1/3.
 
     ``decimals=None`` prints the number exactly (see :func:`_format_exact`).
@@ -131,7 +137,7 @@ def _format_number(x, decimals):
     return text
 
 
-def _format_exact(x):
+def _format_exact(x: SupportsFloat) -> str:
     """The shortest text that reads back as exactly the float ``x``.
 
     ``10`` rather than ``10.0`` for integers below 1e15; otherwise ``repr`` (the
@@ -145,7 +151,7 @@ def _format_exact(x):
     return repr(x)
 
 
-def _format_linear(weights, names):
+def _format_linear(weights: NDArray[np.float64], names: list[str] | _DefaultNames) -> str:
     """``"0.5*age - 2*income"`` for an oblique test (zero weights are left out).
 
     A name that is not a plain identifier is put in parentheses:
@@ -154,7 +160,7 @@ def _format_linear(weights, names):
     The terms are listed in column order with exact weights: the score is
     computed exactly in that order (see :meth:`Tree._goes_left`).
     """
-    terms = []
+    terms: list[str] = []
     for j in np.flatnonzero(weights):
         w, name = weights[j], names[j]
         if not _SIMPLE_NAME_RE.match(name):
@@ -171,20 +177,20 @@ def _format_linear(weights, names):
 class _DefaultNames:
     """The names ``x[0], x[1], ...`` made on demand (no list of ``n_features`` strings)."""
 
-    def __init__(self, n):
+    def __init__(self, n: int) -> None:
         self._n = n
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self._n
 
-    def __getitem__(self, j):
+    def __getitem__(self, j: SupportsInt) -> str:
         j = int(j)
         if not 0 <= j < self._n:
             raise IndexError(j)
         return f"x[{j}]"
 
 
-def binary_columns(X):
+def binary_columns(X: Any) -> NDArray[np.bool_]:
     """Boolean mask of the columns of ``X`` whose values all lie in ``{0, 1}``.
 
     Estimators record it in :attr:`Tree.binary_features` at fit time, so that a
@@ -193,10 +199,10 @@ def binary_columns(X):
     X = _to_2d_array(X)
     if X.dtype.kind == "b":
         return np.ones(X.shape[1], dtype=bool)
-    return np.all((X == 0) | (X == 1), axis=0)
+    return cast("NDArray[np.bool_]", np.all((X == 0) | (X == 1), axis=0))
 
 
-def _negate_condition(name):
+def _negate_condition(name: str) -> str:
     """Negate a condition-like feature name for the false (0) branch.
 
     ``"a <= t"`` -> ``"a > t"``, ``"a < t"`` -> ``"a >= t"``,
@@ -218,10 +224,10 @@ def _negate_condition(name):
     return f"not ({name})"
 
 
-def _refuse_inexact_integers(df):
+def _refuse_inexact_integers(df: Any) -> None:
     """Refuse integer DataFrame columns that float64 (the common dtype) would round."""
     for name, dtype in zip(df.columns, df.dtypes):
-        if getattr(dtype, "kind", None) in "iu":
+        if cast(str, getattr(dtype, "kind", None)) in "iu":  # every dtype has a kind
             col = df[name].to_numpy()
             if col.size and (col.max() > 2**53 or col.min() < -(2**53)):
                 raise ValueError(
@@ -231,7 +237,7 @@ def _refuse_inexact_integers(df):
                 )
 
 
-def _to_2d_array(X):
+def _to_2d_array(X: Any) -> NDArray[Any]:
     """Convert X (array-like, DataFrame, sparse) to a 2-D numeric numpy array.
 
     The dtype is kept when it is boolean, integer or floating (no copy of a large
@@ -270,7 +276,7 @@ def _to_2d_array(X):
 _MAX_FEATURES = 2**24
 
 
-def _dict_int(v, what):
+def _dict_int(v: object, what: str) -> int:
     """An integer field of a tree dict: a Python int (not bool, not 1.7, not "1")."""
     if isinstance(v, bool) or not isinstance(v, (numbers.Integral, float)):
         raise ValueError(f"tree dict {what} must be an integer, got {v!r:.80}")
@@ -284,7 +290,7 @@ def _dict_int(v, what):
     return v
 
 
-def _dict_float(v, what):
+def _dict_float(v: object, what: str) -> float:
     """A numeric field of a tree dict: an int or float (not bool, not a string)."""
     if isinstance(v, bool) or not isinstance(v, numbers.Real):
         raise ValueError(f"tree dict {what} must be a number, got {v!r:.80}")
@@ -294,7 +300,9 @@ def _dict_float(v, what):
         raise ValueError(f"tree dict {what} is too large for a float: {v!r:.80}") from None
 
 
-def _dict_labels(ids, nodes, classes):
+def _dict_labels(
+    ids: list[int], nodes: Sequence[Mapping[str, Any]], classes: NDArray[Any] | None
+) -> NDArray[np.int64] | None:
     """The ``"label"`` entries of a tree dict's nodes (class indices, on every node of
     a classification tree or on none) as an array in id order, or None."""
     has = [node.get("label") is not None for node in nodes]
@@ -314,7 +322,7 @@ def _dict_labels(ids, nodes, classes):
     return labels
 
 
-def _dict_classes(classes):
+def _dict_classes(classes: object) -> NDArray[Any]:
     """Class labels of a tree dict: all strings, all bools or all numbers (ints in int64)."""
     if not isinstance(classes, (list, tuple)) or len(classes) == 0:
         raise ValueError("tree dict 'classes' must be a non-empty list of labels")
@@ -338,7 +346,9 @@ def _dict_classes(classes):
 # --------------------------------------------------------------------------- #
 # the model
 # --------------------------------------------------------------------------- #
-def _node_labels(labels, value, task):
+def _node_labels(
+    labels: ArrayLike | None, value: NDArray[np.float64], task: str
+) -> NDArray[np.int64] | None:
     """``labels`` validated as class indices of a classification tree (int64), or None
     when absent or equal to the argmax of ``value`` at every node."""
     if labels is None:
@@ -444,31 +454,43 @@ class Tree:
         predict 0  (n=6; 0: 5, 1: 1; p=0.8333)
     """
 
+    children_left: NDArray[np.int64]
+    children_right: NDArray[np.int64]
+    feature: NDArray[np.int64]
+    threshold: NDArray[np.float64]
+    value: NDArray[np.float64]
+    weighted_n_node_samples: NDArray[np.float64]
+    #: None for a regression tree.
+    classes: NDArray[Any] | None
+    feature_names: list[str] | None
+    n_features: int
+    _node_depth: NDArray[np.int64]
+
     # Defaults for trees pickled before oblique tests and regression existed.
-    weights = None
-    task = "classification"
-    binary_features = None
-    weight_label = "n"
-    labels = None
+    weights: NDArray[np.float64] | None = None
+    task: str = "classification"
+    binary_features: NDArray[np.bool_] | None = None
+    weight_label: str = "n"
+    labels: NDArray[np.int64] | None = None
 
     def __init__(
         self,
-        children_left,
-        children_right,
-        feature,
-        threshold,
-        value,
-        weighted_n_node_samples,
+        children_left: ArrayLike,
+        children_right: ArrayLike,
+        feature: ArrayLike,
+        threshold: ArrayLike,
+        value: ArrayLike,
+        weighted_n_node_samples: ArrayLike,
         *,
-        classes=None,
-        feature_names=None,
-        n_features=None,
-        weights=None,
-        task="classification",
-        binary_features=None,
-        weight_label="n",
-        labels=None,
-    ):
+        classes: ArrayLike | None = None,
+        feature_names: Iterable[str] | None = None,
+        n_features: int | np.integer[Any] | None = None,
+        weights: ArrayLike | None = None,
+        task: str = "classification",
+        binary_features: ArrayLike | None = None,
+        weight_label: str = "n",
+        labels: ArrayLike | None = None,
+    ) -> None:
         if task not in ("classification", "regression"):
             raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
         children_left = _as_index_array("children_left", children_left)
@@ -635,23 +657,24 @@ class Tree:
             )
 
         n_classes = value.shape[1]
+        class_labels: NDArray[Any] | None = None  # stays None for a regression tree
         if task == "regression":
             pass
         elif classes is None:
-            classes = np.arange(n_classes)
+            class_labels = np.arange(n_classes)
         else:
-            classes = np.array(classes, copy=True)
-            if classes.ndim != 1 or classes.shape[0] != n_classes:
+            class_labels = np.array(classes, copy=True)
+            if class_labels.ndim != 1 or class_labels.shape[0] != n_classes:
                 raise ValueError(
                     f"classes must be a 1-D array of length {n_classes} (the number of "
-                    f"value columns), got shape {classes.shape}"
+                    f"value columns), got shape {class_labels.shape}"
                 )
             try:
-                n_unique = len(set(_to_native(c) for c in classes))
+                n_unique = len(set(_to_native(c) for c in class_labels))
             except TypeError:
                 n_unique = n_classes
             if n_unique != n_classes:
-                raise ValueError(f"classes must be unique, got {classes.tolist()}")
+                raise ValueError(f"classes must be unique, got {class_labels.tolist()}")
         labels = _node_labels(labels, value, task)
 
         self.children_left = children_left
@@ -660,7 +683,7 @@ class Tree:
         self.threshold = threshold
         self.value = value
         self.weighted_n_node_samples = weighted
-        self.classes = classes
+        self.classes = class_labels
         self.feature_names = feature_names
         self.n_features = n_features
         self.weights = weights
@@ -674,37 +697,37 @@ class Tree:
     # structure
     # ------------------------------------------------------------------ #
     @property
-    def node_count(self):
+    def node_count(self) -> int:
         """int : Number of nodes (internal nodes and leaves)."""
         return int(self.children_left.shape[0])
 
     @property
-    def n_classes(self):
+    def n_classes(self) -> int:
         """int : Number of classes (columns of ``value``)."""
         return int(self.value.shape[1])
 
     @property
-    def is_leaf(self):
+    def is_leaf(self) -> NDArray[np.bool_]:
         """ndarray of bool, shape (n_nodes,) : True for leaves."""
-        return self.children_left == TREE_LEAF
+        return cast("NDArray[np.bool_]", self.children_left == TREE_LEAF)
 
     @property
-    def n_leaves(self):
+    def n_leaves(self) -> int:
         """int : Number of leaves."""
         return int(np.count_nonzero(self.is_leaf))
 
     @property
-    def depth(self):
+    def depth(self) -> int:
         """int : Length of the longest root-to-leaf path (a root-only tree has depth 0)."""
         return int(self._node_depth.max())
 
     @property
-    def node_depth(self):
+    def node_depth(self) -> NDArray[np.int64]:
         """ndarray of int64, shape (n_nodes,) : Depth of every node (root = 0)."""
         return self._node_depth.copy()
 
     @property
-    def prediction(self):
+    def prediction(self) -> NDArray[Any]:
         """ndarray, shape (n_nodes,) : Class label predicted at every node.
 
         ``classes[labels[i]]`` when the tree has ``labels``, else
@@ -713,27 +736,29 @@ class Tree:
         """
         if self.task == "regression":
             return self.value[:, 0].copy()
-        return self.classes[self._class_index()]
+        return cast("NDArray[Any]", self.classes)[self._class_index()]
 
-    def _class_index(self):
+    def _class_index(self) -> NDArray[np.intp]:
         """Index into ``classes`` of the class every node predicts."""
         if self.labels is not None:
             return self.labels
-        return np.argmax(self.value, axis=1)
+        return cast("NDArray[np.intp]", np.argmax(self.value, axis=1))
 
     # ------------------------------------------------------------------ #
     # prediction
     # ------------------------------------------------------------------ #
-    def _validate_X(self, X):
-        X = _to_2d_array(X)
-        if X.shape[1] < self.n_features:
+    def _validate_X(self, X: Any) -> NDArray[Any]:
+        rows = _to_2d_array(X)
+        if rows.shape[1] < self.n_features:
             raise ValueError(
-                f"X has {X.shape[1]} features (columns) but the tree expects at least "
+                f"X has {rows.shape[1]} features (columns) but the tree expects at least "
                 f"{self.n_features}"
             )
-        return X
+        return rows
 
-    def _goes_left(self, X, nodes, rows):
+    def _goes_left(
+        self, X: NDArray[Any], nodes: NDArray[np.int64], rows: NDArray[np.int64]
+    ) -> NDArray[np.bool_]:
         """Evaluate the test of ``nodes[k]`` on row ``rows[k]`` of ``X``.
 
         This is the single place where a node test is computed; every
@@ -767,7 +792,7 @@ class Tree:
             left[obl] = score <= self.threshold[nodes[obl]]
         return left
 
-    def _axis_left(self, x, nodes):
+    def _axis_left(self, x: NDArray[Any], nodes: NDArray[np.int64]) -> NDArray[np.bool_]:
         """``x <= threshold[nodes]``, exact for integer ``x`` too.
 
         numpy would compare an int64 with a float64 threshold after rounding the
@@ -779,7 +804,9 @@ class Tree:
         below, above, bound = self._integer_thresholds(x.dtype)
         return ~below[nodes] & (above[nodes] | (x <= bound[nodes]))
 
-    def _integer_thresholds(self, dtype):
+    def _integer_thresholds(
+        self, dtype: np.dtype[np.integer[Any]]
+    ) -> tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.integer[Any]]]:
         """Per node: (no value of ``dtype`` goes left, every value goes left, floor(t))."""
         info = np.iinfo(dtype)
         floor = np.floor(self.threshold)
@@ -790,7 +817,7 @@ class Tree:
         bound = np.array([int(v) for v in clipped.tolist()], dtype=dtype)
         return below, above, bound
 
-    def _apply(self, X):
+    def _apply(self, X: NDArray[Any]) -> NDArray[np.int64]:
         n = X.shape[0]
         node = np.zeros(n, dtype=np.int64)
         is_leaf = self.is_leaf
@@ -804,7 +831,7 @@ class Tree:
             node[active] = np.where(left, self.children_left[cur], self.children_right[cur])
         return node
 
-    def apply(self, X):
+    def apply(self, X: Any) -> NDArray[np.int64]:
         """Index of the leaf reached by every row.
 
         Parameters
@@ -818,7 +845,7 @@ class Tree:
         """
         return self._apply(self._validate_X(X))
 
-    def predict(self, X):
+    def predict(self, X: Any) -> NDArray[Any]:
         """Predicted class label of every row (``classes[argmax(value[leaf])]``).
 
         A tree with ``labels`` predicts ``classes[labels[leaf]]`` (for a tree fitted
@@ -837,10 +864,10 @@ class Tree:
         """
         leaves = self.apply(X)
         if self.task == "regression":
-            return self.value[leaves, 0].copy()
-        return self.classes[self._class_index()[leaves]]
+            return cast("NDArray[np.float64]", self.value[leaves, 0].copy())
+        return cast("NDArray[Any]", self.classes)[self._class_index()[leaves]]
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Any) -> NDArray[np.float64]:
         """Class proportions of the leaf reached by every row.
 
         A leaf with zero total weight predicts the uniform distribution. These are
@@ -866,20 +893,20 @@ class Tree:
             raise ValueError("predict_proba is only defined for classification trees; use predict")
         return self._node_proba()[self.apply(X)]
 
-    def _node_proba(self):
+    def _node_proba(self) -> NDArray[np.float64]:
         # Scale each row by its largest entry first: totals such as 1e308 + 1e308
         # would overflow to inf and give proportions of 0.
         peak = self.value.max(axis=1, keepdims=True)
         with np.errstate(invalid="ignore", divide="ignore"):
             scaled = self.value / peak
-            proba = scaled / scaled.sum(axis=1, keepdims=True)
+            proba: NDArray[np.float64] = scaled / scaled.sum(axis=1, keepdims=True)
         proba[peak[:, 0] <= 0] = 1.0 / self.n_classes
         return proba
 
     # ------------------------------------------------------------------ #
     # display helpers
     # ------------------------------------------------------------------ #
-    def _resolve_feature_names(self, feature_names):
+    def _resolve_feature_names(self, feature_names: Iterable[str] | None) -> list[str] | _DefaultNames:
         if feature_names is None:
             feature_names = self.feature_names
         if feature_names is None:
@@ -894,10 +921,10 @@ class Tree:
             )
         return names
 
-    def _resolve_class_names(self, class_names):
+    def _resolve_class_names(self, class_names: Iterable[Any] | Mapping[Any, Any] | None) -> list[str]:
         if self.task == "regression":
             return []
-        labels = [_to_native(c) for c in self.classes]
+        labels = [_to_native(c) for c in cast("NDArray[Any]", self.classes)]
         if class_names is None:
             return [str(c) for c in labels]
         if isinstance(class_names, Mapping):
@@ -911,7 +938,7 @@ class Tree:
             )
         return names
 
-    def _is_binary_test(self, node):
+    def _is_binary_test(self, node: int) -> bool:
         """True when the node tests a column known to be 0/1 with ``0 <= t < 1``.
 
         Only then does ``x <= t`` mean "the column is 0", i.e. the yes/no question
@@ -920,9 +947,12 @@ class Tree:
         f = int(self.feature[node])
         if f < 0 or self.binary_features is None or not self.binary_features[f]:
             return False
-        return 0.0 <= self.threshold[node] < 1.0
+        t: float = self.threshold[node]
+        return 0.0 <= t < 1.0
 
-    def _branches(self, node, names, decimals=None):
+    def _branches(
+        self, node: int, names: list[str] | _DefaultNames, decimals: int | None = None
+    ) -> list[tuple[int, str]]:
         """``[(child, condition), (child, condition)]`` for an internal node.
 
         The first entry is the branch where the node's test reads as *true*:
@@ -934,7 +964,7 @@ class Tree:
         """
         left, right = int(self.children_left[node]), int(self.children_right[node])
         if self.feature[node] == TREE_OBLIQUE:
-            lhs = _format_linear(self.weights[node], names)
+            lhs = _format_linear(cast("NDArray[np.float64]", self.weights)[node], names)
             t = _format_exact(self.threshold[node])
             return [(left, f"{lhs} <= {t}"), (right, f"linear score > {t}")]
         name = names[self.feature[node]]
@@ -943,7 +973,9 @@ class Tree:
         t = _format_exact(self.threshold[node])
         return [(left, f"{name} <= {t}"), (right, f"{name} > {t}")]
 
-    def _leaf_summary(self, node, cnames, decimals):
+    def _leaf_summary(
+        self, node: int, cnames: list[str], decimals: int | None
+    ) -> tuple[str, str, str | None, str | None]:
         if self.task == "regression":
             n = _format_number(self.weighted_n_node_samples[node], decimals)
             return _format_number(self.value[node, 0], decimals), n, None, None
@@ -955,7 +987,12 @@ class Tree:
         n = _format_number(self.weighted_n_node_samples[node], decimals)
         return cnames[k], n, counts, p
 
-    def to_text(self, feature_names=None, class_names=None, decimals=4):
+    def to_text(
+        self,
+        feature_names: Iterable[str] | None = None,
+        class_names: Iterable[Any] | Mapping[Any, Any] | None = None,
+        decimals: int | None = 4,
+    ) -> str:
         """Readable nested if/else rules.
 
         Parameters
@@ -1010,14 +1047,15 @@ class Tree:
         wl = self.weight_label
         indent = "    "
         lines = []
-        stack = [("node", 0, 0)]
+        # ("line", text, level) or ("node", node id, level)
+        stack: list[tuple[str, str | int, int]] = [("node", 0, 0)]
         while stack:
             kind, item, level = stack.pop()
             pad = indent * level
             if kind == "line":
-                lines.append(pad + item)
+                lines.append(pad + cast(str, item))
                 continue
-            node = item
+            node = cast(int, item)
             if self.children_left[node] == TREE_LEAF:
                 label, n, counts, p = self._leaf_summary(node, cnames, decimals)
                 if counts is None:  # regression: the leaf mean
@@ -1033,7 +1071,11 @@ class Tree:
             stack.append(("line", f"if {cond}:", level))
         return "\n".join(lines)
 
-    def to_dot(self, feature_names=None, class_names=None):
+    def to_dot(
+        self,
+        feature_names: Iterable[str] | None = None,
+        class_names: Iterable[Any] | Mapping[Any, Any] | None = None,
+    ) -> str:
         """Graphviz DOT source of the tree.
 
         Internal nodes show their test; edges are labelled ``true`` / ``false``
@@ -1055,7 +1097,7 @@ class Tree:
 
         wl = self.weight_label
 
-        def esc(s):
+        def esc(s: str) -> str:
             return s.replace("\\", "\\\\").replace('"', '\\"')
 
         out = [
@@ -1097,7 +1139,12 @@ class Tree:
         out.append("}")
         return "\n".join(out) + "\n"
 
-    def plot(self, ax=None, feature_names=None, class_names=None):
+    def plot(
+        self,
+        ax: Axes | None = None,
+        feature_names: Iterable[str] | None = None,
+        class_names: Iterable[Any] | Mapping[Any, Any] | None = None,
+    ) -> Axes:
         """Draw the tree with matplotlib (boxes and lines).
 
         Parameters
@@ -1206,7 +1253,7 @@ class Tree:
     # ------------------------------------------------------------------ #
     # serialisation
     # ------------------------------------------------------------------ #
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable description of the tree (schema ``treeopt.tree/1``).
 
         Returns
@@ -1245,7 +1292,7 @@ class Tree:
                 "weight": float(self.weighted_n_node_samples[i]),
             }
             if oblique:
-                node["weights"] = [float(w) for w in self.weights[i]]
+                node["weights"] = [float(w) for w in cast("NDArray[np.float64]", self.weights)[i]]
             if self.labels is not None:
                 node["label"] = int(self.labels[i])
             nodes.append(node)
@@ -1254,7 +1301,7 @@ class Tree:
             "n_features": int(self.n_features),
             "classes": None
             if self.task == "regression"
-            else [_to_native(c) for c in self.classes],
+            else [_to_native(c) for c in cast("NDArray[Any]", self.classes)],
             "feature_names": None if self.feature_names is None else list(self.feature_names),
             "nodes": nodes,
         }
@@ -1267,7 +1314,7 @@ class Tree:
         return out
 
     @classmethod
-    def from_dict(cls, d):
+    def from_dict(cls, d: Mapping[str, Any]) -> Tree:
         """Rebuild a tree from :meth:`to_dict` output (e.g. after a JSON round trip).
 
         Parameters
@@ -1391,7 +1438,12 @@ class Tree:
         )
 
     @classmethod
-    def from_sklearn(cls, estimator, feature_names=None, binary_features=None):
+    def from_sklearn(
+        cls,
+        estimator: Any,
+        feature_names: Iterable[str] | None = None,
+        binary_features: ArrayLike | None = None,
+    ) -> Tree:
         """Convert a fitted scikit-learn decision tree.
 
         Parameters
@@ -1491,7 +1543,7 @@ class Tree:
     # ------------------------------------------------------------------ #
     # dunder methods
     # ------------------------------------------------------------------ #
-    def to_sklearn(self):
+    def to_sklearn(self) -> DecisionTreeClassifier | DecisionTreeRegressor:
         """This tree as a fitted scikit-learn ``DecisionTreeClassifier`` / ``DecisionTreeRegressor``.
 
         The estimator's ``predict`` gives what :meth:`predict` gives, so scikit-learn's
@@ -1550,6 +1602,7 @@ class Tree:
                 "represent; only axis-aligned trees convert"
             )
         regression = self.task == "regression"
+        estimator: DecisionTreeClassifier | DecisionTreeRegressor
         n = self.node_count
         internal = ~self.is_leaf
         nodes = np.zeros(n, dtype=NODE_DTYPE)
@@ -1570,9 +1623,9 @@ class Tree:
             off = np.argmax(value, axis=1) != label  # labels that are not the majority
             value[off] = np.eye(self.n_classes)[label[off]]
             estimator = DecisionTreeClassifier()
-            estimator.classes_ = self.classes.copy()
+            estimator.classes_ = cast("NDArray[Any]", self.classes).copy()
             estimator.n_classes_ = self.n_classes
-        if "missing_go_to_left" in NODE_DTYPE.names:
+        if "missing_go_to_left" in cast("tuple[str, ...]", NODE_DTYPE.names):  # a structured dtype
             nodes["missing_go_to_left"] = 1
         n_outputs = np.array([value.shape[1]], dtype=np.intp)
         tree = SklearnTree(self.n_features, n_outputs, 1)
@@ -1587,17 +1640,17 @@ class Tree:
             estimator.feature_names_in_ = np.asarray(self.feature_names, dtype=object)
         return estimator
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self.task == "regression":
             what = "task='regression'"
         else:
-            what = f"classes={[_to_native(c) for c in self.classes]!r}"
+            what = f"classes={[_to_native(c) for c in cast('NDArray[Any]', self.classes)]!r}"
         return (
             f"Tree(node_count={self.node_count}, n_leaves={self.n_leaves}, "
             f"depth={self.depth}, n_features={self.n_features}, {what})"
         )
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         """Structural equality: same arrays (labels included), classes, feature names and
         n_features."""
         if not isinstance(other, Tree):
@@ -1608,13 +1661,18 @@ class Tree:
             return False
         if self.weight_label != other.weight_label:
             return False
+        # (each "b is not None" below follows from the test before it)
         a, b = self.labels, other.labels
-        if (a is None) != (b is None) or (a is not None and not np.array_equal(a, b)):
+        if (a is None) != (b is None) or (a is not None and b is not None and not np.array_equal(a, b)):
             return False
-        a, b = self.binary_features, other.binary_features
-        if (a is None) != (b is None) or (a is not None and not np.array_equal(a, b)):
+        fa, fb = self.binary_features, other.binary_features
+        if (fa is None) != (fb is None) or (fa is not None and fb is not None and not np.array_equal(fa, fb)):
             return False
-        if self.weights is not None and not np.array_equal(self.weights, other.weights):
+        if (
+            self.weights is not None
+            and other.weights is not None
+            and not np.array_equal(self.weights, other.weights)
+        ):
             return False
         if self.task == "regression":
             return (
@@ -1637,10 +1695,12 @@ class Tree:
             a, b = getattr(self, name), getattr(other, name)
             if a.shape != b.shape or not np.array_equal(a, b):
                 return False
-        if self.classes.shape != other.classes.shape:
+        classes, other_classes = cast("NDArray[Any]", self.classes), cast("NDArray[Any]", other.classes)
+        if classes.shape != other_classes.shape:
             return False
-        if [_to_native(c) for c in self.classes] != [_to_native(c) for c in other.classes]:
+        if [_to_native(c) for c in classes] != [_to_native(c) for c in other_classes]:
             return False
         return self.feature_names == other.feature_names
 
-    __hash__ = None  # mutable arrays: not hashable
+    # mutable arrays: not hashable (declared as typeshed declares list's and dict's)
+    __hash__ = None  # type: ignore[assignment]

@@ -8,16 +8,20 @@ and :func:`subtree` builds it.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+from numpy.typing import NDArray
 
 from ._model import TREE_LEAF, TREE_UNDEFINED, Tree
 
 __all__ = ["best_pruning", "postorder", "subtree"]
 
 
-def postorder(children_left, children_right):
+def postorder(children_left: NDArray[np.integer[Any]], children_right: NDArray[np.integer[Any]]) -> list[int | np.integer[Any]]:
     """Node indices reachable from the root, every child before its parent."""
-    order, stack = [], [0]
+    order: list[int | np.integer[Any]] = []
+    stack: list[int | np.integer[Any]] = [0]
     while stack:
         node = stack.pop()
         order.append(node)
@@ -27,7 +31,12 @@ def postorder(children_left, children_right):
     return order[::-1]
 
 
-def best_pruning(children_left, children_right, leaf_cost, rtol=0.0):
+def best_pruning(
+    children_left: NDArray[np.integer[Any]],
+    children_right: NDArray[np.integer[Any]],
+    leaf_cost: NDArray[np.float64],
+    rtol: float = 0.0,
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """The pruning minimising the summed ``leaf_cost`` of its leaves.
 
     ``leaf_cost[i]`` is what node ``i`` costs as a leaf (penalty included). A node
@@ -58,24 +67,24 @@ def best_pruning(children_left, children_right, leaf_cost, rtol=0.0):
     return best, make_leaf
 
 
-def subtree(tree, make_leaf):
+def subtree(tree: Tree, make_leaf: NDArray[np.bool_]) -> Tree:
     """Copy of ``tree`` where every node with ``make_leaf`` True becomes a leaf.
 
     Nodes below such a node are dropped and the rest renumbered in pre-order (left
     child first).
     """
     cl, cr = tree.children_left, tree.children_right
-    new_id = {}
-    order = []
-    stack = [0]
+    new_id: dict[int | np.integer[Any], int] = {}
+    preorder: list[int | np.integer[Any]] = []
+    stack: list[int | np.integer[Any]] = [0]
     while stack:
         node = stack.pop()
-        new_id[node] = len(order)
-        order.append(node)
+        new_id[node] = len(preorder)
+        preorder.append(node)
         if cl[node] != TREE_LEAF and not make_leaf[node]:
             stack.append(cr[node])
             stack.append(cl[node])
-    order = np.asarray(order, dtype=np.int64)
+    order = np.asarray(preorder, dtype=np.int64)
     leaf = (cl[order] == TREE_LEAF) | make_leaf[order]
     left = np.where(leaf, TREE_LEAF, [new_id.get(int(c), -1) for c in cl[order]])
     right = np.where(leaf, TREE_LEAF, [new_id.get(int(c), -1) for c in cr[order]])
