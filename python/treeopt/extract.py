@@ -124,7 +124,7 @@ _AUTO_DRAWS = 3
 _GMM_PURPOSE = "to fit a Gaussian mixture and sample from it"
 
 
-def _check_not_too_large(X: NDArray[np.float64], ok: NDArray[np.bool_]) -> None:
+def _check_not_too_large(X: NDArray[np.float64], ok: NDArray[np.bool_] | np.bool_) -> None:
     """A ValueError naming the first column whose magnitude ``ok`` says is too large."""
     if not np.all(ok):
         raise too_large_error(X, int(np.flatnonzero(~ok)[0]), _GMM_PURPOSE)
@@ -733,7 +733,7 @@ def _best_split(
                 # cumsum: exact, and much faster than a float one)
                 counts = np.cumsum(np.take(hit, order), axis=1, dtype=np.int32)
                 left = counts[:, :-1].astype(np.float64)
-                class_total = float(np.count_nonzero(hit))
+                class_total: float | NDArray[np.float64] = float(np.count_nonzero(hit))
             else:
                 left = np.cumsum(np.take(np.where(hit, weights, 0.0), order), axis=1)
                 class_total = left[:, -1:].copy()
@@ -1582,7 +1582,10 @@ class _BaseExtractedTree(BaseEstimator):
 
     def _validated(self, X: ArrayLike) -> NDArray[np.float64]:
         check_is_fitted(self, "tree_")
-        return validate_numeric_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+        checked: NDArray[np.float64] = validate_numeric_data(
+            self, X, reset=False, dtype=np.float64, ensure_all_finite=True
+        )
+        return checked
 
     def apply(self, X: ArrayLike) -> NDArray[np.intp]:
         """Index of the leaf of ``tree_`` reached by every row of X."""
@@ -1788,7 +1791,8 @@ def _importance_weights(
                 path_rate[child] += path_rate[node]
                 stack.append(child)
     weight = 1.0 / path_rate[tree.apply(X)]
-    return weight / weight.sum()
+    normalised: NDArray[np.float64] = weight / weight.sum()
+    return normalised
 
 
 class ExtractedTreeRegressor(RegressorMixin, _BaseExtractedTree):
