@@ -64,6 +64,7 @@ from .binarize._core import (
 
 if TYPE_CHECKING:
     import pandas as pd
+    from sklearn.utils import Tags
 
     from .optimal import GOSDTClassifier, GOSDTRegressor
 
@@ -1592,7 +1593,7 @@ class _BaseExtractedTree(BaseEstimator):
         X = self._validated(X)
         return self.tree_.apply(X)
 
-    def __sklearn_tags__(self) -> Any:
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.target_tags.required = False
         tags.input_tags.allow_nan = False

@@ -24,7 +24,7 @@ import copy
 import math
 import warnings
 from numbers import Integral, Real
-from typing import Any, Literal, Union, overload
+from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import numpy as np
 from numpy.random import RandomState
@@ -48,6 +48,9 @@ from .binarize._core import (
 from ._base import refuse_booleans, store_init_params
 from ._docstrings import FITTED_ROWS, takes_rows
 from .optimal import GOSDTClassifier
+
+if TYPE_CHECKING:
+    from sklearn.utils import Tags
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
@@ -419,7 +422,7 @@ class ThresholdGuessBinarizer(BinarizerBase):
         :class:`~treeopt.NumericBinarizer`."""
         return threshold_column_names(self.output_columns_, input_features)
 
-    def __sklearn_tags__(self) -> Any:
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
         return tags
@@ -805,7 +808,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "tree_")
         return self.tree_.apply(_validate_numeric(self, X, reset=False))
 
-    def __sklearn_tags__(self) -> Any:
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         return tags
