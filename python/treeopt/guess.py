@@ -24,8 +24,11 @@ import copy
 import math
 import warnings
 from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import numpy as np
+from numpy.random import RandomState
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.dummy import DummyClassifier
 from sklearn.ensemble import GradientBoostingClassifier
@@ -46,6 +49,9 @@ from ._base import refuse_booleans, store_init_params
 from ._docstrings import FITTED_ROWS, takes_rows
 from .optimal import GOSDTClassifier
 
+if TYPE_CHECKING:
+    from sklearn.utils import Tags
+
 __all__ = [
     "DEFAULT_MAX_DEPTH",
     "OptimalTreeClassifier",
@@ -64,7 +70,7 @@ DEFAULT_MAX_DEPTH = 5
 # --------------------------------------------------------------------------- #
 # Depth guess (Theorem 4.2)
 # --------------------------------------------------------------------------- #
-def _check_positive_int(name, value):
+def _check_positive_int(name: str, value: object) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral):
         raise TypeError(f"{name} must be an int >= 1, got {value!r}")
     if value < 1:
@@ -72,7 +78,7 @@ def _check_positive_int(name, value):
     return int(value)
 
 
-def depth_for_ensemble(n_estimators, vc_dim_weak):
+def depth_for_ensemble(n_estimators: int, vc_dim_weak: int) -> int:
     """Depth at which single trees match an ensemble's VC dimension (Theorem 4.2).
 
     ``d = ceil(log2((K*V + K) * (3 ln(K*V + K) + 2)))`` for an ensemble
@@ -116,7 +122,7 @@ def depth_for_ensemble(n_estimators, vc_dim_weak):
     return int(math.ceil(math.log2(m * (3.0 * math.log(m) + 2.0))))
 
 
-def guess_max_depth(n_estimators, estimator_depth):
+def guess_max_depth(n_estimators: int, estimator_depth: int) -> int:
     """Default ``max_depth`` of :class:`OptimalTreeClassifier` for a boosted reference.
 
     ``min(depth_for_ensemble(n_estimators, 2**estimator_depth), DEFAULT_MAX_DEPTH)``:
@@ -146,19 +152,38 @@ def guess_max_depth(n_estimators, estimator_depth):
 # --------------------------------------------------------------------------- #
 # Threshold guess (§4.1, column elimination)
 # --------------------------------------------------------------------------- #
-def _validate_numeric(estimator, X, y="no_validation", reset=True):
+@overload
+def _validate_numeric(
+    estimator: BaseEstimator, X: ArrayLike, *, reset: bool = True
+) -> NDArray[np.float64]: ...
+@overload
+def _validate_numeric(
+    estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, reset: bool = True
+) -> tuple[NDArray[np.float64], NDArray[Any]]: ...
+def _validate_numeric(
+    estimator: BaseEstimator, X: ArrayLike, y: ArrayLike = "no_validation", reset: bool = True
+) -> NDArray[np.float64] | tuple[NDArray[np.float64], NDArray[Any]]:
     """``validate_data`` to float64 with a clear error for non-numeric columns."""
-    return validate_numeric_data(estimator, X, y, reset=reset)
+    checked: NDArray[np.float64] | tuple[NDArray[np.float64], NDArray[Any]]
+    checked = validate_numeric_data(estimator, X, y, reset=reset)
+    return checked
 
 
-def _weighted_accuracy(model, X, y, weight):
-    correct = model.predict(X) == y
+#: The models :class:`ThresholdGuessBinarizer` fits (a prior when the ensemble made
+#: no split).
+_Reference = Union[GradientBoostingClassifier, DummyClassifier]
+
+
+def _weighted_accuracy(
+    model: _Reference, X: NDArray[Any], y: NDArray[Any], weight: NDArray[np.float64] | None
+) -> float:
+    correct: NDArray[np.bool_] = model.predict(X) == y
     if weight is None:
-        return float(np.count_nonzero(correct)) / correct.shape[0]
+        return float(np.count_nonzero(correct)) / int(correct.shape[0])
     return float(weight[correct].sum()) / float(weight.sum())
 
 
-def _split_importance(model, n_columns):
+def _split_importance(model: GradientBoostingClassifier, n_columns: int) -> NDArray[np.float64]:
     """Per column: summed weighted impurity decrease of every split on it (MDI).
 
     ``w(node) * impurity(node) - w(left) * impurity(left) - w(right) * impurity(right)``
@@ -269,7 +294,7 @@ class ThresholdGuessBinarizer(BinarizerBase):
     ['worst radius <= 16.795000076293945', 'worst perimeter <= 105.95000076293945']
     """
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: dict[str, list[Any]] = {
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "max_depth": [Interval(Integral, 1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
@@ -277,12 +302,25 @@ class ThresholdGuessBinarizer(BinarizerBase):
         "random_state": ["random_state"],
     }
 
+    n_estimators: int
+    max_depth: int
+    learning_rate: float
+    tolerance: float
+    random_state: int | RandomState | None
+    n_features_in_: int
+    feature_names_in_: NDArray[np.object_]
+
     def __init__(
-        self, n_estimators=40, max_depth=1, learning_rate=0.1, tolerance=0.0, random_state=0
-    ):
+        self,
+        n_estimators: int = 40,
+        max_depth: int = 1,
+        learning_rate: float = 0.1,
+        tolerance: float = 0.0,
+        random_state: int | RandomState | None = 0,
+    ) -> None:
         store_init_params(self, locals())
 
-    def _ensemble(self, seed):
+    def _ensemble(self, seed: int) -> GradientBoostingClassifier:
         return GradientBoostingClassifier(
             n_estimators=self.n_estimators,
             max_depth=self.max_depth,
@@ -291,7 +329,9 @@ class ThresholdGuessBinarizer(BinarizerBase):
         )
 
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y, sample_weight=None):
+    def fit(
+        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> ThresholdGuessBinarizer:
         """Fit the ensemble and eliminate thresholds.
 
         Parameters
@@ -320,7 +360,7 @@ class ThresholdGuessBinarizer(BinarizerBase):
         initial = self._ensemble(seed).fit(X, y, sample_weight=weight)
         self.initial_model_ = initial
         self.initial_score_ = _weighted_accuracy(initial, X, y, weight)
-        pairs = set()
+        pairs: set[tuple[int, float]] = set()
         for tree in np.ravel(initial.estimators_):
             t = tree.tree_
             internal = t.children_left >= 0
@@ -328,6 +368,8 @@ class ThresholdGuessBinarizer(BinarizerBase):
         candidates = sorted((int(j), float(t)) for j, t in pairs)
         self.candidate_columns_ = candidates
 
+        kept: list[int]
+        reference: _Reference
         if not candidates:
             kept = []
             reference = DummyClassifier(strategy="prior").fit(
@@ -353,17 +395,17 @@ class ThresholdGuessBinarizer(BinarizerBase):
         self.reference_model_ = reference
         self.reference_score_ = score
         self.output_columns_ = [candidates[i] for i in kept]
-        thresholds = [[] for _ in range(X.shape[1])]
+        thresholds: list[list[float]] = [[] for _ in range(X.shape[1])]
         for j, t in self.output_columns_:
             thresholds[j].append(t)
         self.thresholds_ = [np.asarray(t, dtype=np.float64) for t in thresholds]
         self.n_features_out_ = len(self.output_columns_)
         return self
 
-    def _transform_input(self, X):
+    def _transform_input(self, X: ArrayLike) -> NDArray[np.float64]:
         return _validate_numeric(self, X, reset=False)
 
-    def _encode(self, X):
+    def _encode(self, X: NDArray[np.float64]) -> NDArray[np.uint8]:
         """0/1 indicator columns ``X[:, j] <= t`` for the kept ``(j, t)``."""
         return threshold_columns(X, self.output_columns_)
 
@@ -372,15 +414,15 @@ class ThresholdGuessBinarizer(BinarizerBase):
         "ndarray of shape (n_samples,)",
         x=FITTED_ROWS,
     )
-    def reference_predict(self, X):
+    def reference_predict(self, X: ArrayLike) -> NDArray[Any]:
         return self.reference_model_.predict(np.asarray(self.transform(X)))
 
-    def _output_names(self, input_features):
+    def _output_names(self, input_features: NDArray[np.object_]) -> list[str]:
         """``"<feature> <= <threshold>"``, thresholds printed exactly as by
         :class:`~treeopt.NumericBinarizer`."""
         return threshold_column_names(self.output_columns_, input_features)
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
         return tags
@@ -389,7 +431,14 @@ class ThresholdGuessBinarizer(BinarizerBase):
 # --------------------------------------------------------------------------- #
 # All three guesses + GOSDT on raw data
 # --------------------------------------------------------------------------- #
-def _replica_bound(Xb, y, correct, weight, regularization, max_depth):
+def _replica_bound(
+    Xb: NDArray[np.uint8],
+    y: NDArray[Any],
+    correct: NDArray[np.bool_],
+    weight: NDArray[np.float64],
+    regularization: float,
+    max_depth: int | None,
+) -> float:
     """Theorem 4.3's right-hand side for a concrete tree ``t`` mimicking the reference.
 
     ``t`` is a CART tree (depth <= ``max_depth``) grown on the rows the reference
@@ -544,7 +593,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
     if worst area <= 928.5:
     """
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: dict[str, list[Any]] = {
         "regularization": [Interval(Real, 0, None, closed="left")],
         "max_depth": [Interval(Integral, 0, None, closed="left"), StrOptions({"auto"}), None],
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
@@ -559,25 +608,48 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         "verbose": ["verbose"],
     }
 
+    regularization: float
+    max_depth: int | Literal["auto"] | None
+    n_estimators: int
+    estimator_depth: int
+    learning_rate: float
+    tolerance: float
+    lower_bound_guess: bool
+    time_limit: float | None
+    memory_limit: int | None
+    random_state: int | RandomState | None
+    verbose: bool
+    thresholds: Literal["guess", "exact"]
+    n_features_in_: int
+    feature_names_in_: NDArray[np.object_]
+    classes_: NDArray[Any]
+    tree_: Tree
+    max_depth_: int | None
+    gosdt_: GOSDTClassifier | None
+    guessed_lower_bound_: float | None
+    guarantee_: float | None
+
     def __init__(
         self,
-        regularization=0.001,
-        max_depth="auto",
-        n_estimators=40,
-        estimator_depth=1,
-        learning_rate=0.1,
-        tolerance=0.0,
-        lower_bound_guess=True,
-        time_limit=None,
-        memory_limit=None,
-        random_state=0,
-        verbose=False,
-        thresholds="guess",
-    ):
+        regularization: float = 0.001,
+        max_depth: int | Literal["auto"] | None = "auto",
+        n_estimators: int = 40,
+        estimator_depth: int = 1,
+        learning_rate: float = 0.1,
+        tolerance: float = 0.0,
+        lower_bound_guess: bool = True,
+        time_limit: float | None = None,
+        memory_limit: int | None = None,
+        random_state: int | RandomState | None = 0,
+        verbose: bool = False,
+        thresholds: Literal["guess", "exact"] = "guess",
+    ) -> None:
         store_init_params(self, locals())
 
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y, sample_weight=None):
+    def fit(
+        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> OptimalTreeClassifier:
         """Guess thresholds, depth and lower bounds, then search with GOSDT.
 
         Parameters
@@ -656,10 +728,15 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
                 memory_limit=self.memory_limit,
                 verbose=self.verbose,
             )
-            gosdt._slow_fit_caller = (
-                "OptimalTreeClassifier",
-                "use thresholds='guess'" if exact else
-                "guess fewer columns (smaller n_estimators or estimator_depth)",
+            # A private hook that GOSDT reads with getattr (not a declared attribute).
+            setattr(
+                gosdt,
+                "_slow_fit_caller",
+                (
+                    "OptimalTreeClassifier",
+                    "use thresholds='guess'" if exact else
+                    "guess fewer columns (smaller n_estimators or estimator_depth)",
+                ),
             )
             kwargs = {"y_ref": y_ref} if use_ref else {}
             try:
@@ -680,7 +757,9 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
             self.guarantee_ = None
         return self
 
-    def _store_search(self, gosdt, names, X):
+    def _store_search(
+        self, gosdt: GOSDTClassifier, names: list[str], X: NDArray[np.float64]
+    ) -> None:
         """The fitted state from a (possibly interrupted) GOSDT search on raw ``X``."""
         self.gosdt_ = gosdt
         if self.thresholds == "exact":
@@ -700,7 +779,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         self.status_ = str(gosdt.status_)
         self.n_leaves_ = int(self.tree_.n_leaves)
 
-    def _fit_single_leaf(self, y, w):
+    def _fit_single_leaf(self, y: NDArray[Any], w: NDArray[np.float64]) -> None:
         """No guessed column at all: the only tree is a single leaf."""
         codes = np.searchsorted(self.classes_, y)
         totals = np.bincount(codes, weights=w, minlength=self.classes_.shape[0])
@@ -714,22 +793,22 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         self.guessed_lower_bound_ = None
         self.status_ = "optimal"
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray[Any]:
         """Predicted class of each raw row of ``X``."""
         check_is_fitted(self, "tree_")
         return self.tree_.predict(_validate_numeric(self, X, reset=False))
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
         """Class proportions (training weights) of the leaf each row reaches."""
         check_is_fitted(self, "tree_")
         return self.tree_.predict_proba(_validate_numeric(self, X, reset=False))
 
-    def apply(self, X):
+    def apply(self, X: ArrayLike) -> NDArray[np.intp]:
         """Index of the leaf of ``tree_`` each row reaches."""
         check_is_fitted(self, "tree_")
         return self.tree_.apply(_validate_numeric(self, X, reset=False))
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         return tags

@@ -12,15 +12,30 @@ Both accept a :class:`treeopt.Tree`, a fitted treeopt estimator (anything with a
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, Optional, Tuple
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.validation import _check_sample_weight
 
 from .tree import TREE_LEAF, TREE_OBLIQUE, Tree
 
 __all__ = ["expected_cost", "path_costs", "tree_size"]
 
+#: What :func:`_structure` returns: ``(children_left, children_right, feature,
+#: n_features, apply, weights)``.
+_Structure = Tuple[
+    NDArray[np.integer[Any]],
+    NDArray[np.integer[Any]],
+    NDArray[np.integer[Any]],
+    int,
+    Callable[[Any], ArrayLike],
+    Optional[NDArray[np.float64]],
+]
 
-def _structure(tree):
+
+def _structure(tree: object) -> _Structure:
     """``(children_left, children_right, feature, n_features, apply, weights)`` of a tree.
 
     ``weights`` holds the per-feature weights of the oblique nodes (None if none)."""
@@ -59,7 +74,13 @@ def _structure(tree):
     )
 
 
-def _node_path_costs(children_left, children_right, feature, costs, weights=None):
+def _node_path_costs(
+    children_left: NDArray[np.integer[Any]],
+    children_right: NDArray[np.integer[Any]],
+    feature: NDArray[np.integer[Any]],
+    costs: NDArray[np.float64],
+    weights: NDArray[np.float64] | None = None,
+) -> NDArray[np.float64]:
     """Cost of the tests on the path from the root to every node.
 
     A feature tested several times on one path (possible in trees over numeric
@@ -69,7 +90,7 @@ def _node_path_costs(children_left, children_right, feature, costs, weights=None
     """
     n_nodes = children_left.shape[0]
     out = np.zeros(n_nodes, dtype=np.float64)
-    stack = [(0, 0.0, frozenset())]
+    stack: list[tuple[int, float, frozenset[int]]] = [(0, 0.0, frozenset())]
     while stack:
         node, cost, seen = stack.pop()
         out[node] = cost
@@ -91,7 +112,9 @@ def _node_path_costs(children_left, children_right, feature, costs, weights=None
     return out
 
 
-def _costs_for(test_costs, n_features, n_columns):
+def _costs_for(
+    test_costs: ArrayLike | None, n_features: int, n_columns: int
+) -> NDArray[np.float64]:
     if test_costs is None:
         return np.ones(max(n_features, n_columns), dtype=np.float64)
     try:
@@ -110,7 +133,9 @@ def _costs_for(test_costs, n_features, n_columns):
     return costs
 
 
-def path_costs(tree, X, test_costs=None):
+def path_costs(
+    tree: object, X: ArrayLike, test_costs: ArrayLike | None = None
+) -> NDArray[np.float64]:
     """Cost of the tests each row of ``X`` goes through, root to leaf.
 
     Parameters
@@ -137,14 +162,19 @@ def path_costs(tree, X, test_costs=None):
     if n_columns < 0:
         raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {np.shape(X)}")
     costs = _costs_for(test_costs, n_features, n_columns)
-    leaves = np.asarray(apply(X))
+    leaves: NDArray[np.intp] = np.asarray(apply(X))
     node_costs = _node_path_costs(
         np.asarray(cl), np.asarray(cr), np.asarray(feature), costs, weights
     )
     return node_costs[leaves]
 
 
-def expected_cost(tree, X, test_costs=None, sample_weight=None):
+def expected_cost(
+    tree: object,
+    X: ArrayLike,
+    test_costs: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
+) -> float:
     """Expected cost of classifying an object: ``sum_x p(x) c(T, x)``.
 
     ``c(T, x)`` is the total cost of the tests on the root-to-leaf path of ``x``
@@ -192,7 +222,7 @@ def expected_cost(tree, X, test_costs=None, sample_weight=None):
     return float(np.dot(p, c))
 
 
-def tree_size(tree):
+def tree_size(tree: object) -> int:
     """Number of nodes of a tree (internal nodes and leaves), the paper's tree size.
 
     Parameters

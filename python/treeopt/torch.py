@@ -22,6 +22,8 @@ torch.Size([8, 7])
 
 from __future__ import annotations
 
+from typing import cast
+
 try:
     import torch
 except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -48,7 +50,9 @@ class LatentTreeLayer(torch.autograd.Function):
     """
 
     @staticmethod
-    def forward(ctx, q, lam):
+    def forward(
+        ctx: torch.autograd.FunctionCtx, q: torch.Tensor, lam: float
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         if not isinstance(q, torch.Tensor):
             raise TypeError(f"q must be a torch.Tensor, got {type(q).__name__}")
         solver = TreePAV()
@@ -62,7 +66,11 @@ class LatentTreeLayer(torch.autograd.Function):
         )
 
     @staticmethod
-    def backward(ctx, grad_a, grad_z):
+    def backward(
+        ctx: torch.autograd.FunctionCtx,
+        grad_a: torch.Tensor | None,
+        grad_z: torch.Tensor | None,
+    ) -> tuple[torch.Tensor, None]:
         dtype, device = ctx.q_meta
         ga = None if grad_a is None else grad_a.detach().to("cpu", torch.float64).numpy()
         gz = None if grad_z is None else grad_z.detach().to("cpu", torch.float64).numpy()
@@ -73,7 +81,7 @@ class LatentTreeLayer(torch.autograd.Function):
         return torch.from_numpy(grad_q).to(device=device, dtype=dtype), None
 
 
-def latent_tree_pav(q, lam):
+def latent_tree_pav(q: torch.Tensor, lam: float) -> tuple[torch.Tensor, torch.Tensor]:
     """Functional form of :class:`LatentTreeLayer`: ``a, z = latent_tree_pav(q, lam)``.
 
     Parameters
@@ -86,4 +94,5 @@ def latent_tree_pav(q, lam):
     a : torch.Tensor of shape (n_nodes,)
     z : torch.Tensor of shape (n_rows, n_nodes)
     """
-    return LatentTreeLayer.apply(q, lam)
+    # ``Function.apply`` is typed ``Any``: it returns what ``forward`` returns.
+    return cast("tuple[torch.Tensor, torch.Tensor]", LatentTreeLayer.apply(q, lam))
