@@ -79,7 +79,7 @@ _NodeArrays = Tuple[
 _Classifier = TypeVar("_Classifier", bound="CostAwareTreeClassifier")
 
 #: Default grid of pruning strengths (the paper: "a logspace from 1e-5 to 1").
-DEFAULT_PRUNE_ALPHAS: NDArray[np.float64] = np.logspace(-5, 0, 21)
+DEFAULT_PRUNE_ALPHAS = np.logspace(-5, 0, 21)
 
 #: ``lam`` values searched by ``lam="auto"``, from impurity reduction alone (C4.5 /
 #: CART) down to an even mix with the identification terms ``B + E``.
@@ -732,8 +732,7 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
 
     def _prune_alphas(self) -> NDArray[np.float64]:
         if self.prune_alphas is None:
-            default: NDArray[np.float64] = DEFAULT_PRUNE_ALPHAS.copy()
-            return default
+            return DEFAULT_PRUNE_ALPHAS.copy()
         try:
             alphas = np.asarray(self.prune_alphas, dtype=np.float64).ravel()
         except (TypeError, ValueError):

@@ -433,7 +433,7 @@ class _BaseLatentTree(BaseEstimator):
         leaf_totals: NDArray[np.float64], left: NDArray[np.intp], right: NDArray[np.intp]
     ) -> NDArray[np.float64]:
         """Add leaf totals up to every internal node (children have larger ids)."""
-        totals: NDArray[np.float64] = leaf_totals.copy()
+        totals = leaf_totals.copy()
         for i in range(len(left) - 1, -1, -1):
             if left[i] != TREE_LEAF:
                 totals[i] = totals[left[i]] + totals[right[i]]
@@ -449,8 +449,7 @@ class _BaseLatentTree(BaseEstimator):
 
     def _input(self, X: ArrayLike) -> NDArray[np.float64]:
         check_is_fitted(self, "tree_")
-        checked: NDArray[np.float64] = validate_numeric_data(self, X, reset=False, dtype=np.float64)
-        return checked
+        return validate_numeric_data(self, X, reset=False, dtype=np.float64)
 
     @takes_rows(
         "Predicted class (classifier) or target (regressor) of each row.",
@@ -488,15 +487,13 @@ class _BaseLatentTree(BaseEstimator):
         self
         """
         self._validate_common()
-        X_checked: NDArray[np.float64]
-        y_checked: NDArray[Any]
-        X_checked, y_checked = validate_numeric_data(
+        X, y = validate_numeric_data(
             self, X, y, dtype=np.float64, ensure_min_features=1, **self._y_check
         )
-        y_checked = self._check_target(y_checked)  # the classifier's class indices, the regressor's floats
-        w = sample_weights(sample_weight, X_checked)
-        self._fit(X_checked, self._training_target(y_checked, w), w)
-        self._export_tree(X_checked, y_checked, w, getattr(self, "feature_names_in_", None))
+        y = self._check_target(y)  # the classifier's class indices, the regressor's floats
+        w = sample_weights(sample_weight, X)
+        self._fit(X, self._training_target(y, w), w)
+        self._export_tree(X, y, w, getattr(self, "feature_names_in_", None))
         self.n_leaves_ = int(self.tree_.n_leaves)
         return self
 
