@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager
 from numbers import Integral, Real
-from typing import Any, Optional, Tuple, TypeVar, cast
+from typing import Any, Tuple, TypeVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -167,7 +167,9 @@ def _weighted_impurity(pk: NDArray[np.float64], criterion: str) -> NDArray[np.fl
             out: NDArray[np.float64] = P - np.where(P > 0, (pk * pk).sum(axis=-1) / P, 0.0)
         return out
     with np.errstate(invalid="ignore", divide="ignore"):
-        plogp: NDArray[np.float64] = np.where(pk > 0, pk * np.log2(np.where(pk > 0, pk, 1.0)), 0.0).sum(axis=-1)
+        plogp: NDArray[np.float64] = np.where(
+            pk > 0, pk * np.log2(np.where(pk > 0, pk, 1.0)), 0.0
+        ).sum(axis=-1)
         PlogP: NDArray[np.float64] = np.where(P > 0, P * np.log2(np.where(P > 0, P, 1.0)), 0.0)
     return PlogP - plogp
 
@@ -339,7 +341,8 @@ def _power_of_two_scale(values: NDArray[np.float64]) -> int:
 # --------------------------------------------------------------------------- #
 # growing the tree
 # --------------------------------------------------------------------------- #
-_THREADPOOLS: list[ThreadpoolController] = []  # one ThreadpoolController, made on first use (it scans the libraries)
+# one ThreadpoolController, made on first use (it scans the libraries)
+_THREADPOOLS: list[ThreadpoolController] = []
 
 
 def _one_blas_thread() -> AbstractContextManager[object]:
@@ -505,7 +508,9 @@ def cost_complexity_prune(tree: Tree, alpha: float, criterion: str = "entropy") 
     return subtree(tree, make_leaf)
 
 
-def _binary_auc(positive: NDArray[np.bool_], score: NDArray[np.float64], weight: NDArray[np.float64]) -> float:
+def _binary_auc(
+    positive: NDArray[np.bool_], score: NDArray[np.float64], weight: NDArray[np.float64]
+) -> float:
     """Weighted ROC AUC (ties count one half): the weighted share of (positive,
     negative) pairs the score orders correctly. Same value as scikit-learn's
     ``roc_auc_score``, without its input checks (it is called ~150 times a fit)."""
@@ -661,7 +666,7 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
     1.67
     """
 
-    _fixed_criterion: Optional[str] = None
+    _fixed_criterion: str | None = None
 
     _binary_hint = _BINARY_HINT
 
@@ -777,7 +782,12 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         return "gini" if self._get_criterion() == "gini" else "entropy"
 
     def _folds(
-        self, Xb: NDArray[np.uint8], y_idx: NDArray[np.int64], weight: NDArray[np.float64], n_splits: int, seed: int
+        self,
+        Xb: NDArray[np.uint8],
+        y_idx: NDArray[np.int64],
+        weight: NDArray[np.float64],
+        n_splits: int,
+        seed: int,
     ) -> list[tuple[NDArray[np.intp], NDArray[np.intp]]]:
         """(train, test) index pairs: stratified when every class has ``n_splits`` rows."""
         class_counts = np.bincount(y_idx[weight > 0], minlength=len(self.classes_))

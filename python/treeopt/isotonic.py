@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import numbers
 import threading
-from typing import Any, NoReturn, Optional, Tuple, cast
+from typing import Any, NoReturn, Tuple, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -184,7 +184,9 @@ class TreePAV:
             raise ValueError(f"grad_z must have shape ({n}, {t}), got {grad_z.shape}")
         return grad_a, grad_z
 
-    def backward(self, grad_a: ArrayLike | None = None, grad_z: ArrayLike | None = None) -> NDArray[np.float64]:
+    def backward(
+        self, grad_a: ArrayLike | None = None, grad_z: ArrayLike | None = None
+    ) -> NDArray[np.float64]:
         """Gradient of a loss with respect to ``q`` at the last :meth:`forward`.
 
         Parameters
@@ -228,7 +230,7 @@ def _thread_solver(n_values: int) -> TreePAV:
     """This thread's reused solver, or a new one for batches above CACHED_MAX_VALUES."""
     if n_values > CACHED_MAX_VALUES:
         return TreePAV()
-    solver: Optional[TreePAV] = getattr(_thread, "solver", None)
+    solver: TreePAV | None = getattr(_thread, "solver", None)
     if solver is None:
         solver = _thread.solver = TreePAV()
     return solver

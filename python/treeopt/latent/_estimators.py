@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from numbers import Integral, Real
-from typing import TYPE_CHECKING, Any, Optional, Sequence, Tuple, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Sequence, Tuple, TypeVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -291,7 +291,7 @@ class _BaseLatentTree(BaseEstimator):
         lam_per_row = float(self.pruning) / self.batch_size
 
         # (validation loss, parameters, node values, epoch) of the best epoch so far
-        best: tuple[float, list[NDArray[np.float64]], Optional[NDArray[np.float64]], int]
+        best: tuple[float, list[NDArray[np.float64]], NDArray[np.float64] | None, int]
         best = (np.inf, [p.copy() for p in params], None, 0)
         bad_epochs = bad_epochs_lr = 0
         self.loss_curve_, self.validation_loss_curve_ = [], []
@@ -309,7 +309,7 @@ class _BaseLatentTree(BaseEstimator):
                 adam.step(self._backward(params, cache, grad_out, solver))
                 epoch_loss += loss * wb.sum()
             self.loss_curve_.append(epoch_loss / w_tr.sum())
-            node_values: Optional[NDArray[np.float64]] = self._node_values(params, X_tr, solver, lam_per_row)
+            node_values: NDArray[np.float64] | None = self._node_values(params, X_tr, solver, lam_per_row)
             out, _ = self._forward(params, X_val, node_values=node_values)
             val_loss, _ = self._loss_and_grad(out, t_val, w_val)
             self.validation_loss_curve_.append(val_loss)
