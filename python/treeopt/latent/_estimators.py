@@ -39,6 +39,9 @@ from ._model import (
     node_scores_backward,
 )
 
+if TYPE_CHECKING:
+    from sklearn.utils import Tags
+
 __all__ = ["LatentTreeClassifier", "LatentTreeRegressor"]
 
 #: What ``_forward`` keeps for ``_backward``: the standardised rows, the predictor's
@@ -458,7 +461,7 @@ class _BaseLatentTree(BaseEstimator):
     def predict(self, X: ArrayLike) -> NDArray[Any]:
         return self._prediction(self._decision(self._input(X)))
 
-    def __sklearn_tags__(self) -> Any:
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         return tags
