@@ -13,13 +13,19 @@ import argparse
 import math
 import sys
 import time
+from typing import TYPE_CHECKING, Any, Sequence, TypeVar
 
 from .cli import add_commands, run
 
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
 __all__ = ["main"]
 
+_Number = TypeVar("_Number", int, float)
 
-def _number(text, kind):
+
+def _number(text: str, kind: type[_Number]) -> _Number:
     try:
         return kind(text)
     except ValueError:
@@ -27,28 +33,28 @@ def _number(text, kind):
         raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
 
 
-def _positive_int(text):
+def _positive_int(text: str) -> int:
     value = _number(text, int)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text}")
     return value
 
 
-def _non_negative_float(text):
+def _non_negative_float(text: str) -> float:
     value = _number(text, float)
     if not (math.isfinite(value) and value >= 0):  # also rejects NaN and inf
         raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
     return value
 
 
-def _positive_float(text):
+def _positive_float(text: str) -> float:
     value = _number(text, float)
     if not (math.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"must be a finite number > 0 (seconds), got {text}")
     return value
 
 
-def _fraction(text):
+def _fraction(text: str) -> float:
     value = _number(text, float)
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(
@@ -57,7 +63,7 @@ def _fraction(text):
     return value
 
 
-def _seed(text):
+def _seed(text: str) -> int:
     value = _number(text, int)
     if not 0 <= value < 2**32:
         raise argparse.ArgumentTypeError(
@@ -66,7 +72,7 @@ def _seed(text):
     return value
 
 
-def _max_depth(text):
+def _max_depth(text: str) -> int | None:
     if text.strip().lower() in ("none", "inf", "-1"):
         return None
     value = _number(text, int)
@@ -75,7 +81,7 @@ def _max_depth(text):
     return value
 
 
-def _build_parser():
+def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="treeopt",
         description="treeopt: provably optimal sparse decision trees. "
@@ -107,15 +113,15 @@ def _build_parser():
     return parser
 
 
-def _objective(predictions, y, n_leaves, regularization):
+def _objective(predictions: NDArray[Any], y: NDArray[Any], n_leaves: int, regularization: float) -> float:
     return float((predictions != y).mean() + regularization * n_leaves)
 
 
-def _fmt(x):
+def _fmt(x: float | None) -> str:
     return "-" if x is None else f"{x:.4f}"
 
 
-def _demo(args):
+def _demo(args: argparse.Namespace) -> int:
     import numpy as np
     from sklearn.datasets import load_breast_cancer
     from sklearn.model_selection import train_test_split
@@ -205,7 +211,7 @@ def _demo(args):
     return 0
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line interface; returns the exit status."""
     parser = _build_parser()
     args = parser.parse_args(argv)

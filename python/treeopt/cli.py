@@ -28,6 +28,14 @@ import math
 import os
 import sys
 import time
+from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence, TextIO
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+    from sklearn.base import BaseEstimator
+
+    from .tree import Tree
 
 __all__ = ["add_commands", "CommandError"]
 
@@ -56,7 +64,15 @@ class _ModelKind:
     status; ``fixed`` holds parameters the command sets itself.
     """
 
-    def __init__(self, class_name, options, binary_input=False, certified=False, fixed=None, about=""):
+    def __init__(
+        self,
+        class_name: str,
+        options: dict[str, str],
+        binary_input: bool = False,
+        certified: bool = False,
+        fixed: dict[str, Any] | None = None,
+        about: str = "",
+    ) -> None:
         self.class_name = class_name
         self.options = options
         self.binary_input = binary_input
@@ -64,7 +80,7 @@ class _ModelKind:
         self.fixed = fixed or {}
         self.about = about
 
-    def estimator(self, args, report_progress):
+    def estimator(self, args: argparse.Namespace, report_progress: bool) -> Any:
         """The estimator the options ask for; ``report_progress`` sets ``verbose`` on
         the estimators that have it (their reports feed the status line)."""
         import treeopt
@@ -127,7 +143,7 @@ MODELS = {
 # reading tables
 # --------------------------------------------------------------------------- #
 
-def _read_table(path):
+def _read_table(path: str) -> tuple[list[str], list[list[Any]]]:
     """``(column names, columns)`` of a CSV or Parquet file, each column a list of its
     values (strings for CSV). Raises :class:`CommandError` on a missing, unreadable or
     empty file, a row of the wrong length or duplicate column names."""
@@ -152,7 +168,7 @@ def _read_table(path):
     return names, columns
 
 
-def _read_csv(path):
+def _read_csv(path: str) -> tuple[list[str], list[list[str]]]:
     try:
         with open(path, newline="", encoding="utf-8-sig") as f:
             rows = list(csv.reader(f))
@@ -172,7 +188,7 @@ def _read_csv(path):
     return names, [list(col) for col in zip(*rows[1:])] if len(rows) > 1 else [[] for _ in names]
 
 
-def _read_parquet(path):
+def _read_parquet(path: str) -> tuple[list[str], list[list[Any]]]:
     try:
         import pyarrow.parquet as pq
     except ImportError:
@@ -188,12 +204,12 @@ def _read_parquet(path):
     return names, [data[n] for n in names]
 
 
-def _numeric_matrix(path, names, columns):
+def _numeric_matrix(path: str, names: Sequence[str], columns: Sequence[Sequence[Any]]) -> NDArray[np.float64]:
     """The float64 matrix of ``columns`` (named ``names``), or a :class:`CommandError`
     naming every non-numeric column, or the first missing or infinite value."""
     import numpy as np
 
-    bad = []
+    bad: list[str] = []
     out = np.empty((len(columns[0]) if columns else 0, len(columns)), dtype=np.float64)
     for j, (name, col) in enumerate(zip(names, columns)):
         for i, v in enumerate(col):
@@ -223,7 +239,7 @@ def _numeric_matrix(path, names, columns):
     return out
 
 
-def _class_labels(values):
+def _class_labels(values: Sequence[Any]) -> list[int] | list[str]:
     """The target's values as class labels: ints when every value is an integer, else
     the strings as written."""
     labels = [v.strip() if isinstance(v, str) else v for v in values]
@@ -236,7 +252,7 @@ def _class_labels(values):
     return [str(v) for v in labels]
 
 
-def _feature_table(path, features):
+def _feature_table(path: str, features: Sequence[str]) -> tuple[NDArray[np.float64], dict[str, list[Any]]]:
     """The float64 matrix of the columns ``features`` of the file at ``path`` (in that
     order) and the file's columns by name."""
     names, columns = _read_table(path)
@@ -255,7 +271,7 @@ def _feature_table(path, features):
 # the saved model: binarization + tree
 # --------------------------------------------------------------------------- #
 
-def _binarized_matrix(X, binarization):
+def _binarized_matrix(X: NDArray[np.float64], binarization: Sequence[Sequence[Any]]) -> NDArray[np.uint8]:
     """The 0/1 matrix a model that reads 0/1 columns sees for the raw columns ``X``:
     output column ``k`` is ``X[:, j] <= t`` for ``binarization[k] == [j, t]``, or the 0/1
     column ``j`` itself (read as ``X[:, j] > 0.5``) for ``[j, None]``."""
@@ -271,7 +287,7 @@ class SavedModel:
     """A fitted model as the command saves and reads it: the input columns
     (``features``), the binarization (or None), the tree and what ``fit`` measured."""
 
-    def __init__(self, document, source="model"):
+    def __init__(self, document: object, source: str = "model") -> None:
         from .tree import Tree
 
         if not isinstance(document, dict) or document.get("schema") != MODEL_SCHEMA:
@@ -285,7 +301,7 @@ class SavedModel:
         self.document = document
 
     @classmethod
-    def load(cls, path):
+    def load(cls, path: str) -> SavedModel:
         """Read a model saved by ``treeopt fit --out``."""
         if not os.path.exists(path):
             raise CommandError(f"no such file: {path}")
@@ -296,17 +312,16 @@ class SavedModel:
             raise CommandError(f"cannot read {path} as a JSON model: {exc}") from None
         return cls(document, source=path)
 
-    def predict(self, X):
+    def predict(self, X: NDArray[np.float64]) -> NDArray[Any]:
         """Class labels of the raw feature rows ``X`` (columns in ``features`` order)."""
-        if self.binarization is not None:
-            X = _binarized_matrix(X, self.binarization)
-        return self.tree.predict(X)
+        rows: NDArray[Any] = X if self.binarization is None else _binarized_matrix(X, self.binarization)
+        return self.tree.predict(rows)
 
-    def rules(self):
+    def rules(self) -> str:
         """The tree as rules, on the columns its tests read."""
         return self.tree.to_text()
 
-    def summary_lines(self):
+    def summary_lines(self) -> list[str]:
         """What ``fit`` printed besides the rules: model, target, score, certificate."""
         d = self.document
         lines = [f"model: {d['model']} ({d['estimator']})", f"target: {d['target']}"]
@@ -321,7 +336,7 @@ class SavedModel:
         return lines
 
 
-def _fitted_tree(estimator, names):
+def _fitted_tree(estimator: Any, names: Sequence[str]) -> Tree:
     """The fitted estimator's tree with its columns named ``names``."""
     from .tree import Tree
 
@@ -339,12 +354,12 @@ class StatusLineHandler(logging.Handler):
     place: a search's numbers (elapsed, lower bound, best objective, gap, subproblems),
     or the message of another report (a latent tree's epoch). :meth:`finish` clears it."""
 
-    def __init__(self, stream):
+    def __init__(self, stream: TextIO) -> None:
         super().__init__(logging.INFO)
         self.stream = stream
         self.width = 0
 
-    def emit(self, record):
+    def emit(self, record: logging.LogRecord) -> None:
         try:
             p = getattr(record, "progress", None)
             if p and "lower_bound" in p:
@@ -361,7 +376,7 @@ class StatusLineHandler(logging.Handler):
         except Exception:  # pragma: no cover - logging's policy for failing handlers
             self.handleError(record)
 
-    def finish(self):
+    def finish(self) -> None:
         """Clear the status line (the fit is over)."""
         if self.width:
             self.stream.write("\r" + " " * self.width + "\r")
@@ -373,20 +388,20 @@ class _Progress:
     """While a fit runs: the live status line when stderr is a terminal and ``--quiet``
     is not given, else no progress output at all."""
 
-    def __init__(self, quiet):
+    def __init__(self, quiet: bool) -> None:
         self.logger = logging.getLogger("treeopt")
         #: Whether the status line is shown (the estimators then report progress).
         self.live = not quiet and sys.stderr.isatty()
-        self.handler = StatusLineHandler(sys.stderr) if self.live else logging.NullHandler()
+        self.handler: logging.Handler = StatusLineHandler(sys.stderr) if self.live else logging.NullHandler()
 
-    def __enter__(self):
+    def __enter__(self) -> _Progress:
         self.saved = (self.logger.level, self.logger.propagate)
         self.logger.addHandler(self.handler)
         self.logger.setLevel(logging.INFO)
         self.logger.propagate = False
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         if isinstance(self.handler, StatusLineHandler):
             self.handler.finish()
         self.logger.removeHandler(self.handler)
@@ -399,7 +414,7 @@ class _Progress:
 # the subcommands
 # --------------------------------------------------------------------------- #
 
-def _fit(args):
+def _fit(args: argparse.Namespace) -> int:
     import numpy as np
 
     from .binarize import NumericBinarizer
@@ -427,7 +442,8 @@ def _fit(args):
             f"the target {args.target!r} has one class only ({classes[0]!r}); a classifier needs two or more"
         )
 
-    binarization = None
+    binarization: list[list[int | float | None]] | None = None
+    X_model: NDArray[Any]
     X_model, model_names = X, features
     if kind.binary_input:
         k = DEFAULT_MAX_THRESHOLDS if args.max_thresholds is None else args.max_thresholds
@@ -443,7 +459,7 @@ def _fit(args):
         estimator.fit(X_model, y)
     seconds = time.perf_counter() - start
 
-    document = {
+    document: dict[str, Any] = {
         "schema": MODEL_SCHEMA,
         "model": args.model,
         "estimator": f"{kind.class_name}({', '.join(f'{k}={v!r}' for k, v in sorted(_given_params(estimator).items()))})",
@@ -477,7 +493,7 @@ def _fit(args):
     return 0
 
 
-def _given_params(estimator):
+def _given_params(estimator: BaseEstimator) -> dict[str, Any]:
     """The estimator's parameters that differ from their defaults (``verbose`` aside)."""
     import inspect
 
@@ -491,7 +507,7 @@ def _given_params(estimator):
     }
 
 
-def _predict(args):
+def _predict(args: argparse.Namespace) -> int:
     model = SavedModel.load(args.model)
     X, by_name = _feature_table(args.data, model.features)
     predictions = model.predict(X)
@@ -514,7 +530,7 @@ def _predict(args):
     return 0
 
 
-def _show(args):
+def _show(args: argparse.Namespace) -> int:
     model = SavedModel.load(args.model)
     if args.format == "json":
         print(json.dumps(model.document, indent=1))
@@ -532,7 +548,7 @@ def _show(args):
 # the parser
 # --------------------------------------------------------------------------- #
 
-def _positive_int(text):
+def _positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
@@ -542,8 +558,8 @@ def _positive_int(text):
     return value
 
 
-def _finite(low, inclusive, what):
-    def parse(text):
+def _finite(low: float, inclusive: bool, what: str) -> Callable[[str], float]:
+    def parse(text: str) -> float:
         try:
             value = float(text)
         except ValueError:
@@ -554,15 +570,15 @@ def _finite(low, inclusive, what):
     return parse
 
 
-def _data_argument(parser):
+def _data_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("data", metavar="DATA", help="CSV file with a header row (or .parquet with pyarrow)")
 
 
-def _model_argument(parser):
+def _model_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("model", metavar="MODEL.json", help="a model saved by `treeopt fit --out`")
 
 
-def add_commands(subparsers):
+def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``fit``, ``predict`` and ``show`` to the ``treeopt`` command's subparsers;
     each sets ``run`` to the function that carries it out."""
     models = "\n".join(f"  {name:8s} {kind.about}" for name, kind in MODELS.items())
@@ -628,11 +644,12 @@ def add_commands(subparsers):
     show.set_defaults(run=_show)
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     """Carry out a parsed subcommand; a :class:`CommandError` becomes a message on
     stderr and exit status 1."""
     try:
-        return args.run(args)
+        status: int = args.run(args)
+        return status
     except CommandError as exc:
         print(f"treeopt: error: {exc}", file=sys.stderr)
         return 1

@@ -38,9 +38,12 @@ columns); heterogeneous pairs are counted from class counts, never enumerated.
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from numbers import Integral, Real
+from typing import Any, Tuple, TypeVar, cast
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils._param_validation import Interval, Options, StrOptions
@@ -61,6 +64,19 @@ __all__ = [
 ]
 
 _CRITERIA = ("entropy", "gini", "asr", "impure_pairs", "balance")
+
+#: The node arrays of a grown tree, in the order of :class:`treeopt.Tree`'s arguments:
+#: children_left, children_right, feature, threshold, value, weighted_n_node_samples.
+_NodeArrays = Tuple[
+    NDArray[np.int64],
+    NDArray[np.int64],
+    NDArray[np.int64],
+    NDArray[np.float64],
+    NDArray[np.float64],
+    NDArray[np.float64],
+]
+
+_Classifier = TypeVar("_Classifier", bound="CostAwareTreeClassifier")
 
 #: Default grid of pruning strengths (the paper: "a logspace from 1e-5 to 1").
 DEFAULT_PRUNE_ALPHAS = np.logspace(-5, 0, 21)
@@ -92,7 +108,7 @@ _BLOCK_ROWS = 8192
 # --------------------------------------------------------------------------- #
 # input preparation
 # --------------------------------------------------------------------------- #
-def _validate_test_costs(test_costs, n_features):
+def _validate_test_costs(test_costs: ArrayLike | None, n_features: int) -> NDArray[np.float64]:
     """Positive finite costs, one per feature (None -> unit costs)."""
     if test_costs is None:
         return np.ones(n_features, dtype=np.float64)
@@ -118,7 +134,9 @@ def _validate_test_costs(test_costs, n_features):
     return costs
 
 
-def _merge_identical_rows(Xb, y_idx, weight, n_classes):
+def _merge_identical_rows(
+    Xb: NDArray[np.uint8], y_idx: NDArray[np.int64], weight: NDArray[np.float64], n_classes: int
+) -> tuple[NDArray[np.uint8], NDArray[np.float64]]:
     """Merge identical rows into objects, as the paper does.
 
     Returns ``(X_obj, totals)``: the distinct 0/1 rows (sorted by content, so the
@@ -127,8 +145,9 @@ def _merge_identical_rows(Xb, y_idx, weight, n_classes):
     """
     first, inverse = distinct_rows(Xb)
     n_obj = first.shape[0]
-    totals = np.bincount(
-        inverse * n_classes + y_idx, weights=weight, minlength=n_obj * n_classes
+    totals = cast(  # float64: bincount with weights (numpy's stub says intp)
+        "NDArray[np.float64]",
+        np.bincount(inverse * n_classes + y_idx, weights=weight, minlength=n_obj * n_classes),
     ).reshape(n_obj, n_classes)
     return np.ascontiguousarray(Xb[first]), totals
 
@@ -136,7 +155,7 @@ def _merge_identical_rows(Xb, y_idx, weight, n_classes):
 # --------------------------------------------------------------------------- #
 # the greedy score of every test at one node
 # --------------------------------------------------------------------------- #
-def _weighted_impurity(pk, criterion):
+def _weighted_impurity(pk: NDArray[np.float64], criterion: str) -> NDArray[np.float64]:
     """``p(S_v) * h(S_v)`` for rows of class probabilities ``pk`` (shape (..., K)).
 
     Entropy in bits (``h = -sum_l q_l log2 q_l``) or Gini (``h = 1 - sum_l q_l^2``),
@@ -145,21 +164,34 @@ def _weighted_impurity(pk, criterion):
     P = pk.sum(axis=-1)
     if criterion == "gini":
         with np.errstate(invalid="ignore", divide="ignore"):
-            out = P - np.where(P > 0, (pk * pk).sum(axis=-1) / P, 0.0)
+            out: NDArray[np.float64] = P - np.where(P > 0, (pk * pk).sum(axis=-1) / P, 0.0)
         return out
     with np.errstate(invalid="ignore", divide="ignore"):
-        plogp = np.where(pk > 0, pk * np.log2(np.where(pk > 0, pk, 1.0)), 0.0).sum(axis=-1)
-        PlogP = np.where(P > 0, P * np.log2(np.where(P > 0, P, 1.0)), 0.0)
+        plogp: NDArray[np.float64] = np.where(
+            pk > 0, pk * np.log2(np.where(pk > 0, pk, 1.0)), 0.0
+        ).sum(axis=-1)
+        PlogP: NDArray[np.float64] = np.where(P > 0, P * np.log2(np.where(P > 0, P, 1.0)), 0.0)
     return PlogP - plogp
 
 
-def _heterogeneous_pairs(counts):
+def _heterogeneous_pairs(counts: NDArray[np.float64]) -> NDArray[np.float64]:
     """Pairs of objects with different classes, from per-class object counts."""
-    n = counts.sum(axis=-1)
-    return 0.5 * (n * n - (counts * counts).sum(axis=-1))
+    n: NDArray[np.float64] = counts.sum(axis=-1)
+    same_class_pairs: NDArray[np.float64] = (counts * counts).sum(axis=-1)
+    return 0.5 * (n * n - same_class_pairs)
 
 
-def _node_scores(Xs, labels, pk, costs, n_classes, criterion, lam, theta, log=False):
+def _node_scores(
+    Xs: NDArray[np.uint8],
+    labels: NDArray[np.intp],
+    pk: NDArray[np.float64],
+    costs: NDArray[np.float64],
+    n_classes: int,
+    criterion: str,
+    lam: float,
+    theta: float,
+    log: bool = False,
+) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
     """Score of every test at the node holding objects ``Xs`` (rows, 0/1).
 
     Parameters
@@ -188,13 +220,13 @@ def _node_scores(Xs, labels, pk, costs, n_classes, criterion, lam, theta, log=Fa
     if log:
         log_costs = np.log(costs)
 
-        def ratio(numerator):
+        def ratio(numerator: NDArray[np.float64]) -> NDArray[np.float64]:
             with np.errstate(divide="ignore", invalid="ignore"):
                 out = np.log(np.maximum(numerator, 0.0)) - log_costs
             return np.where(numerator > 0, out, -np.finfo(np.float64).max)
     else:
 
-        def ratio(numerator):
+        def ratio(numerator: NDArray[np.float64]) -> NDArray[np.float64]:
             return numerator / costs
 
     n_S, m = Xs.shape
@@ -269,17 +301,17 @@ def _node_scores(Xs, labels, pk, costs, n_classes, criterion, lam, theta, log=Fa
 _TIE_RTOL = 1e-12
 
 
-_LOG_TIE = np.log1p(-_TIE_RTOL)
+_LOG_TIE: float = np.log1p(-_TIE_RTOL)
 
 
-def _ties(scores, log=False):
-    best = scores.max()
+def _ties(scores: NDArray[np.float64], log: bool = False) -> NDArray[np.bool_]:
+    best: float = scores.max()
     if log:  # s >= best * (1 - rtol) for positive scores, in logarithms
         return scores >= best + _LOG_TIE
     return scores >= best - _TIE_RTOL * abs(best)
 
 
-def _best_test(primary, secondary, log=False):
+def _best_test(primary: NDArray[np.float64], secondary: NDArray[np.float64] | None, log: bool = False) -> int:
     """Index of the best test (lowest index among ties), or -1 if none splits."""
     if not np.isfinite(primary.max()):
         return -1
@@ -289,7 +321,7 @@ def _best_test(primary, secondary, log=False):
     return int(np.argmax(tied))
 
 
-def _power_of_two_scale(values):
+def _power_of_two_scale(values: NDArray[np.float64]) -> int:
     """Exponent ``e`` with ``values / 2**e`` exact and of largest magnitude in [0.5, 1).
 
     Dividing by a power of two only changes the exponent, so every common scale of
@@ -309,17 +341,28 @@ def _power_of_two_scale(values):
 # --------------------------------------------------------------------------- #
 # growing the tree
 # --------------------------------------------------------------------------- #
-_THREADPOOLS = []  # one ThreadpoolController, made on first use (it scans the libraries)
+# one ThreadpoolController, made on first use (it scans the libraries)
+_THREADPOOLS: list[ThreadpoolController] = []
 
 
-def _one_blas_thread():
+def _one_blas_thread() -> AbstractContextManager[object]:
     """Context manager limiting BLAS to one thread (the node products are thin)."""
     if not _THREADPOOLS:
         _THREADPOOLS.append(ThreadpoolController())
     return _THREADPOOLS[0].limit(limits=1, user_api="blas")
 
 
-def _grow(Xb, y_idx, weight, n_classes, costs, criterion, lam, theta, impurity_labels="rows"):
+def _grow(
+    Xb: NDArray[np.uint8],
+    y_idx: NDArray[np.int64],
+    weight: NDArray[np.float64],
+    n_classes: int,
+    costs: NDArray[np.float64],
+    criterion: str,
+    lam: float,
+    theta: float,
+    impurity_labels: str = "rows",
+) -> _NodeArrays:
     """Grow the greedy tree on 0/1 rows ``Xb`` (uint8) with class indices ``y_idx``.
 
     Rows of zero weight are ignored; identical rows are merged into one object whose
@@ -345,7 +388,10 @@ def _grow(Xb, y_idx, weight, n_classes, costs, criterion, lam, theta, impurity_l
         pk[np.arange(labels.shape[0]), labels] = p
     limit = theta * (1.0 + _THETA_RTOL)
 
-    left, right, feature, value = [], [], [], []
+    left: list[int] = []
+    right: list[int] = []
+    feature: list[int] = []
+    value: list[NDArray[np.float64]] = []
     # Depth-first, left branch first; node ids are given in pre-order.
     stack = [(np.arange(X_obj.shape[0]), -1, False)]
     # The products are thin (a handful of columns): one BLAS thread is as fast, and
@@ -376,22 +422,22 @@ def _grow(Xb, y_idx, weight, n_classes, costs, criterion, lam, theta, impurity_l
             stack.append((idx[ones], node, True))
             stack.append((idx[~ones], node, False))
 
-    feature = np.asarray(feature, dtype=np.int64)
-    value = np.asarray(value, dtype=np.float64).reshape(len(left), n_classes)
+    feature_array = np.asarray(feature, dtype=np.int64)
+    value_array = np.asarray(value, dtype=np.float64).reshape(len(left), n_classes)
     return (
         np.asarray(left, dtype=np.int64),
         np.asarray(right, dtype=np.int64),
-        feature,
-        np.where(feature >= 0, 0.5, float(TREE_UNDEFINED)),
-        value,
-        value.sum(axis=1),
+        feature_array,
+        np.where(feature_array >= 0, 0.5, float(TREE_UNDEFINED)),
+        value_array,
+        value_array.sum(axis=1),
     )
 
 
 # --------------------------------------------------------------------------- #
 # minimal cost-complexity pruning
 # --------------------------------------------------------------------------- #
-def _scale_weights(tree, exponent):
+def _scale_weights(tree: Tree, exponent: int) -> Tree:
     """``tree`` with ``value`` and ``weighted_n_node_samples`` multiplied by ``2**exponent``.
 
     The exponent is lowered as far as needed for the totals to stay finite (training
@@ -417,7 +463,7 @@ def _scale_weights(tree, exponent):
     )
 
 
-def cost_complexity_prune(tree, alpha, criterion="entropy"):
+def cost_complexity_prune(tree: Tree, alpha: float, criterion: str = "entropy") -> Tree:
     """Minimal cost-complexity pruning (Breiman et al. 1984) of a :class:`Tree`.
 
     Returns the smallest subtree ``T`` (sharing the root) minimising
@@ -462,7 +508,9 @@ def cost_complexity_prune(tree, alpha, criterion="entropy"):
     return subtree(tree, make_leaf)
 
 
-def _binary_auc(positive, score, weight):
+def _binary_auc(
+    positive: NDArray[np.bool_], score: NDArray[np.float64], weight: NDArray[np.float64]
+) -> float:
     """Weighted ROC AUC (ties count one half): the weighted share of (positive,
     negative) pairs the score orders correctly. Same value as scikit-learn's
     ``roc_auc_score``, without its input checks (it is called ~150 times a fit)."""
@@ -476,11 +524,13 @@ def _binary_auc(positive, score, weight):
     return float((pos_g * (below + 0.5 * neg_g)).sum() / (pos_g.sum() * neg_g.sum()))
 
 
-def _weighted_auc(y_idx, proba, weight, n_classes):
+def _weighted_auc(
+    y_idx: NDArray[np.int64], proba: NDArray[np.float64], weight: NDArray[np.float64], n_classes: int
+) -> float:
     """ROC AUC of class probabilities, weighted by ``weight``: of class 1 for two
     classes, else the mean one-vs-rest AUC over the classes that have weight on both
     sides. NaN when no class has (one class only)."""
-    scores = []
+    scores: list[float] = []
     for k in range(1, 2) if n_classes == 2 else range(n_classes):
         pos = y_idx == k
         if weight[pos].sum() > 0 and weight[~pos].sum() > 0:
@@ -616,11 +666,11 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
     1.67
     """
 
-    _fixed_criterion = None
+    _fixed_criterion: str | None = None
 
     _binary_hint = _BINARY_HINT
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: dict[str, list[Any]] = {
         "criterion": [StrOptions(set(_CRITERIA))],
         "lam": [
             Interval(Real, 0, None, closed="left"),
@@ -639,28 +689,53 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         "random_state": ["random_state"],
     }
 
+    # the parameters (set by __init__)
+    criterion: str
+    lam: float | str
+    test_costs: ArrayLike | None
+    cost_exponent: float | None
+    auc_tolerance: float
+    auto_cv: int
+    min_probability: float
+    impurity_labels: str
+    post_prune: bool
+    prune_alphas: ArrayLike | None
+    prune_cv: int
+    random_state: int | np.random.RandomState | None
+
+    # the fitted attributes (set by fit)
+    tree_: Tree
+    classes_: NDArray[Any]
+    n_features_in_: int
+    test_costs_: NDArray[np.float64]
+    expected_cost_: float
+    ccp_alpha_: float
+    lam_: float
+    cost_exponent_: float
+    search_results_: list[dict[str, float]]
+
     def __init__(
         self,
-        criterion="entropy",
-        lam=10.0,
-        test_costs=None,
-        cost_exponent=None,
-        auc_tolerance=0.01,
-        auto_cv=5,
-        min_probability=0.005,
-        impurity_labels="rows",
-        post_prune=False,
-        prune_alphas=None,
-        prune_cv=5,
-        random_state=None,
-    ):
+        criterion: str = "entropy",
+        lam: float | str = 10.0,
+        test_costs: ArrayLike | None = None,
+        cost_exponent: float | None = None,
+        auc_tolerance: float = 0.01,
+        auto_cv: int = 5,
+        min_probability: float = 0.005,
+        impurity_labels: str = "rows",
+        post_prune: bool = False,
+        prune_alphas: ArrayLike | None = None,
+        prune_cv: int = 5,
+        random_state: int | np.random.RandomState | None = None,
+    ) -> None:
         store_init_params(self, locals())
 
     # ------------------------------------------------------------------ #
-    def _get_criterion(self):
+    def _get_criterion(self) -> str:
         return self._fixed_criterion or self.criterion
 
-    def _prune_alphas(self):
+    def _prune_alphas(self) -> NDArray[np.float64]:
         if self.prune_alphas is None:
             return DEFAULT_PRUNE_ALPHAS.copy()
         try:
@@ -674,7 +749,14 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
             )
         return np.unique(alphas)
 
-    def _make_tree(self, Xb, y_idx, weight, costs, lam):
+    def _make_tree(
+        self,
+        Xb: NDArray[np.uint8],
+        y_idx: NDArray[np.int64],
+        weight: NDArray[np.float64],
+        costs: NDArray[np.float64],
+        lam: float,
+    ) -> Tree:
         """The greedy tree grown with ``lam`` and the (already exponentiated) ``costs``."""
         arrays = _grow(
             Xb,
@@ -696,20 +778,36 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
             binary_features=True,  # grown on 0/1 columns with threshold 0.5
         )
 
-    def _pruning_impurity(self):
+    def _pruning_impurity(self) -> str:
         return "gini" if self._get_criterion() == "gini" else "entropy"
 
-    def _folds(self, Xb, y_idx, weight, n_splits, seed):
+    def _folds(
+        self,
+        Xb: NDArray[np.uint8],
+        y_idx: NDArray[np.int64],
+        weight: NDArray[np.float64],
+        n_splits: int,
+        seed: int,
+    ) -> list[tuple[NDArray[np.intp], NDArray[np.intp]]]:
         """(train, test) index pairs: stratified when every class has ``n_splits`` rows."""
         class_counts = np.bincount(y_idx[weight > 0], minlength=len(self.classes_))
         present = class_counts[class_counts > 0]
+        folds: KFold
         if present.size >= 2 and present.min() >= n_splits:
             folds = StratifiedKFold(n_splits, shuffle=True, random_state=seed)
         else:
             folds = KFold(min(n_splits, Xb.shape[0]), shuffle=True, random_state=seed)
         return [(tr, te) for tr, te in folds.split(Xb, y_idx) if weight[tr].sum() > 0]
 
-    def _choose_setting(self, Xb, y_idx, weight, costs, real_costs, seed):
+    def _choose_setting(
+        self,
+        Xb: NDArray[np.uint8],
+        y_idx: NDArray[np.int64],
+        weight: NDArray[np.float64],
+        costs: NDArray[np.float64],
+        real_costs: NDArray[np.float64],
+        seed: int,
+    ) -> tuple[float, float, list[dict[str, float]]]:
         """``(lam, cost_exponent, results)`` of ``lam="auto"`` (see the class docstring).
 
         Every candidate of ``AUTO_LAMS x`` the exponents and the cost-blind reference
@@ -724,6 +822,7 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         AUC, then earlier in the grid), else the candidate of highest AUC.
         """
         equal = bool(np.all(costs == costs[0]))  # then every exponent grows the same tree
+        exponents: tuple[float, ...]
         if self.cost_exponent is not None:
             exponents = (float(self.cost_exponent),)
         else:
@@ -764,7 +863,16 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         lam, w = candidates[best]
         return float(lam), float(w), results
 
-    def _choose_alpha(self, Xb, y_idx, weight, costs, lam, alphas, seed):
+    def _choose_alpha(
+        self,
+        Xb: NDArray[np.uint8],
+        y_idx: NDArray[np.int64],
+        weight: NDArray[np.float64],
+        costs: NDArray[np.float64],
+        lam: float,
+        alphas: NDArray[np.float64],
+        seed: int,
+    ) -> float:
         """alpha with the best cross-validated weighted accuracy (ties: larger alpha)."""
         if Xb.shape[0] < 2:
             return 0.0
@@ -780,7 +888,9 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         return float(alphas[best[-1]])
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    def fit(
+        self: _Classifier, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> _Classifier:
         """Grow the tree on 0/1 features.
 
         Parameters
@@ -827,7 +937,7 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         grow_costs = unit_costs**self.cost_exponent_
         tree = self._make_tree(Xb, y_idx, unit_weight, grow_costs, self.lam_)
         self.ccp_alpha_ = 0.0
-        if self.post_prune:
+        if alphas is not None:  # post_prune
             seed = rng.randint(np.iinfo(np.int32).max)
             self.ccp_alpha_ = self._choose_alpha(
                 Xb, y_idx, unit_weight, grow_costs, self.lam_, alphas, seed
@@ -839,19 +949,19 @@ class CostAwareTreeClassifier(BinaryTreeClassifierMixin, ClassifierMixin, BaseEs
         return self
 
     # ------------------------------------------------------------------ #
-    def get_depth(self):
+    def get_depth(self) -> int:
         """Depth of ``tree_`` (a single leaf has depth 0)."""
         check_is_fitted(self, "tree_")
         return self.tree_.depth
 
-    def get_n_leaves(self):
+    def get_n_leaves(self) -> int:
         """Number of leaves of ``tree_``."""
         check_is_fitted(self, "tree_")
         return self.tree_.n_leaves
 
 
 
-def _without_criterion(constraints):
+def _without_criterion(constraints: dict[str, list[Any]]) -> dict[str, list[Any]]:
     return {k: v for k, v in constraints.items() if k != "criterion"}
 
 
@@ -874,18 +984,18 @@ class EC45Classifier(CostAwareTreeClassifier):
 
     def __init__(
         self,
-        lam=10.0,
-        test_costs=None,
-        cost_exponent=None,
-        auc_tolerance=0.01,
-        auto_cv=5,
-        min_probability=0.005,
-        impurity_labels="rows",
-        post_prune=False,
-        prune_alphas=None,
-        prune_cv=5,
-        random_state=None,
-    ):
+        lam: float | str = 10.0,
+        test_costs: ArrayLike | None = None,
+        cost_exponent: float | None = None,
+        auc_tolerance: float = 0.01,
+        auto_cv: int = 5,
+        min_probability: float = 0.005,
+        impurity_labels: str = "rows",
+        post_prune: bool = False,
+        prune_alphas: ArrayLike | None = None,
+        prune_cv: int = 5,
+        random_state: int | np.random.RandomState | None = None,
+    ) -> None:
         store_init_params(self, locals())
 
 

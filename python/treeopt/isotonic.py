@@ -29,8 +29,10 @@ from __future__ import annotations
 import math
 import numbers
 import threading
+from typing import Any, NoReturn, Tuple, cast
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from . import _core
 
@@ -47,7 +49,7 @@ CACHED_MAX_VALUES = 2**20
 _thread = threading.local()
 
 
-def tree_depth(n_nodes):
+def tree_depth(n_nodes: int) -> int:
     """Depth of the complete binary tree with ``n_nodes`` nodes.
 
     Parameters
@@ -78,7 +80,7 @@ def tree_depth(n_nodes):
     return (n + 1).bit_length() - 2
 
 
-def _as_scores(q, name="q"):
+def _as_scores(q: ArrayLike, name: str = "q") -> NDArray[np.float64]:
     try:
         arr = np.asarray(q, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -94,7 +96,7 @@ def _as_scores(q, name="q"):
     return np.ascontiguousarray(arr)
 
 
-def _as_lambda(lam):
+def _as_lambda(lam: object) -> float:
     if isinstance(lam, (bool, np.bool_)) or not isinstance(lam, numbers.Real):
         raise TypeError(f"lam must be a real number >= 0, got {lam!r}")
     lam = float(lam)
@@ -125,12 +127,12 @@ class TreePAV:
     (2, 3)
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._solver = _core.TreePAV()
-        self._shape = None
-        self._q = None  # the scores of the last forward(), for backward()
+        self._shape: tuple[int, ...] | None = None
+        self._q: NDArray[np.float64] | None = None  # the scores of the last forward(), for backward()
 
-    def forward(self, q, lam):
+    def forward(self, q: ArrayLike, lam: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Solve problem (3).
 
         Parameters
@@ -152,23 +154,28 @@ class TreePAV:
         self._q = q.copy()  # the caller may change q before backward()
         return a, z
 
-    def _forward(self, q, lam):
+    def _forward(self, q: NDArray[np.float64], lam: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         # q and lam already checked by _as_scores and _as_lambda
         self._shape = self._q = None
         a, z = self._solver.forward(q, lam)
         self._shape = q.shape
         return a, z
 
-    def _backward_at(self, q, lam, grad_a, grad_z):
+    def _backward_at(
+        self, q: NDArray[np.float64], lam: float, grad_a: ArrayLike | None, grad_z: ArrayLike | None
+    ) -> NDArray[np.float64] | None:
         # the gradient at q if the last forward pass solved the problem of q and lam (the
         # same candidates, checked within the backward pass), else None
         if self._shape != q.shape:
             return None
         return self._solver.backward_at(q, lam, *self._gradients(grad_a, grad_z))
 
-    def _gradients(self, grad_a, grad_z):
-        # the gradients as contiguous float64 arrays of the last forward pass's shapes
-        n, t = self._shape
+    def _gradients(
+        self, grad_a: ArrayLike | None, grad_z: ArrayLike | None
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        # the gradients as contiguous float64 arrays of the last forward pass's shapes (set:
+        # the callers check first that a forward pass succeeded)
+        n, t = cast(Tuple[int, int], self._shape)
         grad_a = np.zeros(t) if grad_a is None else np.ascontiguousarray(grad_a, dtype=np.float64)
         grad_z = np.zeros((n, t)) if grad_z is None else np.ascontiguousarray(grad_z, dtype=np.float64)
         if grad_a.shape != (t,):
@@ -177,7 +184,9 @@ class TreePAV:
             raise ValueError(f"grad_z must have shape ({n}, {t}), got {grad_z.shape}")
         return grad_a, grad_z
 
-    def backward(self, grad_a=None, grad_z=None):
+    def backward(
+        self, grad_a: ArrayLike | None = None, grad_z: ArrayLike | None = None
+    ) -> NDArray[np.float64]:
         """Gradient of a loss with respect to ``q`` at the last :meth:`forward`.
 
         Parameters
@@ -197,7 +206,7 @@ class TreePAV:
             raise ValueError("backward needs a successful forward pass first")
         return self._solver.backward(self._q, *self._gradients(grad_a, grad_z))
 
-    def info(self):
+    def info(self) -> dict[str, NDArray[Any]]:
         """Groups and support sets of the last :meth:`forward`.
 
         Returns
@@ -213,21 +222,21 @@ class TreePAV:
         info = self._solver.info()
         return {k: getattr(info, k) for k in ("group", "value", "denominator", "support")}
 
-    def __reduce__(self):
+    def __reduce__(self) -> NoReturn:
         raise TypeError("TreePAV holds solver buffers and cannot be pickled; create a new one")
 
 
-def _thread_solver(n_values):
+def _thread_solver(n_values: int) -> TreePAV:
     """This thread's reused solver, or a new one for batches above CACHED_MAX_VALUES."""
     if n_values > CACHED_MAX_VALUES:
         return TreePAV()
-    solver = getattr(_thread, "solver", None)
+    solver: TreePAV | None = getattr(_thread, "solver", None)
     if solver is None:
         solver = _thread.solver = TreePAV()
     return solver
 
 
-def tree_pav(q, lam):
+def tree_pav(q: ArrayLike, lam: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Forward pass: node values ``a`` and traversals ``z`` for scores ``q``.
 
     Parameters
@@ -254,7 +263,9 @@ def tree_pav(q, lam):
     return _thread_solver(q.size)._forward(q, _as_lambda(lam))
 
 
-def tree_pav_backward(q, lam, grad_a=None, grad_z=None):
+def tree_pav_backward(
+    q: ArrayLike, lam: float, grad_a: ArrayLike | None = None, grad_z: ArrayLike | None = None
+) -> NDArray[np.float64]:
     """Backward pass at ``q``: ``dL/dq`` from ``dL/da`` and ``dL/dz``.
 
     Reuses the forward pass of this thread's last :func:`tree_pav` call when it solved
@@ -281,4 +292,5 @@ def tree_pav_backward(q, lam, grad_a=None, grad_z=None):
     if grad_q is None:
         solver._forward(q, lam)
         grad_q = solver._backward_at(q, lam, grad_a, grad_z)
-    return grad_q
+    # not None: the forward pass just solved the problem of these q and lam
+    return cast("NDArray[np.float64]", grad_q)

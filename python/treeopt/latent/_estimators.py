@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any, Sequence, Tuple, TypeVar, cast
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
@@ -37,7 +39,16 @@ from ._model import (
     node_scores_backward,
 )
 
+if TYPE_CHECKING:
+    from sklearn.utils import Tags
+
 __all__ = ["LatentTreeClassifier", "LatentTreeRegressor"]
+
+#: What ``_forward`` keeps for ``_backward``: the standardised rows, the predictor's
+#: input, where each node score is the node's own split term, and the shape of ``z``.
+_ForwardCache = Tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_], Tuple[int, ...]]
+
+_Estimator = TypeVar("_Estimator", bound="_BaseLatentTree")
 
 # --------------------------------------------------------------------------- #
 # shared estimator logic
@@ -45,7 +56,7 @@ __all__ = ["LatentTreeClassifier", "LatentTreeRegressor"]
 class _BaseLatentTree(BaseEstimator):
     """Training loop, prediction and tree export shared by the two estimators."""
 
-    _parameter_constraints = {
+    _parameter_constraints: dict[str, list[Any]] = {
         "depth": [Interval(Integral, 1, MAX_DEPTH, closed="both")],
         "pruning": [Interval(Real, 0, None, closed="left")],
         "predictor_input": [StrOptions({"x_and_leaves", "leaves"})],
@@ -62,37 +73,110 @@ class _BaseLatentTree(BaseEstimator):
         "verbose": ["verbose"],
     }
 
+    # the parameters (set by __init__)
+    depth: int
+    pruning: float
+    predictor_input: str
+    learning_rate: float
+    batch_size: int
+    max_epochs: int
+    lr_patience: int
+    lr_factor: float
+    early_stopping: bool
+    validation_fraction: float
+    n_iter_no_change: int
+    tol: float
+    random_state: int | np.random.RandomState | None
+    verbose: bool
+
+    # the fitted attributes (set by fit)
+    x_mean_: NDArray[np.float64]
+    x_scale_: NDArray[np.float64]
+    loss_curve_: list[float]
+    validation_loss_curve_: list[float]
+    n_epochs_: int
+    best_epoch_: int
+    best_validation_loss_: float
+    split_weights_: NDArray[np.float64]
+    split_biases_: NDArray[np.float64]
+    coef_: NDArray[np.float64]
+    intercept_: NDArray[np.float64]
+    node_values_: NDArray[np.float64]
+    active_nodes_: NDArray[np.bool_]
+    n_active_nodes_: int
+    tree_: Tree
+    tree_node_origin_: NDArray[np.int64]
+    n_leaves_: int
+
     def __init__(
         self,
-        depth=3,
-        pruning=1.0,
+        depth: int = 3,
+        pruning: float = 1.0,
         *,
-        predictor_input="x_and_leaves",
-        learning_rate=0.01,
-        batch_size=512,
-        max_epochs=100,
-        lr_patience=2,
-        lr_factor=0.1,
-        early_stopping=True,
-        validation_fraction=0.2,
-        n_iter_no_change=10,
-        tol=1e-4,
-        random_state=None,
-        verbose=False,
-    ):
+        predictor_input: str = "x_and_leaves",
+        learning_rate: float = 0.01,
+        batch_size: int = 512,
+        max_epochs: int = 100,
+        lr_patience: int = 2,
+        lr_factor: float = 0.1,
+        early_stopping: bool = True,
+        validation_fraction: float = 0.2,
+        n_iter_no_change: int = 10,
+        tol: float = 1e-4,
+        random_state: int | np.random.RandomState | None = None,
+        verbose: bool = False,
+    ) -> None:
         store_init_params(self, locals())
 
-    # ---- hooks of the subclasses ------------------------------------------
-    # _n_outputs(), _loss_and_grad(out, target, w), _init_intercept(target, w),
-    # _split_validation(n, target, rng), _export_values(leaf_of_row, y, w)
+    # ---- hooks of the subclasses (declared here for the type checker only) ----
+    if TYPE_CHECKING:
+
+        def _n_outputs(self) -> int: ...
+
+        def _loss_and_grad(
+            self, out: NDArray[np.float64], target: NDArray[Any], w: NDArray[np.float64]
+        ) -> tuple[float, NDArray[np.float64]]: ...
+
+        def _init_intercept(self, target: NDArray[Any], w: NDArray[np.float64]) -> NDArray[np.float64]: ...
+
+        def _split_validation(
+            self, n: int, target: NDArray[Any], rng: np.random.RandomState
+        ) -> tuple[NDArray[np.intp], NDArray[np.intp] | None]: ...
+
+        def _export_values(
+            self,
+            leaf: NDArray[np.int64],
+            target: NDArray[Any],
+            w: NDArray[np.float64],
+            left: NDArray[np.intp],
+            right: NDArray[np.intp],
+            n_nodes: int,
+        ) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
+
+        def _check_target(self, y: NDArray[Any]) -> NDArray[Any]: ...
+
+        def _training_target(self, y: NDArray[Any], w: NDArray[np.float64]) -> NDArray[Any]: ...
+
+        def _n_value_columns(self) -> int: ...
+
+        def _tree_kwargs(self) -> dict[str, Any]: ...
+
+        def _prediction(self, out: NDArray[np.float64]) -> NDArray[Any]: ...
 
     # ---- model -------------------------------------------------------------
-    def _features(self, Xs, z_leaves):
+    def _features(self, Xs: NDArray[np.float64], z_leaves: NDArray[np.float64]) -> NDArray[np.float64]:
         if self.predictor_input == "leaves":
             return z_leaves
         return np.hstack([Xs, z_leaves])
 
-    def _forward(self, params, Xs, node_values=None, solver=None, lam=None):
+    def _forward(
+        self,
+        params: Sequence[NDArray[np.float64]],
+        Xs: NDArray[np.float64],
+        node_values: NDArray[np.float64] | None = None,
+        solver: TreePAV | None = None,
+        lam: float | None = None,
+    ) -> tuple[NDArray[np.float64], _ForwardCache]:
         """Outputs for standardised rows; with ``solver``, also the backward cache."""
         W, b, coef, intercept = params
         depth = self.depth
@@ -100,14 +184,20 @@ class _BaseLatentTree(BaseEstimator):
         S = Xs @ W.T + b
         q, own = node_scores(S, depth)
         if solver is not None:
-            _, z = solver.forward(q, lam)
+            _, z = solver.forward(q, cast(float, lam))  # given with the solver
         else:
             z = np.clip(q + 0.5, 0.0, node_values)
         H = self._features(Xs, z[:, n_branch:])
         out = H @ coef.T + intercept
         return out, (Xs, H, own, z.shape)
 
-    def _backward(self, params, cache, grad_out, solver):
+    def _backward(
+        self,
+        params: Sequence[NDArray[np.float64]],
+        cache: _ForwardCache,
+        grad_out: NDArray[np.float64],
+        solver: TreePAV,
+    ) -> list[NDArray[np.float64]]:
         W, b, coef, intercept = params
         Xs, H, own, z_shape = cache
         n_branch = (1 << self.depth) - 1
@@ -120,11 +210,17 @@ class _BaseLatentTree(BaseEstimator):
         grad_S = node_scores_backward(grad_q, own, self.depth)
         return [grad_S.T @ Xs, grad_S.sum(axis=0), grad_coef, grad_intercept]
 
-    def _node_values(self, params, Xs, solver, lam_per_row):
+    def _node_values(
+        self,
+        params: Sequence[NDArray[np.float64]],
+        Xs: NDArray[np.float64],
+        solver: TreePAV,
+        lam_per_row: float,
+    ) -> NDArray[np.float64]:
         """Average over the training rows (in batches) of the solver's node values."""
         W, b, _, _ = params
         total = np.zeros((1 << (self.depth + 1)) - 1)
-        n = Xs.shape[0]
+        n: int = Xs.shape[0]
         for start in range(0, n, self.batch_size):
             Xb = Xs[start : start + self.batch_size]
             q, _ = node_scores(Xb @ W.T + b, self.depth)
@@ -132,7 +228,9 @@ class _BaseLatentTree(BaseEstimator):
             total += a * Xb.shape[0]
         return total / n
 
-    def _init_biases(self, W, Xs, rng):
+    def _init_biases(
+        self, W: NDArray[np.float64], Xs: NDArray[np.float64], rng: np.random.RandomState
+    ) -> NDArray[np.float64]:
         """Appendix A.4: b_t = -mean of w_t . x over the rows reaching node t."""
         depth = self.depth
         n_branch = (1 << depth) - 1
@@ -158,12 +256,14 @@ class _BaseLatentTree(BaseEstimator):
         return b
 
     # ---- fitting -------------------------------------------------------------
-    def _fit(self, X, target, sample_weight):
+    def _fit(self, X: NDArray[np.float64], target: NDArray[Any], sample_weight: NDArray[np.float64]) -> None:
         # The matrices are small: BLAS threads only add wake-up latency.
         with threadpool_limits(limits=1, user_api="blas"):
             self._fit_single_thread(X, target, sample_weight)
 
-    def _fit_single_thread(self, X, target, sample_weight):
+    def _fit_single_thread(
+        self, X: NDArray[np.float64], target: NDArray[Any], sample_weight: NDArray[np.float64]
+    ) -> None:
         rng = check_random_state(self.random_state)
         n, n_features = X.shape
         self.x_mean_, scale = center_and_scale(X, "for the linear splits of a latent tree")
@@ -193,6 +293,8 @@ class _BaseLatentTree(BaseEstimator):
         solver = TreePAV()
         lam_per_row = float(self.pruning) / self.batch_size
 
+        # (validation loss, parameters, node values, epoch) of the best epoch so far
+        best: tuple[float, list[NDArray[np.float64]], NDArray[np.float64] | None, int]
         best = (np.inf, [p.copy() for p in params], None, 0)
         bad_epochs = bad_epochs_lr = 0
         self.loss_curve_, self.validation_loss_curve_ = [], []
@@ -210,7 +312,7 @@ class _BaseLatentTree(BaseEstimator):
                 adam.step(self._backward(params, cache, grad_out, solver))
                 epoch_loss += loss * wb.sum()
             self.loss_curve_.append(epoch_loss / w_tr.sum())
-            node_values = self._node_values(params, X_tr, solver, lam_per_row)
+            node_values: NDArray[np.float64] | None = self._node_values(params, X_tr, solver, lam_per_row)
             out, _ = self._forward(params, X_val, node_values=node_values)
             val_loss, _ = self._loss_and_grad(out, t_val, w_val)
             self.validation_loss_curve_.append(val_loss)
@@ -248,7 +350,7 @@ class _BaseLatentTree(BaseEstimator):
         self.active_nodes_ = node_values >= 0.5
         self.n_active_nodes_ = int(np.count_nonzero(self.active_nodes_))
 
-    def _decision(self, X):
+    def _decision(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         """Raw outputs of the fitted model, computed in chunks of rows."""
         Xs = (X - self.x_mean_) / self.x_scale_
         params = [self.split_weights_, self.split_biases_, self.coef_, self.intercept_]
@@ -260,7 +362,9 @@ class _BaseLatentTree(BaseEstimator):
         return np.vstack(parts) if parts else np.zeros((0, self.coef_.shape[0]))
 
     # ---- the exported tree ---------------------------------------------------
-    def _tree_skeleton(self):
+    def _tree_skeleton(
+        self,
+    ) -> tuple[list[int], list[int], list[int], list[float], NDArray[np.float64], list[int]]:
         """Node arrays of the hard tree: oblique tests in original units, pruned removed.
 
         A node is kept when its relaxed pruning variable rounds to 1
@@ -273,9 +377,14 @@ class _BaseLatentTree(BaseEstimator):
         active = self.active_nodes_
         W = self.split_weights_ / self.x_scale_
         thresholds = (self.split_weights_ * (self.x_mean_ / self.x_scale_)).sum(axis=1) - self.split_biases_
-        left, right, feature, threshold, weights, origin = [], [], [], [], [], []
+        left: list[int] = []
+        right: list[int] = []
+        feature: list[int] = []
+        threshold: list[float] = []
+        weights: list[NDArray[np.float64]] = []
+        origin: list[int] = []
 
-        def add(t):
+        def add(t: int) -> int:
             i = len(left)
             left.append(TREE_LEAF)
             right.append(TREE_LEAF)
@@ -303,10 +412,16 @@ class _BaseLatentTree(BaseEstimator):
             stack.append((lc, left[i]))
         return left, right, feature, threshold, np.array(weights), origin
 
-    def _export_tree(self, X, y, w, feature_names):
+    def _export_tree(
+        self,
+        X: NDArray[np.float64],
+        y: NDArray[Any],
+        w: NDArray[np.float64],
+        feature_names: NDArray[np.object_] | None,
+    ) -> None:
         left, right, feature, threshold, weights, origin = self._tree_skeleton()
         n_nodes = len(left)
-        kw = dict(feature_names=feature_names, n_features=X.shape[1], weights=weights)
+        kw: dict[str, Any] = dict(feature_names=feature_names, n_features=X.shape[1], weights=weights)
         # Route the training rows with the Tree itself, so the counts match its tests.
         k = self._n_value_columns()
         probe = Tree(left, right, feature, threshold, np.zeros((n_nodes, k)), np.zeros(n_nodes),
@@ -317,7 +432,9 @@ class _BaseLatentTree(BaseEstimator):
         self.tree_node_origin_ = np.array(origin, dtype=np.int64)
 
     @staticmethod
-    def _subtree_totals(leaf_totals, left, right):
+    def _subtree_totals(
+        leaf_totals: NDArray[np.float64], left: NDArray[np.intp], right: NDArray[np.intp]
+    ) -> NDArray[np.float64]:
         """Add leaf totals up to every internal node (children have larger ids)."""
         totals = leaf_totals.copy()
         for i in range(len(left) - 1, -1, -1):
@@ -329,11 +446,11 @@ class _BaseLatentTree(BaseEstimator):
         "Index of the leaf of ``tree_`` each row of X reaches (hard routing).",
         "ndarray of int64, shape (n_samples,)",
     )
-    def apply(self, X):
+    def apply(self, X: ArrayLike) -> NDArray[np.int64]:
         X = self._input(X)  # first: it says when the estimator is not fitted
         return self.tree_.apply(X)
 
-    def _input(self, X):
+    def _input(self, X: ArrayLike) -> NDArray[np.float64]:
         check_is_fitted(self, "tree_")
         return validate_numeric_data(self, X, reset=False, dtype=np.float64)
 
@@ -341,19 +458,21 @@ class _BaseLatentTree(BaseEstimator):
         "Predicted class (classifier) or target (regressor) of each row.",
         "ndarray of shape (n_samples,)",
     )
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray[Any]:
         return self._prediction(self._decision(self._input(X)))
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         return tags
 
     #: Extra target checks of ``validate_data`` (the regressor's ``y_numeric``).
-    _y_check = {}
+    _y_check: dict[str, Any] = {}
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    def fit(
+        self: _Estimator, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> _Estimator:
         """Learn the tree and the predictor.
 
         Parameters
@@ -381,7 +500,7 @@ class _BaseLatentTree(BaseEstimator):
         self.n_leaves_ = int(self.tree_.n_leaves)
         return self
 
-    def _validate_common(self):
+    def _validate_common(self) -> None:
         if not np.isfinite(self.pruning):
             raise ValueError(f"pruning must be a finite number >= 0, got {self.pruning}")
         if not np.isfinite(self.learning_rate):
@@ -496,25 +615,30 @@ class LatentTreeClassifier(ClassifierMixin, _BaseLatentTree):
     """
     )
 
-    def _check_target(self, y):
+    classes_: NDArray[Any]
+
+    def _check_target(self, y: NDArray[Any]) -> NDArray[Any]:
         self.classes_, encoded = encode_class_labels(y)
         return encoded
 
-    def _training_target(self, encoded, w):
+    def _training_target(self, encoded: NDArray[Any], w: NDArray[np.float64]) -> NDArray[Any]:
         return encoded
 
     # ---- hooks ---------------------------------------------------------------
-    def _n_outputs(self):
+    def _n_outputs(self) -> int:
         return 1 if len(self.classes_) == 2 else len(self.classes_)
 
-    def _init_intercept(self, target, w):
+    def _init_intercept(self, target: NDArray[Any], w: NDArray[np.float64]) -> NDArray[np.float64]:
         prior = np.bincount(target, weights=w, minlength=len(self.classes_)) + 1e-3
         prior /= prior.sum()
         if len(self.classes_) == 2:
             return np.array([np.log(prior[1] / prior[0])])
-        return np.log(prior)
+        log_prior: NDArray[np.float64] = np.log(prior)
+        return log_prior
 
-    def _loss_and_grad(self, out, target, w):
+    def _loss_and_grad(
+        self, out: NDArray[np.float64], target: NDArray[Any], w: NDArray[np.float64]
+    ) -> tuple[float, NDArray[np.float64]]:
         total = w.sum()
         if out.shape[1] == 1:  # binary cross-entropy on one logit
             o = out[:, 0]
@@ -527,7 +651,9 @@ class LatentTreeClassifier(ClassifierMixin, _BaseLatentTree):
         grad[np.arange(len(target)), target] -= 1.0
         return float(loss), grad * (w / total)[:, None]
 
-    def _split_validation(self, n, target, rng):
+    def _split_validation(
+        self, n: int, target: NDArray[Any], rng: np.random.RandomState
+    ) -> tuple[NDArray[np.intp], NDArray[np.intp] | None]:
         if not self.early_stopping:
             return np.arange(n), None
         counts = np.bincount(target)
@@ -540,13 +666,21 @@ class LatentTreeClassifier(ClassifierMixin, _BaseLatentTree):
         )
         return np.sort(train), np.sort(val)
 
-    def _n_value_columns(self):
+    def _n_value_columns(self) -> int:
         return len(self.classes_)
 
-    def _tree_kwargs(self):
+    def _tree_kwargs(self) -> dict[str, Any]:
         return {"classes": self.classes_}
 
-    def _export_values(self, leaf, target, w, left, right, n_nodes):
+    def _export_values(
+        self,
+        leaf: NDArray[np.int64],
+        target: NDArray[Any],
+        w: NDArray[np.float64],
+        left: NDArray[np.intp],
+        right: NDArray[np.intp],
+        n_nodes: int,
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         k = len(self.classes_)
         totals = np.zeros((n_nodes, k))
         np.add.at(totals, (leaf, target), w)
@@ -558,22 +692,23 @@ class LatentTreeClassifier(ClassifierMixin, _BaseLatentTree):
         "Logits of the predictor (one column for two classes).",
         "ndarray of shape (n_samples,) or (n_samples, n_classes)",
     )
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         out = self._decision(self._input(X))
         return out[:, 0] if out.shape[1] == 1 else out
 
     @takes_rows("Class probabilities of the predictor.", "ndarray of shape (n_samples, n_classes)")
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
         out = self._decision(self._input(X))
         if out.shape[1] == 1:
             p = 0.5 * (1.0 + np.tanh(0.5 * out[:, 0]))
             return np.column_stack([1.0 - p, p])
         return np.exp(_log_softmax(out))
 
-    def _prediction(self, out):
+    def _prediction(self, out: NDArray[np.float64]) -> NDArray[Any]:
         if out.shape[1] == 1:
             return self.classes_[(out[:, 0] > 0).astype(np.int64)]
-        return self.classes_[np.argmax(out, axis=1)]
+        labels: NDArray[Any] = self.classes_[np.argmax(out, axis=1)]
+        return labels
 
 
 class LatentTreeRegressor(RegressorMixin, _BaseLatentTree):
@@ -608,12 +743,15 @@ class LatentTreeRegressor(RegressorMixin, _BaseLatentTree):
     """
     )
 
+    y_mean_: float
+    y_scale_: float
+
     _y_check = {"y_numeric": True}
 
-    def _check_target(self, y):
+    def _check_target(self, y: NDArray[Any]) -> NDArray[Any]:
         return np.asarray(y, dtype=np.float64)
 
-    def _training_target(self, y, w):
+    def _training_target(self, y: NDArray[Any], w: NDArray[np.float64]) -> NDArray[Any]:
         """``y`` standardised with its weighted mean and deviation (kept for predict)."""
         self.y_mean_ = float(np.average(y, weights=w))
         scale = float(np.sqrt(np.average((y - self.y_mean_) ** 2, weights=w)))
@@ -621,32 +759,44 @@ class LatentTreeRegressor(RegressorMixin, _BaseLatentTree):
         return (y - self.y_mean_) / self.y_scale_
 
     # ---- hooks ---------------------------------------------------------------
-    def _n_outputs(self):
+    def _n_outputs(self) -> int:
         return 1
 
-    def _init_intercept(self, target, w):
+    def _init_intercept(self, target: NDArray[Any], w: NDArray[np.float64]) -> NDArray[np.float64]:
         return np.array([np.average(target, weights=w) if w.sum() > 0 else 0.0])
 
-    def _loss_and_grad(self, out, target, w):
+    def _loss_and_grad(
+        self, out: NDArray[np.float64], target: NDArray[Any], w: NDArray[np.float64]
+    ) -> tuple[float, NDArray[np.float64]]:
         total = w.sum()
         r = out[:, 0] - target
         loss = (w * r * r).sum() / total
         return float(loss), (2.0 * w * r / total)[:, None]
 
-    def _split_validation(self, n, target, rng):
+    def _split_validation(
+        self, n: int, target: NDArray[Any], rng: np.random.RandomState
+    ) -> tuple[NDArray[np.intp], NDArray[np.intp] | None]:
         n_val = int(np.ceil(self.validation_fraction * n))
         if not self.early_stopping or n - n_val < 1 or n_val < 1 or n < 2:
             return np.arange(n), None
         perm = rng.permutation(n)
         return np.sort(perm[n_val:]), np.sort(perm[:n_val])
 
-    def _n_value_columns(self):
+    def _n_value_columns(self) -> int:
         return 1
 
-    def _tree_kwargs(self):
+    def _tree_kwargs(self) -> dict[str, Any]:
         return {"task": "regression"}
 
-    def _export_values(self, leaf, y, w, left, right, n_nodes):
+    def _export_values(
+        self,
+        leaf: NDArray[np.int64],
+        y: NDArray[Any],
+        w: NDArray[np.float64],
+        left: NDArray[np.intp],
+        right: NDArray[np.intp],
+        n_nodes: int,
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         wsum = np.zeros(n_nodes)
         wy = np.zeros(n_nodes)
         np.add.at(wsum, leaf, w)
@@ -666,5 +816,5 @@ class LatentTreeRegressor(RegressorMixin, _BaseLatentTree):
         return mean[:, None], wsum
 
     # ---- prediction ------------------------------------------------------------
-    def _prediction(self, out):
+    def _prediction(self, out: NDArray[np.float64]) -> NDArray[Any]:
         return out[:, 0] * self.y_scale_ + self.y_mean_

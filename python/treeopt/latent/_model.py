@@ -1,7 +1,12 @@
 """The latent-tree model as plain functions of arrays: min-path node scores (eq. (1) of
 Zantedeschi et al.) and their gradient, and the Adam optimiser of the estimators."""
 
+from __future__ import annotations
+
+from typing import Sequence
+
 import numpy as np
+from numpy.typing import NDArray
 
 __all__ = ["MAX_DEPTH", "Q_ROOT", "node_scores", "node_scores_backward"]
 
@@ -17,12 +22,12 @@ _CELLS = 1 << 22
 # --------------------------------------------------------------------------- #
 # the model, as plain functions of arrays
 # --------------------------------------------------------------------------- #
-def _level(d):
+def _level(d: int) -> tuple[int, int]:
     """Node index range of tree level ``d`` (root = level 0)."""
     return (1 << d) - 1, (1 << (d + 1)) - 1
 
 
-def node_scores(S, depth):
+def node_scores(S: NDArray[np.float64], depth: int) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """Min-path node scores ``q`` from split values ``S`` (eq. (1) of the paper).
 
     Parameters
@@ -58,7 +63,9 @@ def node_scores(S, depth):
     return q, own
 
 
-def node_scores_backward(grad_q, own, depth):
+def node_scores_backward(
+    grad_q: NDArray[np.float64], own: NDArray[np.bool_], depth: int
+) -> NDArray[np.float64]:
     """Gradient with respect to ``S`` of a loss whose gradient in ``q`` is ``grad_q``."""
     n = grad_q.shape[0]
     grad_q = grad_q.copy()
@@ -75,20 +82,28 @@ def node_scores_backward(grad_q, own, depth):
     return grad_S
 
 
-def _chunks(n, n_nodes):
+def _chunks(n: int, n_nodes: int) -> list[slice]:
     step = max(1, _CELLS // max(n_nodes, 1))
     return [slice(i, min(i + step, n)) for i in range(0, n, step)]
 
 
-def _log_softmax(Z):
+def _log_softmax(Z: NDArray[np.float64]) -> NDArray[np.float64]:
     Z = Z - Z.max(axis=1, keepdims=True)
-    return Z - np.log(np.exp(Z).sum(axis=1, keepdims=True))
+    log_sum: NDArray[np.float64] = np.log(np.exp(Z).sum(axis=1, keepdims=True))
+    return Z - log_sum
 
 
 class _Adam:
     """Adam on a list of arrays, updated in place."""
 
-    def __init__(self, params, lr, beta1=0.9, beta2=0.999, eps=1e-8):
+    def __init__(
+        self,
+        params: Sequence[NDArray[np.float64]],
+        lr: float,
+        beta1: float = 0.9,
+        beta2: float = 0.999,
+        eps: float = 1e-8,
+    ) -> None:
         self.params = params
         self.lr = lr
         self.beta1, self.beta2, self.eps = beta1, beta2, eps
@@ -96,7 +111,7 @@ class _Adam:
         self.v = [np.zeros_like(p) for p in params]
         self.t = 0
 
-    def step(self, grads):
+    def step(self, grads: Sequence[NDArray[np.float64]]) -> None:
         self.t += 1
         c1 = 1.0 - self.beta1**self.t
         c2 = 1.0 - self.beta2**self.t
