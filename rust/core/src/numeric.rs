@@ -203,6 +203,19 @@ mod tests {
     }
 
     #[test]
+    fn rows_merge_when_their_numbers_are_equal() {
+        // -0.0 and 0.0 are one number: rows 0 and 1 merge; rows 2 and 3 hold the same
+        // numbers in other columns and stay apart; so do 1.0 and the next float.
+        let x = [-0.0, 2.0, 0.0, 2.0, 1.0, 2.0, 2.0, 1.0, 1.0 + f64::EPSILON, 2.0];
+        let d = NumericDataset::new(&x, 5, 2, &[0, 1, 0, 1, 1], 2, None).unwrap();
+        assert_eq!(d.n_groups(), 4);
+        assert_eq!(d.group_of_row(0), d.group_of_row(1));
+        assert_eq!(d.class_weights(d.group_of_row(0).unwrap()), &[1.0, 1.0]);
+        assert_ne!(d.group_of_row(2), d.group_of_row(3));
+        assert_ne!(d.group_of_row(2), d.group_of_row(4));
+    }
+
+    #[test]
     fn constant_columns_have_no_threshold_and_bad_input_is_an_error() {
         let d = NumericDataset::new(&[2.5, 2.5], 2, 1, &[0, 1], 2, None).unwrap();
         assert_eq!((d.n_groups(), d.n_thresholds(0)), (1, 0));
