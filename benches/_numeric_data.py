@@ -7,6 +7,10 @@ Imported by ``benches/compare_numeric.py`` and ``benches/compare_depth_limited.p
   min-max normalised UCI sets: ``bank``, ``raisin``, ...), the numeric files of
   ``<repo>/../shared/datasets/`` (``fico``, ``compas``, ``broward_general_2y``) and
   ``breast_cancer`` (scikit-learn's embedded copy). The label is the last CSV column.
+* Held-out instances (for checking a change on data the benches were not tuned on):
+  ``NAME[a:b]`` is columns ``a..b-1`` of a set above (``magic[0:5]``), and
+  ``make_classification_RxC`` scikit-learn's ``make_classification`` with ``R`` rows and
+  ``C`` features (seed 0, values rounded to 3 decimals so that columns hold ties).
 * ``quantile_binarize(X, k)``: the 0/1 matrix of the tests ``x_j <= t`` for the distinct
   interior ``k``-quantiles ``t`` of every column (plain numpy, so every solver gets
   exactly the same matrix).
@@ -17,6 +21,7 @@ Nothing here imports treeopt or a peer solver.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import List, Optional, Tuple
 
@@ -45,7 +50,20 @@ def _csv_path(name: str) -> Path:
 
 def load_numeric(name: str) -> Tuple[np.ndarray, np.ndarray, List[str]]:
     """Raw features (float64, C order), labels remapped to 0..k-1 (int64), feature names."""
-    if name == "breast_cancer":
+    subset = re.fullmatch(r"(.+)\[(\d+):(\d+)\]", name)
+    synthetic = re.fullmatch(r"make_classification_(\d+)x(\d+)", name)
+    if subset:
+        X, y, names = load_numeric(subset.group(1))
+        a, b = int(subset.group(2)), int(subset.group(3))
+        return np.ascontiguousarray(X[:, a:b]), y, names[a:b]
+    if synthetic:
+        from sklearn.datasets import make_classification
+
+        rows, cols = int(synthetic.group(1)), int(synthetic.group(2))
+        X, y = make_classification(n_samples=rows, n_features=cols, n_informative=max(2, cols // 2),
+                                   n_redundant=cols // 4, flip_y=0.05, random_state=0)
+        X, names = X.round(3), [f"x{j}" for j in range(cols)]
+    elif name == "breast_cancer":
         from sklearn.datasets import load_breast_cancer
 
         data = load_breast_cancer()

@@ -18,7 +18,10 @@ fit): the worker imports its one solver, loads the data, records its resident me
 resets the high-water mark, fits, and reports the fit time, the training errors
 computed from ``predict`` on the training rows (not from the tool's own report) and the
 peak resident memory of the fit above that pre-fit baseline (VmHWM - VmRSS; the baseline
-is printed in the JSON output). Runs alternate between the tools; a fit under
+is printed in the JSON output). The baseline is taken after each tool's own import
+and the data's load, so neither pays for the other's libraries, and the growth counts
+whatever the fit itself touches (its copies of X, its first-call imports and code pages,
+the solver's buffers). Runs alternate between the tools; a fit under
 ``--repeat-under`` seconds is repeated, best of ``--repeat``. A worker that overruns its
 time limit by more than 30 s + 50% is killed and reported as such.
 
@@ -198,7 +201,8 @@ def _fmt_m(r):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", nargs="+", default=None,
-                        help="default: " + " ".join(numeric_dataset_names()))
+                        help="default: " + " ".join(numeric_dataset_names())
+                        + "; held out: NAME[a:b] (columns a..b-1 of a set), make_classification_RxC")
     parser.add_argument("--depths", nargs="+", type=int, default=DEPTHS)
     parser.add_argument("--time-limit", type=float, default=600.0, help="seconds per fit (both tools)")
     parser.add_argument("--repeat", type=int, default=3)

@@ -265,6 +265,26 @@ def test_max_thresholds_optimum_over_the_kept_thresholds(make):
     assert make(max_thresholds=10_000).fit(X, y).tree_ == uncapped.tree_
 
 
+def test_the_search_reads_x_in_place_and_a_cap_writes_only_a_copy(make):
+    """A float64 C-contiguous X goes to the search as it is (no second copy of the
+    matrix held through the fit); with ``max_thresholds`` the codes are written into a
+    copy, never into the caller's X."""
+    from treeopt.optimal._numeric import NumericColumns
+
+    X, y = people(120)
+    X = np.ascontiguousarray(X.to_numpy(dtype=float))
+    assert NumericColumns(X).matrix is X
+    capped = NumericColumns(X, None, 2)
+    assert not np.shares_memory(capped.matrix, X)
+    before = X.copy()
+    make(max_thresholds=2).fit(X, y)
+    make().fit(X, y)
+    np.testing.assert_array_equal(X, before)
+    # Other layouts and dtypes are converted, as before.
+    assert NumericColumns(np.asfortranarray(X)).matrix.flags.c_contiguous
+    assert NumericColumns(X.astype(np.float32)).matrix.dtype == np.float64
+
+
 # --------------------------------------------------------------------------- #
 # weights, class weights, multiclass, costs, y_ref
 # --------------------------------------------------------------------------- #

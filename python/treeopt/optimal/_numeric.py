@@ -53,7 +53,8 @@ class NumericColumns:
     """A float64 feature matrix ready for the Rust search, with the kept thresholds of
     each capped column (None for a column searched at every midpoint).
 
-    ``matrix`` is C-contiguous float64; ``kept[j]`` the ascending thresholds of column
+    ``matrix`` is C-contiguous float64 (X itself when it already is, and uncapped);
+    ``kept[j]`` the ascending thresholds of column
     ``j`` when ``max_thresholds`` capped it (its values replaced by codes).
     """
 
@@ -69,9 +70,11 @@ class NumericColumns:
                 "X holds integers beyond 2**53, which float64 (the type the numeric "
                 "search compares in) cannot represent exactly; scale the column first"
             )
-        matrix = np.array(X, dtype=np.float64, order="C", copy=True)
+        # A copy only when the cap below writes codes into it: the search only reads X.
+        capped = max_thresholds is not None
+        matrix = np.array(X, dtype=np.float64, order="C") if capped else np.ascontiguousarray(X, dtype=np.float64)
         self.kept = [None] * matrix.shape[1]
-        if max_thresholds is not None:
+        if capped:
             for j in range(matrix.shape[1]):
                 kept = candidate_thresholds(matrix[:, j], weight, int(max_thresholds))
                 if kept is not None:

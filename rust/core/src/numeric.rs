@@ -49,6 +49,34 @@ fn sort_key(v: f64) -> u64 {
     }
 }
 
+/// A row of finite numbers as a grouping key, borrowed from the matrix: rows are equal
+/// when their numbers are (`-0.0` equals `0.0`), hashed by the numbers' bit patterns
+/// with `-0.0` read as `0.0`.
+struct RowKey<'a>(&'a [f64]);
+
+impl RowKey<'_> {
+    #[inline]
+    fn bits(v: f64) -> u64 {
+        if v == 0.0 { 0 } else { v.to_bits() }
+    }
+}
+
+impl PartialEq for RowKey<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.len() == other.0.len() && self.0.iter().zip(other.0).all(|(&a, &b)| Self::bits(a) == Self::bits(b))
+    }
+}
+
+impl Eq for RowKey<'_> {}
+
+impl std::hash::Hash for RowKey<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        for &v in self.0 {
+            state.write_u64(Self::bits(v));
+        }
+    }
+}
+
 impl NumericDataset {
     /// Packs a row-major matrix of finite numbers (`n_rows * n_columns`), class indices
     /// in `0..n_classes` and optional non-negative weights. Rows of zero weight are
@@ -62,9 +90,8 @@ impl NumericDataset {
         weights: Option<&[f64]>,
     ) -> Result<Self> {
         check_matrix(x, n_rows, n_columns, |v| !v.is_finite(), "features must be finite numbers (impute or drop NaN and inf first)")?;
-        // Bit patterns as the grouping key (with -0.0 read as 0.0, so equal numbers merge).
-        let bits = |v: f64| if v == 0.0 { 0u64 } else { v.to_bits() };
-        let key = |i: usize| x[i * n_columns..(i + 1) * n_columns].iter().map(|&v| bits(v)).collect::<Vec<u64>>();
+        // The rows themselves are the grouping keys (borrowed: no copy of the matrix).
+        let key = |i: usize| RowKey(&x[i * n_columns..(i + 1) * n_columns]);
         let (groups, first_row) = Groups::build(n_rows, n_rows.saturating_mul(n_columns), labels, n_classes, weights, key)?;
         let n_groups = groups.n_groups();
         let value = |g: usize, j: usize| {
@@ -173,6 +200,19 @@ mod tests {
         assert_eq!(d.value(1, 0), 0.0);
         assert_eq!(d.sorted(0), &[1, 2, 0]);
         assert_eq!(d.sorted(1), &[2, 0, 1]);
+    }
+
+    #[test]
+    fn rows_merge_when_their_numbers_are_equal() {
+        // -0.0 and 0.0 are one number: rows 0 and 1 merge; rows 2 and 3 hold the same
+        // numbers in other columns and stay apart; so do 1.0 and the next float.
+        let x = [-0.0, 2.0, 0.0, 2.0, 1.0, 2.0, 2.0, 1.0, 1.0 + f64::EPSILON, 2.0];
+        let d = NumericDataset::new(&x, 5, 2, &[0, 1, 0, 1, 1], 2, None).unwrap();
+        assert_eq!(d.n_groups(), 4);
+        assert_eq!(d.group_of_row(0), d.group_of_row(1));
+        assert_eq!(d.class_weights(d.group_of_row(0).unwrap()), &[1.0, 1.0]);
+        assert_ne!(d.group_of_row(2), d.group_of_row(3));
+        assert_ne!(d.group_of_row(2), d.group_of_row(4));
     }
 
     #[test]

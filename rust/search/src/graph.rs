@@ -118,8 +118,12 @@ struct Candidate {
     llb: f64,
     rlb: f64,
     /// Its level in the bisection of its run's thresholds (0: the middle one).
-    level: u32,
+    level: u16,
 }
+
+// A level holds one candidate per split (147k at the root of a numeric table such as
+// magic): keep it at 64 bytes.
+const _: () = assert!(std::mem::size_of::<Candidate>() == 64);
 
 
 /// Scratch space for one level of the recursion, reused across expansions: the set
@@ -136,8 +140,10 @@ struct Level {
     left_totals: Vec<f64>,
     right_weights: Vec<f64>,
     right_minority: Vec<f64>,
-    right_groups: Vec<u32>,
-    right_rows: Vec<f64>,
+    /// Rows sent right (a count: a split parts the set when it is neither 0 nor all of
+    /// the set's rows, as every group holds a row, and nested splits part it alike when
+    /// they send as many rows right).
+    right_rows: Vec<u32>,
     right_reference: Vec<f64>,
     candidates: Vec<Candidate>,
 }
@@ -147,7 +153,7 @@ impl Level {
     /// (The reference loss per split is kept only when `guessing`.)
     fn bytes_for<O: Objective, S: SplitFamily>(t: &Task<O, S>, guessing: bool) -> usize {
         let (m, c) = (t.splits.n_splits(), t.obj.n_stats());
-        16 * t.data.words() + 16 * c + 8 * m * c + (20 + 8 * guessing as usize) * m + m * std::mem::size_of::<Candidate>()
+        16 * t.data.words() + 16 * c + 8 * m * c + (12 + 8 * guessing as usize) * m + m * std::mem::size_of::<Candidate>()
     }
 
     /// The left and right sides of split `f` of the set last passed over, whose
@@ -159,7 +165,7 @@ impl Level {
             *l = t - r;
         }
         let rr = if guessing { self.right_reference[f] } else { 0.0 };
-        let (rm, rows) = (self.right_minority[f], self.right_rows[f]);
+        let (rm, rows) = (self.right_minority[f], self.right_rows[f] as f64);
         let right = side(obj, rw, rm, guessing.then_some(rr), rows, depth, rules);
         let left = side(obj, &self.left_totals, self.minority - rm, guessing.then(|| self.reference_total - rr), self.rows - rows, depth, rules);
         (left, right)
@@ -177,8 +183,7 @@ impl Level {
             left_totals: vec![0.0; c],
             right_weights: vec![0.0; m * c],
             right_minority: vec![0.0; m],
-            right_groups: vec![0; m],
-            right_rows: vec![0.0; m],
+            right_rows: vec![0; m],
             right_reference: vec![0.0; if guessing { m } else { 0 }],
             candidates: Vec::with_capacity(m),
         }
@@ -408,21 +413,18 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         lv.totals.fill(0.0);
         lv.right_weights.fill(0.0);
         lv.right_minority.fill(0.0);
-        lv.right_groups.fill(0);
         lv.right_reference.fill(0.0);
-        lv.right_rows.fill(0.0);
+        lv.right_rows.fill(0);
         let reference = self.reference.as_deref();
         let mut rows = 0.0;
         let mut minority = 0.0;
         let mut reference_total = 0.0;
-        let mut n_groups = 0u32;
         for_each_one(&lv.set, |g| {
             let cw = obj.group_stats(g);
             let mn = obj.group_floor(g);
             let re = reference.map_or(0.0, |r| r[g]);
-            let nr = data.group_rows(g) as f64;
-            rows += nr;
-            n_groups += 1;
+            let nr = data.group_rows(g);
+            rows += nr as f64;
             minority += mn;
             reference_total += re;
             for (t, w) in lv.totals.iter_mut().zip(cw) {
@@ -434,7 +436,6 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
                     *t += w;
                 }
                 lv.right_minority[f] += mn;
-                lv.right_groups[f] += 1;
                 if reference.is_some() {
                     lv.right_reference[f] += re;
                 }
@@ -449,7 +450,6 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
                     lv.right_weights[(f - 1) * c + k] += lv.right_weights[f * c + k];
                 }
                 lv.right_minority[f - 1] += lv.right_minority[f];
-                lv.right_groups[f - 1] += lv.right_groups[f];
                 if reference.is_some() {
                     lv.right_reference[f - 1] += lv.right_reference[f];
                 }
@@ -464,12 +464,12 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             if !splits.nested_in_previous(f) {
                 run = f as u32;
             }
-            let ng = lv.right_groups[f];
-            let rr_rows = lv.right_rows[f];
-            if ng == 0 || ng == n_groups || rr_rows < rules.min_support || rows - rr_rows < rules.min_support {
+            let right_rows = lv.right_rows[f];
+            let rr_rows = right_rows as f64;
+            if right_rows == 0 || rr_rows == rows || rr_rows < rules.min_support || rows - rr_rows < rules.min_support {
                 continue;
             }
-            if splits.nested_in_previous(f) && lv.right_groups[f - 1] == ng {
+            if splits.nested_in_previous(f) && lv.right_rows[f - 1] == right_rows {
                 continue; // the same partition as split f - 1
             }
             let (left, right) = lv.sides(obj, f, d, &rules, reference.is_some());
@@ -499,7 +499,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             // work): the middle threshold first, then those of the halves, and so on, so
             // that the per-side bounds of evaluated thresholds enclose the others early.
             // A stack of (lo, hi, level) holds at most one pending half per level.
-            let mut stack = [(0usize, 0usize, 0u32); 66];
+            let mut stack = [(0usize, 0usize, 0u16); 66];
             let mut top = 1;
             stack[0] = (start, end, 0);
             while top > 0 {
@@ -712,7 +712,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             let (left_side, right_side) = self.levels[level].sides(&self.t.obj, cand.feature as usize, d, &rules, guessing);
             let right_first = self.neighbourhood.is_some() && {
                 let lv = &self.levels[level];
-                2.0 * lv.right_rows[cand.feature as usize] > lv.rows
+                2.0 * lv.right_rows[cand.feature as usize] as f64 > lv.rows
             };
             let Some(left) = self.child(level, cand.feature, false, left_side, d) else { break };
             let Some(right) = self.child(level, cand.feature, true, right_side, d) else { break };
