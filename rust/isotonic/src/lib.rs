@@ -483,6 +483,13 @@ fn buckets_per_node(n_kept: usize, t_count: usize) -> usize {
 /// the values left against 4.7% with four blocks) at the same cost per value.
 const BLOCKS: usize = 16;
 
+/// Row blocks of the cut's bounds for a batch of `n` rows: [`BLOCKS`], or one per row
+/// when there are fewer rows (then each block's largest score is its row's value, and
+/// the bounds cost no compare-exchanges of blocks that would stay empty).
+fn block_count(n: usize) -> usize {
+    BLOCKS.min(n)
+}
+
 /// Detects, once per process, the CPU features the vector passes choose between (the
 /// first pass would otherwise; on a virtual machine the detection can cost a good part
 /// of a millisecond, which a binding may rather pay at import).
@@ -510,7 +517,7 @@ fn wide<R>(f: impl FnOnce() -> R) -> R {
 }
 
 /// Per node of the row-major `q` (`n` rows, `cnt.len()` nodes): its largest score in
-/// each of [`BLOCKS`] blocks of rows (`top`, block-major) and, with `SUMS`, the count
+/// each of `top.len() / cnt.len()` blocks of rows (`top`, block-major) and, with `SUMS`, the count
 /// and sum of its positive values `v = q + 1/2`. `false` (and meaningless results) when
 /// a value of `q` is not finite: the pass adds [`zero_if_finite`] of each score to its
 /// node's `cnt` (a small integer, or NaN).
@@ -524,16 +531,25 @@ fn column_stats<const SUMS: bool>(q: &[f64], n: usize, cnt: &mut [f64], sum: &mu
 #[inline(always)]
 fn column_stats_body<const SUMS: bool>(q: &[f64], n: usize, cnt: &mut [f64], sum: &mut [f64], top: &mut [f64]) -> bool {
     let t_count = cnt.len();
-    // four rows at a time (the block of a group of rows is its first row's)
+    let blocks = top.len() / t_count;
+    // four rows at a time (the block of a group of rows is its first row's; no block is
+    // left without rows when there are at least four rows per block), else row by row
     const R: usize = 4;
+    if n < R * blocks {
+        for (i, row) in q.chunks_exact(t_count).enumerate() {
+            let b = blocks * i / n;
+            accumulate_rows::<1, SUMS>(row, cnt, sum, &mut top[b * t_count..(b + 1) * t_count]);
+        }
+        return cnt.iter().all(|c| c.is_finite());
+    }
     let groups = q.chunks_exact(R * t_count);
     let rest = groups.remainder();
     for (g, rows) in groups.enumerate() {
-        let b = BLOCKS * (R * g) / n;
+        let b = blocks * (R * g) / n;
         accumulate_rows::<R, SUMS>(rows, cnt, sum, &mut top[b * t_count..(b + 1) * t_count]);
     }
     for row in rest.chunks_exact(t_count) {
-        accumulate_rows::<1, SUMS>(row, cnt, sum, &mut top[(BLOCKS - 1) * t_count..]);
+        accumulate_rows::<1, SUMS>(row, cnt, sum, &mut top[(blocks - 1) * t_count..]);
     }
     cnt.iter().all(|c| c.is_finite())
 }
@@ -548,13 +564,14 @@ fn column_stats_body<const SUMS: bool>(q: &[f64], n: usize, cnt: &mut [f64], sum
 /// across nodes).
 fn block_bounds(lam: f64, sums: Option<(&[f64], &[f64])>, top: &mut [f64], bound: &mut [f64]) {
     let t_count = bound.len();
+    let blocks = top.len() / t_count;
     wide(
         #[inline(always)]
         || {
             let max = |x: f64, y: f64| if x > y { x } else { y };
             let min = |x: f64, y: f64| if x < y { x } else { y };
-            for round in 0..BLOCKS {
-                for b in (round % 2..BLOCKS - 1).step_by(2) {
+            for round in 0..blocks {
+                for b in (round % 2..blocks - 1).step_by(2) {
                     let (hi, lo) = top[b * t_count..(b + 2) * t_count].split_at_mut(t_count);
                     for (x, y) in hi.iter_mut().zip(lo.iter_mut()) {
                         let (u, v) = (*x, *y);
@@ -575,7 +592,7 @@ fn block_bounds(lam: f64, sums: Option<(&[f64], &[f64])>, top: &mut [f64], bound
             // prefix sums of v = q + 1/2 in place (max(q) + 1/2 = max(q + 1/2), exactly),
             // block j then holding the sum of the j + 1 largest; -inf (no row) makes every
             // later mean -inf
-            for j in 0..BLOCKS {
+            for j in 0..blocks {
                 let (done, rest) = top.split_at_mut(j * t_count);
                 let s = &mut rest[..t_count];
                 for s in s.iter_mut() {
@@ -1264,7 +1281,7 @@ impl TreePav {
         // and the pass is twice as fast without it.
         resize(&mut self.kept_count, t_count, 0.0);
         resize(&mut self.kept_sum, t_count, 0.0);
-        resize(&mut self.top, BLOCKS * t_count, f64::NEG_INFINITY);
+        resize(&mut self.top, block_count(n) * t_count, f64::NEG_INFINITY);
         let sums = lam > BLOCKS as f64;
         let finite = if sums {
             column_stats::<true>(q, n, &mut self.kept_count, &mut self.kept_sum, &mut self.top)
