@@ -83,12 +83,15 @@ fn empty_matrix<'py>(py: Python<'py>, rows: usize, cols: usize, what: &str) -> P
     Ok(unsafe { array.downcast_into_unchecked() })
 }
 
-/// The memory of an array made by `empty_matrix` (not yet shared with anyone), as values
-/// that are not yet written.
-fn uninit_values<'a>(array: &'a Bound<'_, PyArray2<f64>>) -> &'a mut [MaybeUninit<f64>] {
-    // SAFETY: the array is C-contiguous with `len()` float64 values at `data()`, and no
-    // other reference to its memory exists while the caller holds the slice (the array
-    // was just made and is not returned to Python before the slice's last use).
+/// The memory of an array made by `empty_matrix`, as values that are not yet written.
+///
+/// # Safety
+///
+/// No other reference to the array's memory may exist while the slice lives: call it
+/// once per array, before the array is returned to Python or read.
+unsafe fn uninit_values<'a>(array: &'a mut Bound<'_, PyArray2<f64>>) -> &'a mut [MaybeUninit<f64>] {
+    // SAFETY: the array is C-contiguous with `len()` float64 values at `data()`; the
+    // caller guarantees the slice is the only reference to them.
     unsafe { std::slice::from_raw_parts_mut(array.data() as *mut MaybeUninit<f64>, array.len()) }
 }
 
@@ -126,8 +129,10 @@ impl PyTreePav {
             let (data, n, t) = matrix(&q, "q")?;
             let mut a = zeros::<f64>(1, t, "a")?;
             // written by the solver, row by row, straight into numpy's memory
-            let z = empty_matrix(py, n, t, "z")?;
-            let (inner, z_values) = (&mut self.inner, uninit_values(&z));
+            let mut z = empty_matrix(py, n, t, "z")?;
+            // SAFETY (here and for grad_q below): the array was just made; the slice is
+            // its memory's only reference and is last used before the array is returned.
+            let (inner, z_values) = (&mut self.inner, unsafe { uninit_values(&mut z) });
             run_released(py, || inner.forward(data, n, t, lam, &mut a, &mut UninitOutput::new(z_values)))?
                 .map_err(pav_error)?;
             self.n_rows = n;
@@ -148,8 +153,8 @@ impl PyTreePav {
         guarded(|| {
             let (data, _, _) = matrix(&q, "q")?;
             let (ga, gz, n, t) = self.gradients(&grad_a, &grad_z)?;
-            let gq = empty_matrix(py, n, t, "grad_q")?;
-            let (inner, gq_values) = (&mut self.inner, uninit_values(&gq));
+            let mut gq = empty_matrix(py, n, t, "grad_q")?;
+            let (inner, gq_values) = (&mut self.inner, unsafe { uninit_values(&mut gq) });
             run_released(py, || inner.backward(data, ga, gz, &mut UninitOutput::new(gq_values)))?.map_err(pav_error)?;
             Ok(gq)
         })
@@ -171,8 +176,8 @@ impl PyTreePav {
                 return Ok(None);
             }
             let (ga, gz, n, t) = self.gradients(&grad_a, &grad_z)?;
-            let gq = empty_matrix(py, n, t, "grad_q")?;
-            let (inner, gq_values) = (&mut self.inner, uninit_values(&gq));
+            let mut gq = empty_matrix(py, n, t, "grad_q")?;
+            let (inner, gq_values) = (&mut self.inner, unsafe { uninit_values(&mut gq) });
             let mut gq_out = UninitOutput::new(gq_values);
             let same = run_released(py, || inner.backward_at(data, n, t, lam, ga, gz, &mut gq_out))?.map_err(pav_error)?;
             // `Ok(true)` means every row was written
