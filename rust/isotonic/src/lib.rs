@@ -98,6 +98,7 @@
 mod error;
 
 use std::collections::TryReserveError;
+use std::mem::MaybeUninit;
 
 pub use error::PavError;
 
@@ -211,9 +212,10 @@ const PROBED_BYTES: usize = 64 << 20;
 /// than [`MAX_UNMERGED_RUNS`] runs, each is more than twice as long as the next.
 const MAX_RUNS: usize = if MAX_UNMERGED_RUNS > 33 { MAX_UNMERGED_RUNS } else { 33 };
 
-/// Where a pass writes its row-major output matrix: a slice of exactly its size, or a
-/// vector that the pass clears and fills (so a caller that allocates the output needs
-/// not zero it first).
+/// Where a pass writes its row-major output matrix: a slice of exactly its size, a
+/// vector that the pass clears and fills, or an [`UninitOutput`] over memory of exactly
+/// its size that holds no values yet (with the last two, a caller that allocates the
+/// output needs not zero it first).
 pub trait Output {
     /// Checks a slice's length (`n_rows x n_cols` values), or reserves a vector's room.
     ///
@@ -284,6 +286,54 @@ impl Output for Vec<f64> {
     }
     fn values(&mut self) -> &mut [f64] {
         self
+    }
+}
+
+/// An output matrix in memory that holds no values yet, such as a freshly allocated
+/// numpy array: a pass writes every row once, in order, so the caller needs not fill the
+/// memory first (which would touch every page of it twice). [`Output::values`] is
+/// available once every row has been written, and panics before.
+#[derive(Debug)]
+pub struct UninitOutput<'a> {
+    buf: &'a mut [MaybeUninit<f64>],
+    /// Values written so far, a prefix of `buf`.
+    written: usize,
+}
+
+impl<'a> UninitOutput<'a> {
+    /// An output over `buf`, of which nothing is written yet.
+    pub fn new(buf: &'a mut [MaybeUninit<f64>]) -> Self {
+        UninitOutput { buf, written: 0 }
+    }
+
+    /// Whether every value of the buffer has been written.
+    pub fn is_filled(&self) -> bool {
+        self.written == self.buf.len()
+    }
+}
+
+impl Output for UninitOutput<'_> {
+    fn begin(&mut self, what: &'static str, n_rows: usize, n_cols: usize) -> Result<(), PavError> {
+        self.written = 0;
+        check_len(what, n_rows * n_cols, self.buf.len())
+    }
+    #[inline(always)]
+    fn put_row(&mut self, i: usize, row: impl ExactSizeIterator<Item = f64>) {
+        let (width, start) = (row.len(), self.written);
+        assert_eq!(i * width, start, "put_row: rows out of order");
+        let mut written = 0;
+        for (x, v) in self.buf[start..start + width].iter_mut().zip(row) {
+            x.write(v);
+            written += 1;
+        }
+        assert_eq!(written, width, "put_row: a row shorter than its length");
+        self.written = start + width;
+    }
+    fn values(&mut self) -> &mut [f64] {
+        assert!(self.is_filled(), "values() before every row was written");
+        // SAFETY: every slot was written (`written` counts a prefix written in order and
+        // equals the length), and MaybeUninit<f64> has the layout of f64.
+        unsafe { &mut *(&mut *self.buf as *mut [MaybeUninit<f64>] as *mut [f64]) }
     }
 }
 
@@ -433,6 +483,13 @@ fn buckets_per_node(n_kept: usize, t_count: usize) -> usize {
 /// the values left against 4.7% with four blocks) at the same cost per value.
 const BLOCKS: usize = 16;
 
+/// Row blocks of the cut's bounds for a batch of `n` rows: [`BLOCKS`], or one per row
+/// when there are fewer rows (then each block's largest score is its row's value, and
+/// the bounds cost no compare-exchanges of blocks that would stay empty).
+fn block_count(n: usize) -> usize {
+    BLOCKS.min(n)
+}
+
 /// Detects, once per process, the CPU features the vector passes choose between (the
 /// first pass would otherwise; on a virtual machine the detection can cost a good part
 /// of a millisecond, which a binding may rather pay at import).
@@ -460,7 +517,7 @@ fn wide<R>(f: impl FnOnce() -> R) -> R {
 }
 
 /// Per node of the row-major `q` (`n` rows, `cnt.len()` nodes): its largest score in
-/// each of [`BLOCKS`] blocks of rows (`top`, block-major) and, with `SUMS`, the count
+/// each of `top.len() / cnt.len()` blocks of rows (`top`, block-major) and, with `SUMS`, the count
 /// and sum of its positive values `v = q + 1/2`. `false` (and meaningless results) when
 /// a value of `q` is not finite: the pass adds [`zero_if_finite`] of each score to its
 /// node's `cnt` (a small integer, or NaN).
@@ -474,16 +531,25 @@ fn column_stats<const SUMS: bool>(q: &[f64], n: usize, cnt: &mut [f64], sum: &mu
 #[inline(always)]
 fn column_stats_body<const SUMS: bool>(q: &[f64], n: usize, cnt: &mut [f64], sum: &mut [f64], top: &mut [f64]) -> bool {
     let t_count = cnt.len();
-    // four rows at a time (the block of a group of rows is its first row's)
+    let blocks = top.len() / t_count;
+    // four rows at a time (the block of a group of rows is its first row's; no block is
+    // left without rows when there are at least four rows per block), else row by row
     const R: usize = 4;
+    if n < R * blocks {
+        for (i, row) in q.chunks_exact(t_count).enumerate() {
+            let b = blocks * i / n;
+            accumulate_rows::<1, SUMS>(row, cnt, sum, &mut top[b * t_count..(b + 1) * t_count]);
+        }
+        return cnt.iter().all(|c| c.is_finite());
+    }
     let groups = q.chunks_exact(R * t_count);
     let rest = groups.remainder();
     for (g, rows) in groups.enumerate() {
-        let b = BLOCKS * (R * g) / n;
+        let b = blocks * (R * g) / n;
         accumulate_rows::<R, SUMS>(rows, cnt, sum, &mut top[b * t_count..(b + 1) * t_count]);
     }
     for row in rest.chunks_exact(t_count) {
-        accumulate_rows::<1, SUMS>(row, cnt, sum, &mut top[(BLOCKS - 1) * t_count..]);
+        accumulate_rows::<1, SUMS>(row, cnt, sum, &mut top[(blocks - 1) * t_count..]);
     }
     cnt.iter().all(|c| c.is_finite())
 }
@@ -498,13 +564,14 @@ fn column_stats_body<const SUMS: bool>(q: &[f64], n: usize, cnt: &mut [f64], sum
 /// across nodes).
 fn block_bounds(lam: f64, sums: Option<(&[f64], &[f64])>, top: &mut [f64], bound: &mut [f64]) {
     let t_count = bound.len();
+    let blocks = top.len() / t_count;
     wide(
         #[inline(always)]
         || {
             let max = |x: f64, y: f64| if x > y { x } else { y };
             let min = |x: f64, y: f64| if x < y { x } else { y };
-            for round in 0..BLOCKS {
-                for b in (round % 2..BLOCKS - 1).step_by(2) {
+            for round in 0..blocks {
+                for b in (round % 2..blocks - 1).step_by(2) {
                     let (hi, lo) = top[b * t_count..(b + 2) * t_count].split_at_mut(t_count);
                     for (x, y) in hi.iter_mut().zip(lo.iter_mut()) {
                         let (u, v) = (*x, *y);
@@ -525,7 +592,7 @@ fn block_bounds(lam: f64, sums: Option<(&[f64], &[f64])>, top: &mut [f64], bound
             // prefix sums of v = q + 1/2 in place (max(q) + 1/2 = max(q + 1/2), exactly),
             // block j then holding the sum of the j + 1 largest; -inf (no row) makes every
             // later mean -inf
-            for j in 0..BLOCKS {
+            for j in 0..blocks {
                 let (done, rest) = top.split_at_mut(j * t_count);
                 let s = &mut rest[..t_count];
                 for s in s.iter_mut() {
@@ -1214,7 +1281,7 @@ impl TreePav {
         // and the pass is twice as fast without it.
         resize(&mut self.kept_count, t_count, 0.0);
         resize(&mut self.kept_sum, t_count, 0.0);
-        resize(&mut self.top, BLOCKS * t_count, f64::NEG_INFINITY);
+        resize(&mut self.top, block_count(n) * t_count, f64::NEG_INFINITY);
         let sums = lam > BLOCKS as f64;
         let finite = if sums {
             column_stats::<true>(q, n, &mut self.kept_count, &mut self.kept_sum, &mut self.top)
@@ -2134,6 +2201,42 @@ mod tests {
         pav.forward(&equal, n, t, 0.0, &mut a, &mut z).unwrap();
         assert_eq!(pav.kept.len(), n * t);
         assert!(pav.val.capacity() >= n * t + t);
+    }
+
+    #[test]
+    fn uninit_output_gives_what_a_slice_gets() {
+        // forward and backward into memory that holds no values yet write every value,
+        // the same bits as into a zeroed slice (backward also adds in place through
+        // `values`, which needs every row written first)
+        let q = [0.5, 0.1, -0.3, 0.2, 0.4, -0.1, 0.9, 0.3, 0.2, 0.8, -0.6, 0.05];
+        let (ga, gz) = ([0.3, -0.2, 0.7], [0.1, 0.2, -0.3, 0.4, -0.5, 0.6, 0.7, -0.8, 0.9, -0.2, 0.3, 0.5]);
+        let mut pav = TreePav::new();
+        let (mut a, mut z, mut gq) = ([0.0; 3], [0.0; 12], [0.0; 12]);
+        pav.forward(&q, 4, 3, 0.1, &mut a, &mut z).unwrap();
+        pav.backward(&q, &ga, &gz, &mut gq).unwrap();
+        let (mut z_mem, mut gq_mem) = ([MaybeUninit::<f64>::uninit(); 12], [MaybeUninit::<f64>::uninit(); 12]);
+        let mut z_out = UninitOutput::new(&mut z_mem);
+        pav.forward(&q, 4, 3, 0.1, &mut a, &mut z_out).unwrap();
+        assert!(z_out.is_filled());
+        assert_eq!(z_out.values(), &z);
+        let mut gq_out = UninitOutput::new(&mut gq_mem);
+        pav.backward(&q, &ga, &gz, &mut gq_out).unwrap();
+        assert_eq!(gq_out.values(), &gq);
+        // a buffer of another size is refused before anything is written
+        let mut short = [MaybeUninit::<f64>::uninit(); 11];
+        let mut short_out = UninitOutput::new(&mut short);
+        assert!(matches!(pav.forward(&q, 4, 3, 0.1, &mut a, &mut short_out), Err(PavError::Length { .. })));
+        assert!(!short_out.is_filled());
+    }
+
+    #[test]
+    #[should_panic(expected = "before every row was written")]
+    fn uninit_output_values_before_every_row_panics() {
+        let mut mem = [MaybeUninit::<f64>::uninit(); 6];
+        let mut out = UninitOutput::new(&mut mem);
+        out.begin("z", 2, 3).unwrap();
+        out.put_row(0, [1.0, 2.0, 3.0].into_iter());
+        out.values();
     }
 
     #[test]

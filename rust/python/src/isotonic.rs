@@ -6,11 +6,16 @@
 //! The GIL is released while the solver runs; errors become `ValueError`.
 
 use numpy::ndarray::Array2;
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::npyffi::{npy_intp, NpyTypes};
+use numpy::{
+    Element, IntoPyArray, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
+    PyUntypedArrayMethods, PY_ARRAY_API,
+};
+use std::mem::MaybeUninit;
 use crate::errors::{guarded, run_released, value_error};
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError};
 use pyo3::prelude::*;
-use treeopt_isotonic::{PavError, TreePav};
+use treeopt_isotonic::{PavError, TreePav, UninitOutput};
 
 /// A solver error as a Python exception: `MemoryError` when the working memory could not
 /// be had, `ValueError` for bad input.
@@ -43,9 +48,51 @@ fn matrix<'a>(x: &'a PyReadonlyArray2<'_, f64>, name: &str) -> PyResult<(&'a [f6
     Ok((data, shape[0], shape[1]))
 }
 
-fn to_matrix(py: Python<'_>, data: Vec<f64>, rows: usize, cols: usize) -> PyResult<Bound<'_, PyArray2<f64>>> {
-    let arr = Array2::from_shape_vec((rows, cols), data).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-    Ok(arr.into_pyarray(py))
+/// A new C-contiguous float64 array of `rows x cols` values that holds no values yet,
+/// from numpy's own allocator (as numpy's results are: for large arrays it asks the
+/// kernel for huge pages, so the first writes take a quarter of the page faults of
+/// vector memory), or `MemoryError` naming its shape.
+fn empty_matrix<'py>(py: Python<'py>, rows: usize, cols: usize, what: &str) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let fail = || {
+        PyMemoryError::new_err(format!(
+            "cannot allocate {what} of shape ({rows}, {cols}); pass fewer rows per call or use a shallower tree"
+        ))
+    };
+    let dims = [npy_intp::try_from(rows).map_err(|_| fail())?, npy_intp::try_from(cols).map_err(|_| fail())?];
+    if dims[0].checked_mul(dims[1]).and_then(|m| m.checked_mul(8)).is_none() {
+        return Err(fail());
+    }
+    // SAFETY: the arguments describe a new 2-D float64 C-contiguous array whose memory
+    // numpy allocates (no data pointer, no strides); a null result sets a Python error,
+    // which `from_owned_ptr_or_err` takes.
+    let array = unsafe {
+        let ptr = PY_ARRAY_API.PyArray_NewFromDescr(
+            py,
+            PY_ARRAY_API.get_type_object(py, NpyTypes::PyArray_Type),
+            f64::get_dtype(py).into_dtype_ptr(),
+            2,
+            dims.as_ptr() as *mut npy_intp,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            0,
+            std::ptr::null_mut(),
+        );
+        Bound::from_owned_ptr_or_err(py, ptr).map_err(|_| fail())?
+    };
+    // SAFETY: what PyArray_NewFromDescr made is a float64 array of two dimensions.
+    Ok(unsafe { array.downcast_into_unchecked() })
+}
+
+/// The memory of an array made by `empty_matrix`, as values that are not yet written.
+///
+/// # Safety
+///
+/// No other reference to the array's memory may exist while the slice lives: call it
+/// once per array, before the array is returned to Python or read.
+unsafe fn uninit_values<'a>(array: &'a mut Bound<'_, PyArray2<f64>>) -> &'a mut [MaybeUninit<f64>] {
+    // SAFETY: the array is C-contiguous with `len()` float64 values at `data()`; the
+    // caller guarantees the slice is the only reference to them.
+    unsafe { std::slice::from_raw_parts_mut(array.data() as *mut MaybeUninit<f64>, array.len()) }
 }
 
 /// Node values `a` and traversals `z` of a forward pass.
@@ -81,13 +128,16 @@ impl PyTreePav {
         guarded(|| {
             let (data, n, t) = matrix(&q, "q")?;
             let mut a = zeros::<f64>(1, t, "a")?;
-            // filled by the solver (no zeroing first)
-            let mut z = Vec::new();
-            let inner = &mut self.inner;
-            run_released(py, || inner.forward(data, n, t, lam, &mut a, &mut z))?.map_err(pav_error)?;
+            // written by the solver, row by row, straight into numpy's memory
+            let mut z = empty_matrix(py, n, t, "z")?;
+            // SAFETY (here and for grad_q below): the array was just made; the slice is
+            // its memory's only reference and is last used before the array is returned.
+            let (inner, z_values) = (&mut self.inner, unsafe { uninit_values(&mut z) });
+            run_released(py, || inner.forward(data, n, t, lam, &mut a, &mut UninitOutput::new(z_values)))?
+                .map_err(pav_error)?;
             self.n_rows = n;
             self.n_nodes = t;
-            Ok((a.into_pyarray(py), to_matrix(py, z, n, t)?))
+            Ok((a.into_pyarray(py), z))
         })
     }
 
@@ -103,10 +153,10 @@ impl PyTreePav {
         guarded(|| {
             let (data, _, _) = matrix(&q, "q")?;
             let (ga, gz, n, t) = self.gradients(&grad_a, &grad_z)?;
-            let mut gq = Vec::new();
-            let inner = &mut self.inner;
-            run_released(py, || inner.backward(data, ga, gz, &mut gq))?.map_err(pav_error)?;
-            to_matrix(py, gq, n, t)
+            let mut gq = empty_matrix(py, n, t, "grad_q")?;
+            let (inner, gq_values) = (&mut self.inner, unsafe { uninit_values(&mut gq) });
+            run_released(py, || inner.backward(data, ga, gz, &mut UninitOutput::new(gq_values)))?.map_err(pav_error)?;
+            Ok(gq)
         })
     }
 
@@ -126,14 +176,12 @@ impl PyTreePav {
                 return Ok(None);
             }
             let (ga, gz, n, t) = self.gradients(&grad_a, &grad_z)?;
-            let mut gq = Vec::new();
-            let inner = &mut self.inner;
-            let same = run_released(py, || inner.backward_at(data, n, t, lam, ga, gz, &mut gq))?.map_err(pav_error)?;
-            if same {
-                Ok(Some(to_matrix(py, gq, n, t)?))
-            } else {
-                Ok(None)
-            }
+            let mut gq = empty_matrix(py, n, t, "grad_q")?;
+            let (inner, gq_values) = (&mut self.inner, unsafe { uninit_values(&mut gq) });
+            let mut gq_out = UninitOutput::new(gq_values);
+            let same = run_released(py, || inner.backward_at(data, n, t, lam, ga, gz, &mut gq_out))?.map_err(pav_error)?;
+            // `Ok(true)` means every row was written
+            Ok((same && gq_out.is_filled()).then_some(gq))
         })
     }
 
@@ -214,7 +262,7 @@ impl PyTreePav {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTreePav>()?;
     m.add_class::<PavInfo>()?;
-    let empty = to_matrix(m.py(), Vec::new(), 0, 0)?;
+    let empty = Vec::<f64>::new().into_pyarray(m.py());
     drop(empty.readonly());
     treeopt_isotonic::detect_cpu_features();
     Ok(())
