@@ -74,9 +74,9 @@ class NumericColumns:
         capped = max_thresholds is not None
         matrix = np.array(X, dtype=np.float64, order="C") if capped else np.ascontiguousarray(X, dtype=np.float64)
         self.kept = [None] * matrix.shape[1]
-        if capped:
+        if max_thresholds is not None:
             for j in range(matrix.shape[1]):
-                kept = candidate_thresholds(matrix[:, j], weight, int(max_thresholds))
+                kept = candidate_thresholds(matrix[:, j], weight, max_thresholds)
                 if kept is not None:
                     self.kept[j] = kept
                     matrix[:, j] = np.searchsorted(kept, matrix[:, j], side="left")
