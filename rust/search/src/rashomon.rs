@@ -507,7 +507,7 @@ struct RowBits {
     class: Vec<u64>,
     /// Per column, the rows at the value it is counted at ([`PairTable`]).
     counted: Vec<u64>,
-    /// Scratch: the rows of the current set, and of the set and one column.
+    /// Scratch: the rows of the current set, and per class those of the set and one column.
     set: Vec<u64>,
     both: Vec<u64>,
 }
@@ -529,7 +529,7 @@ impl RowBits {
         if !(unit > 0.0) || !unit.is_finite() {
             return None;
         }
-        let mut bits = RowBits { unit, words, first_row: Vec::with_capacity(n), class: vec![0; c * words], counted: vec![0; m * words], set: vec![0; words], both: vec![0; words] };
+        let mut bits = RowBits { unit, words, first_row: Vec::with_capacity(n), class: vec![0; c * words], counted: vec![0; m * words], set: vec![0; words], both: vec![0; c * words] };
         let mut row = 0usize;
         for g in 0..n {
             bits.first_row.push(row as u32);
@@ -594,13 +594,25 @@ impl RowBits {
         }
         for &f in screened {
             let f = f as usize;
-            for ((b, s), x) in self.both.iter_mut().zip(&self.set).zip(&self.counted[f * words..(f + 1) * words]) {
-                *b = s & x;
+            // Per class, the rows of the set counted in `f`.
+            for k in 0..c {
+                let class_k = &self.class[k * words..(k + 1) * words];
+                let both_k = &mut self.both[k * words..(k + 1) * words];
+                for (((b, s), x), y) in both_k.iter_mut().zip(&self.set).zip(&self.counted[f * words..(f + 1) * words]).zip(class_k) {
+                    *b = s & x & y;
+                }
             }
             let r = row_of[f] as usize;
             let row = &mut rows[r * m * (c + 1)..(r + 1) * m * (c + 1)];
-            for h in 0..m {
-                count_into(&self.class, &self.both, Some(&self.counted[h * words..(h + 1) * words]), &mut row[h * (c + 1)..(h + 1) * (c + 1)]);
+            for (h, cell) in row.chunks_exact_mut(c + 1).enumerate() {
+                let counted_h = &self.counted[h * words..(h + 1) * words];
+                let mut all = 0u64;
+                for (k, both_k) in self.both.chunks_exact(words).enumerate() {
+                    let n: u64 = both_k.iter().zip(counted_h).map(|(a, b)| (a & b).count_ones() as u64).sum();
+                    cell[k] = n as f64 * unit;
+                    all += n;
+                }
+                cell[c] = all as f64;
             }
         }
     }
@@ -756,21 +768,37 @@ impl<'p> PairTable<'p> {
         }
     }
 
-    /// The optimal cost of the side `right` of split `f` with one level left: its best
-    /// leaf or its best stump (each leaf at least `min_support` rows).
+    /// The optimal cost of the side `right` of the screened split `f` with one level
+    /// left: its best leaf or its best stump (each leaf at least `min_support` rows).
     fn stump_optimum(&self, f: usize, right: bool, rules: &Rules) -> f64 {
-        let c = self.c;
-        let best_leaf = |s: &[f64]| s[..c].iter().sum::<f64>() - s[..c].iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b)) + rules.penalty;
+        let (c, ch, penalty) = (self.c, self.c + 1, rules.penalty);
+        let best_leaf = |s: &[f64]| s[..c].iter().sum::<f64>() - s[..c].iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b)) + penalty;
         let side = self.side(f, right);
         let mut best = best_leaf(&side);
-        if side[c] >= 2.0 * rules.min_support {
-            let (mut lo, mut hi) = (vec![0.0; c + 1], vec![0.0; c + 1]);
-            for h in 0..self.m {
-                self.cells(f, right, h, &mut lo, &mut hi);
-                if lo[c] >= rules.min_support && hi[c] >= rules.min_support {
-                    best = best.min(best_leaf(&lo) + best_leaf(&hi));
-                }
+        if side[c] < 2.0 * rules.min_support {
+            return best;
+        }
+        // Within the side, the part of each split `h` at the value `h` is counted at, and
+        // the rest of the side (a stump costs the same with its leaves swapped).
+        let f_counted = self.is_counted(f, right);
+        let row_start = (1 + self.m + self.row_of[f] as usize * self.m) * ch;
+        let row = &self.sums[row_start..row_start + self.m * ch];
+        let counted = &self.sums[ch..(1 + self.m) * ch];
+        for (both, counted_h) in row.chunks_exact(ch).zip(counted.chunks_exact(ch)) {
+            let part = |k: usize| if f_counted { both[k] } else { counted_h[k] - both[k] };
+            let (part_rows, rest_rows) = (part(c), side[c] - part(c));
+            if part_rows < rules.min_support || rest_rows < rules.min_support {
+                continue;
             }
+            let (mut part_sum, mut part_max, mut rest_sum, mut rest_max) = (0.0, f64::NEG_INFINITY, 0.0, f64::NEG_INFINITY);
+            for k in 0..c {
+                let (a, b) = (part(k), side[k] - part(k));
+                part_sum += a;
+                part_max = part_max.max(a);
+                rest_sum += b;
+                rest_max = rest_max.max(b);
+            }
+            best = best.min((part_sum - part_max + penalty) + (rest_sum - rest_max + penalty));
         }
         best
     }
