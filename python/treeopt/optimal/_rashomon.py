@@ -220,10 +220,10 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
         self.optimal_objective_ = float(self._graph.optimal_objective)
         self.objective_bound_ = float(self._graph.objective_bound)
         self._total = float(self._graph.total_weight)
-        # Each group of equal feature vectors, with its class weights (the trees' values).
-        self._values, inverse = np.unique(X, axis=0, return_inverse=True)
-        self._class_weight = np.zeros((self._values.shape[0], len(self.classes_)))
-        np.add.at(self._class_weight, (inverse.reshape(-1), y_encoded), w * unit)
+        # The training rows, grouped into the trees' node values on the first tree asked
+        # for (``_groups``): grouping costs more than many a whole build.
+        self._train_rows = (matrix, y_encoded, w * unit)
+        self._grouped = None
         self._levels = self._graph.levels()
         self._starts = np.cumsum([0] + [count for _, count in self._levels], dtype=object).tolist()
         self.n_trees_ = int(self._starts[-1])
@@ -279,18 +279,30 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
             else:
                 labels[at] = label
         # Each node's training class weights, by routing the groups down the tree.
+        values, class_weight = self._groups()
         value = np.zeros((n, len(self.classes_)))
-        masks = [np.ones(self._values.shape[0], dtype=bool)] + [None] * (n - 1)
+        masks = [np.ones(values.shape[0], dtype=bool)] + [None] * (n - 1)
         for at in range(n):
-            value[at] = self._class_weight[masks[at]].sum(axis=0)
+            value[at] = class_weight[masks[at]].sum(axis=0)
             if feature[at] >= 0:
-                goes_left = self._values[:, feature[at]] <= threshold[at]
+                goes_left = values[:, feature[at]] <= threshold[at]
                 masks[left[at]] = masks[at] & goes_left
                 masks[right[at]] = masks[at] & ~goes_left
         names = getattr(self, "feature_names_in_", None)
         return Tree(left, right, feature, threshold, value, value.sum(axis=1), labels=labels,
                     classes=self.classes_, feature_names=None if names is None else list(names),
                     n_features=self.n_features_in_, binary_features=self._binary_features)
+
+    def _groups(self) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct training feature vectors and, per vector, the class weights of
+        its rows (computed once, on the first call)."""
+        if self._grouped is None:
+            matrix, y_encoded, weights = self._train_rows
+            values, inverse = np.unique(matrix, axis=0, return_inverse=True)
+            class_weight = np.zeros((values.shape[0], len(self.classes_)))
+            np.add.at(class_weight, (inverse.reshape(-1), y_encoded), weights)
+            self._grouped = (values.astype(np.float64), class_weight)
+        return self._grouped
 
     # ------------------------------------------------------------------ #
     def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:

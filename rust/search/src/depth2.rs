@@ -809,7 +809,7 @@ fn add_to_triangle(sums: &mut [f64], n: usize, ones: &[u32], v: f64, diagonal: b
 /// The kernel's feature polarity and its per-group lists (see [`Depth2::flipped`]):
 /// `(flipped, listed_start, listed)`; nothing flipped and no lists when the family lists
 /// no splits per group.
-fn listed_features<O: Objective, S: SplitFamily>(t: &Task<O, S>) -> (Vec<bool>, Vec<u32>, Vec<u32>) {
+pub(crate) fn listed_features<O: Objective, S: SplitFamily>(t: &Task<O, S>) -> (Vec<bool>, Vec<u32>, Vec<u32>) {
     let (m, n_groups) = (t.splits.n_splits(), t.data.n_groups());
     let lists: Option<Vec<&[u32]>> = (0..n_groups).map(|g| t.splits.right_list(g)).collect();
     let Some(lists) = lists.filter(|_| n_groups > 0) else { return (vec![false; m], Vec::new(), Vec::new()) };

@@ -24,7 +24,8 @@ use crate::budget::{Limits, Monitor};
 use crate::graph::{search_depth, GosdtConfig, Solver};
 use crate::objective::{stats_totals, Misclassification};
 use crate::rules::{Rules, Side};
-use crate::split::{SplitFamily, Thresholds, ZeroOneColumns};
+use crate::depth2::listed_features;
+use crate::split::{SplitFamily, Task, Thresholds, ZeroOneColumns};
 use crate::store::Store;
 use crate::Status;
 use treeopt_core::{BinaryDataset, Error, Groups, NumericDataset};
@@ -195,7 +196,7 @@ fn build_family<M: Monitor, S: SplitFamily>(data: &Groups, splits: S, n_columns:
         tol: TOLERANCE * total.max(1.0),
         memory_limit: config.limits.memory_limit.unwrap_or(usize::MAX),
         node_bytes: 0,
-        pairs: Vec::new(),
+        pairs: PairBuffers::default(),
         solver,
     };
     let root = builder.build(all.words(), depth, budget)?;
@@ -230,7 +231,7 @@ struct Builder<'a, 'm, M: Monitor, S: SplitFamily> {
     /// Bytes the nodes' levels and ways hold.
     node_bytes: usize,
     /// The pairwise sums of the last node with two levels left ([`PairTable`]).
-    pairs: Vec<f64>,
+    pairs: PairBuffers,
 }
 
 impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
@@ -362,7 +363,7 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
         let node = &mut self.nodes[id as usize];
         self.node_bytes = self.node_bytes + bytes(levels.len(), ways.len()) - bytes(node.levels.len(), node.ways.len());
         *node = GraphNode { budget, levels, ways: ways.into_iter().map(|(_, w)| w).collect(), first_level: 0 };
-        if self.node_bytes + self.index.bytes() + self.solver.bytes() + self.pairs.capacity() * 8 > self.memory_limit {
+        if self.node_bytes + self.index.bytes() + self.solver.bytes() + self.pairs.bytes() > self.memory_limit {
             return Err(RashomonError::Stopped(Status::MemoryLimit));
         }
         Ok(id)
@@ -375,30 +376,30 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
         self.solver.task().data.n_groups() > 0 && splits.right_list(0).is_some() && splits.n_splits() <= MAX_PAIR_COLUMNS
     }
 
-    /// The split ways of the node `set` with two levels left, from one pass over its
-    /// groups summing the class weights and rows of every pair of columns at 1: those
-    /// give every split's two sides, each side's optimum over its leaves and stumps, and
-    /// the stumps themselves, so no side needs a search. The sides within the budget
-    /// become nodes of one level ([`Builder::stump_node`]).
+    /// The split ways of the node `set` with two levels left. The search's pass over
+    /// the set's splits bounds each split's sides; the splits whose bounds fit the budget
+    /// are then scored from one pass of pairwise sums ([`PairTable`]), which gives their
+    /// sides, each side's optimum over its leaves and stumps, and the stumps themselves,
+    /// so no side needs a search. The sides within the budget become nodes of one level
+    /// ([`Builder::stump_node`]).
     fn depth_two_ways(&mut self, set: &[u64], budget: f64, ways: &mut Vec<(f64, Way)>) -> Result<(), RashomonError> {
         let limit = budget + self.tol;
-        let (data, splits) = (self.solver.task().data, &self.solver.task().splits);
-        let (m, c) = (splits.n_splits(), data.n_classes());
-        let table = PairTable::sum(&mut self.pairs, data, splits, set, m, c);
+        let sides = self.solver.split_sides(set, 2).map_err(RashomonError::Stopped)?;
+        let screened: Vec<u32> = sides.iter().filter(|s| s.left.lb + s.right.lb <= limit).map(|s| s.split).collect();
+        if screened.is_empty() {
+            return Ok(());
+        }
         let rules = self.solver.rules();
-        let mut sides: Vec<(u32, f64, f64)> = Vec::new();
-        for f in 0..m {
-            let (left, right) = (table.side(f, false), table.side(f, true));
-            if left[c] < rules.min_support || right[c] < rules.min_support {
-                continue;
-            }
-            let (lo, ro) = (table.stump_optimum(f, false, &rules), table.stump_optimum(f, true, &rules));
+        let table = PairTable::sum(&mut self.pairs, self.solver.task(), set, &screened);
+        let mut fitting: Vec<(u32, f64, f64)> = Vec::new();
+        for &f in &screened {
+            let (lo, ro) = (table.stump_optimum(f as usize, false, &rules), table.stump_optimum(f as usize, true, &rules));
             if lo + ro <= limit {
-                sides.push((f as u32, lo, ro));
+                fitting.push((f, lo, ro));
             }
         }
         let (mut left, mut right) = (vec![0u64; set.len()], vec![0u64; set.len()]);
-        for (f, left_opt, right_opt) in sides {
+        for (f, left_opt, right_opt) in fitting {
             let splits = &self.solver.task().splits;
             splits.partition(set, f as usize, false, &mut left);
             splits.partition(set, f as usize, true, &mut right);
@@ -419,8 +420,8 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
         };
         let limit = budget + self.tol;
         let rules = self.solver.rules();
-        let (m, c) = (self.solver.task().splits.n_splits(), self.solver.task().data.n_classes());
-        let table = PairTable { sums: &self.pairs, m, c };
+        let table = self.pairs.table();
+        let (m, c) = (table.m, table.c);
         let side = table.side(f, right);
         let mut ways = leaf_ways(&side[..c], rules.penalty, limit);
         if side[c] >= 2.0 * rules.min_support {
@@ -473,93 +474,331 @@ fn leaf_ways(totals: &[f64], penalty: f64, limit: f64) -> Vec<(f64, Way)> {
     ways
 }
 
-/// Pairwise sums of a set's groups: for columns `f <= h`, the class weights and rows
-/// (`c + 1` channels) of the groups at 1 in both (`f == h`: at 1 in `f`); the set's
-/// totals after the square.
+/// The buffers of the last [`PairTable`] summed, reused from node to node.
+#[derive(Default)]
+struct PairBuffers {
+    /// The set's totals, then per column its counted sums, then the rows of the screened
+    /// columns (see [`PairTable`]).
+    sums: Vec<f64>,
+    /// Per column, the index of its row in `sums`, or [`NO_ROW`].
+    row_of: Vec<u32>,
+    /// The depth-two kernel's polarity and per-group lists of counted columns
+    /// ([`listed_features`]), built at the first table.
+    flipped: Vec<bool>,
+    listed_start: Vec<u32>,
+    listed: Vec<u32>,
+    /// The rows as bits, when the dataset's weights allow counting them ([`RowBits`]).
+    row_bits: Option<RowBits>,
+    m: usize,
+    c: usize,
+}
+
+/// The dataset's rows as bit vectors, for datasets whose rows weigh alike (every
+/// group's class weights are whole multiples of one `unit` weight, adding up to its rows
+/// times it): a sum over the rows of a set is then `unit` x a population count, which
+/// costs a few word operations per 64 rows where the groups' sums cost a float addition
+/// per group and channel. Rows are laid out group by group.
+struct RowBits {
+    unit: f64,
+    words: usize,
+    /// Per group, its first row.
+    first_row: Vec<u32>,
+    /// Per class, its rows.
+    class: Vec<u64>,
+    /// Per column, the rows at the value it is counted at ([`PairTable`]).
+    counted: Vec<u64>,
+    /// Scratch: the rows of the current set, and per class those of the set and one column.
+    set: Vec<u64>,
+    both: Vec<u64>,
+}
+
+/// Words of row bits up to which [`RowBits`] are built (beyond, the float sums serve).
+const MAX_ROW_BIT_WORDS: usize = 1 << 22;
+
+impl RowBits {
+    /// The row bits of `data`, or `None` when its rows do not weigh alike or the bits
+    /// would be too many.
+    fn new(data: &Groups, m: usize, listed_start: &[u32], listed: &[u32]) -> Option<RowBits> {
+        let (n, c) = (data.n_groups(), data.n_classes());
+        let rows: usize = (0..n).map(|g| data.group_rows(g) as usize).sum();
+        let words = rows.div_ceil(64);
+        if n == 0 || rows == 0 || (m + c + 2) * words > MAX_ROW_BIT_WORDS {
+            return None;
+        }
+        let unit = data.class_weights(0).iter().sum::<f64>() / data.group_rows(0) as f64;
+        if !(unit > 0.0) || !unit.is_finite() {
+            return None;
+        }
+        let mut bits = RowBits { unit, words, first_row: Vec::with_capacity(n), class: vec![0; c * words], counted: vec![0; m * words], set: vec![0; words], both: vec![0; c * words] };
+        let mut row = 0usize;
+        for g in 0..n {
+            bits.first_row.push(row as u32);
+            let start = row;
+            for (k, &w) in data.class_weights(g).iter().enumerate() {
+                let count = (w / unit).round();
+                if count * unit != w {
+                    return None;
+                }
+                set_range(&mut bits.class[k * words..(k + 1) * words], row, row + count as usize);
+                row += count as usize;
+            }
+            if row - start != data.group_rows(g) as usize {
+                return None;
+            }
+            for &f in &listed[listed_start[g] as usize..listed_start[g + 1] as usize] {
+                set_range(&mut bits.counted[f as usize * words..(f as usize + 1) * words], start, row);
+            }
+        }
+        Some(bits)
+    }
+
+    fn bytes(&self) -> usize {
+        (self.class.len() + self.counted.len() + self.set.len() + self.both.len()) * 8 + self.first_row.len() * 4
+    }
+
+    /// Fills the table sums `total`, `single` and `rows` (see [`PairTable::sum`]) of the
+    /// groups of `set` by counting rows.
+    fn sum(&mut self, data: &Groups, set: &[u64], row_of: &[u32], screened: &[u32], total: &mut [f64], single: &mut [f64], rows: &mut [f64]) {
+        with_popcount(
+            #[inline(always)]
+            || self.sum_body(data, set, row_of, screened, total, single, rows),
+        )
+    }
+
+    #[inline(always)]
+    fn sum_body(&mut self, data: &Groups, set: &[u64], row_of: &[u32], screened: &[u32], total: &mut [f64], single: &mut [f64], rows: &mut [f64]) {
+        let (words, c, unit) = (self.words, data.n_classes(), self.unit);
+        let m = single.len() / (c + 1);
+        self.set.fill(0);
+        treeopt_core::bitset::for_each_one(set, |g| {
+            let start = self.first_row[g] as usize;
+            set_range(&mut self.set, start, start + data.group_rows(g) as usize);
+        });
+        // Writes the sums of the rows `among` (and of each class) into `cell`.
+        let count_into = |class: &[u64], among: &[u64], other: Option<&[u64]>, cell: &mut [f64]| {
+            let mut all = 0u64;
+            for k in 0..c {
+                let class_k = &class[k * words..(k + 1) * words];
+                let n: u64 = match other {
+                    None => among.iter().zip(class_k).map(|(a, b)| (a & b).count_ones() as u64).sum(),
+                    Some(o) => among.iter().zip(class_k).zip(o).map(|((a, b), o)| (a & b & o).count_ones() as u64).sum(),
+                };
+                cell[k] = n as f64 * unit;
+                all += n;
+            }
+            cell[c] = all as f64;
+        };
+        count_into(&self.class, &self.set, None, total);
+        for f in 0..m {
+            count_into(&self.class, &self.set, Some(&self.counted[f * words..(f + 1) * words]), &mut single[f * (c + 1)..(f + 1) * (c + 1)]);
+        }
+        for &f in screened {
+            let f = f as usize;
+            // Per class, the rows of the set counted in `f`.
+            for k in 0..c {
+                let class_k = &self.class[k * words..(k + 1) * words];
+                let both_k = &mut self.both[k * words..(k + 1) * words];
+                for (((b, s), x), y) in both_k.iter_mut().zip(&self.set).zip(&self.counted[f * words..(f + 1) * words]).zip(class_k) {
+                    *b = s & x & y;
+                }
+            }
+            let r = row_of[f] as usize;
+            let row = &mut rows[r * m * (c + 1)..(r + 1) * m * (c + 1)];
+            for (h, cell) in row.chunks_exact_mut(c + 1).enumerate() {
+                let counted_h = &self.counted[h * words..(h + 1) * words];
+                let mut all = 0u64;
+                for (k, both_k) in self.both.chunks_exact(words).enumerate() {
+                    let n: u64 = both_k.iter().zip(counted_h).map(|(a, b)| (a & b).count_ones() as u64).sum();
+                    cell[k] = n as f64 * unit;
+                    all += n;
+                }
+                cell[c] = all as f64;
+            }
+        }
+    }
+}
+
+/// Runs `f` compiled with the population-count instruction where the CPU has it (`f` is
+/// inlined into a function with it enabled), else as is: the x86-64 baseline counts the
+/// bits of a word in a dozen instructions.
+#[inline(always)]
+fn with_popcount<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt") {
+        #[target_feature(enable = "popcnt")]
+        fn popcnt<R>(f: impl FnOnce() -> R) -> R {
+            f()
+        }
+        // SAFETY: the CPU has the instruction, checked just above.
+        return unsafe { popcnt(f) };
+    }
+    f()
+}
+
+/// Sets the bits `start..end` of `bits`.
+fn set_range(bits: &mut [u64], start: usize, end: usize) {
+    for i in start..end {
+        bits[i / 64] |= 1u64 << (i % 64);
+    }
+}
+
+impl PairBuffers {
+    fn bytes(&self) -> usize {
+        self.sums.capacity() * 8 + (self.row_of.capacity() + self.listed_start.capacity() + self.listed.capacity()) * 4 + self.flipped.capacity() + self.row_bits.as_ref().map_or(0, RowBits::bytes)
+    }
+
+    /// The table the buffers hold.
+    fn table(&self) -> PairTable<'_> {
+        PairTable { sums: &self.sums, row_of: &self.row_of, flipped: &self.flipped, m: self.m, c: self.c }
+    }
+}
+
+/// A column with no row in a [`PairTable`].
+const NO_ROW: u32 = u32::MAX;
+
+/// Sums of a set's groups (class weights and rows: `c + 1` channels) for a node with two
+/// levels left. Each column is *counted* at its value that is rarer among the dataset's
+/// groups (1, or 0 for the columns the depth-two kernel flips), so a group adds only to
+/// the columns it is counted in: the set's totals; per column, the sums of the groups
+/// counted in it; and per screened column (a *row*), for every column, the sums of the
+/// groups counted in both. The sums of any two values of a screened column and another
+/// follow by inclusion and exclusion.
 struct PairTable<'p> {
     sums: &'p [f64],
+    row_of: &'p [u32],
+    flipped: &'p [bool],
     m: usize,
     c: usize,
 }
 
 impl<'p> PairTable<'p> {
-    /// Sums the groups of `set` into `buffer` (resized) and returns the table over it.
-    fn sum<S: SplitFamily>(buffer: &'p mut Vec<f64>, data: &Groups, splits: &S, set: &[u64], m: usize, c: usize) -> PairTable<'p> {
+    /// Sums the groups of `set` into `buffers`, with a row for each column of `screened`,
+    /// and returns the table over them.
+    fn sum<O: crate::objective::Objective, S: SplitFamily>(buffers: &'p mut PairBuffers, task: &Task<O, S>, set: &[u64], screened: &[u32]) -> PairTable<'p> {
+        let (data, m, c) = (task.data, task.splits.n_splits(), task.data.n_classes());
+        if buffers.listed_start.is_empty() {
+            (buffers.flipped, buffers.listed_start, buffers.listed) = listed_features(task);
+            buffers.row_bits = RowBits::new(data, m, &buffers.listed_start, &buffers.listed);
+        }
         let ch = c + 1;
-        buffer.clear();
-        buffer.resize((m * m + 1) * ch, 0.0);
-        let (square, total) = buffer.split_at_mut(m * m * ch);
+        buffers.row_of.clear();
+        buffers.row_of.resize(m, NO_ROW);
+        for (r, &f) in screened.iter().enumerate() {
+            buffers.row_of[f as usize] = r as u32;
+        }
+        buffers.sums.clear();
+        buffers.sums.resize((1 + m + screened.len() * m) * ch, 0.0);
+        (buffers.m, buffers.c) = (m, c);
+        let (total, rest) = buffers.sums.split_at_mut(ch);
+        let (single, rows) = rest.split_at_mut(m * ch);
+        let (start, listed, row_of) = (&buffers.listed_start, &buffers.listed, &buffers.row_of);
+        if let Some(bits) = buffers.row_bits.as_mut() {
+            bits.sum(data, set, row_of, screened, total, single, rows);
+            return buffers.table();
+        }
         treeopt_core::bitset::for_each_one(set, |g| {
-            let (w, rows) = (data.class_weights(g), data.group_rows(g) as f64);
+            let (w, n) = (data.class_weights(g), data.group_rows(g) as f64);
             let add = |cell: &mut [f64]| {
                 for (s, x) in cell.iter_mut().zip(w) {
                     *s += x;
                 }
-                cell[c] += rows;
+                cell[c] += n;
             };
             add(total);
-            let ones = splits.right_list(g).expect("0/1 columns list their ones");
-            for (i, &f) in ones.iter().enumerate() {
-                for &h in &ones[i..] {
-                    let (a, b) = (f.min(h) as usize, f.max(h) as usize);
-                    add(&mut square[(a * m + b) * ch..(a * m + b + 1) * ch]);
+            let counted = &listed[start[g] as usize..start[g + 1] as usize];
+            for &f in counted {
+                add(&mut single[f as usize * ch..(f as usize + 1) * ch]);
+                let r = row_of[f as usize];
+                if r != NO_ROW {
+                    let row = &mut rows[r as usize * m * ch..(r as usize + 1) * m * ch];
+                    for &h in counted {
+                        add(&mut row[h as usize * ch..(h as usize + 1) * ch]);
+                    }
                 }
             }
         });
-        PairTable { sums: buffer, m, c }
-    }
-
-    fn pair(&self, f: usize, h: usize) -> &[f64] {
-        let (a, b, ch) = (f.min(h), f.max(h), self.c + 1);
-        &self.sums[(a * self.m + b) * ch..(a * self.m + b + 1) * ch]
+        buffers.table()
     }
 
     fn total(&self) -> &[f64] {
+        &self.sums[..self.c + 1]
+    }
+
+    /// The sums of the groups counted in column `f`.
+    fn counted(&self, f: usize) -> &[f64] {
         let ch = self.c + 1;
-        &self.sums[self.m * self.m * ch..]
+        &self.sums[(1 + f) * ch..(2 + f) * ch]
+    }
+
+    /// True when the side `right` (at 1) of column `f` is the value it is counted at.
+    fn is_counted(&self, f: usize, right: bool) -> bool {
+        right != self.flipped[f]
     }
 
     /// The sums of the side (`right`: at 1) of split `f`.
     fn side(&self, f: usize, right: bool) -> Vec<f64> {
-        let r = self.pair(f, f);
-        if right {
-            r.to_vec()
+        let counted = self.counted(f);
+        if self.is_counted(f, right) {
+            counted.to_vec()
         } else {
-            self.total().iter().zip(r).map(|(t, r)| t - r).collect()
+            self.total().iter().zip(counted).map(|(t, s)| t - s).collect()
         }
     }
 
     /// The sums of the two sides (`low`: at 0 in `h`, `high`: at 1) of split `h` within
-    /// the side `right` of split `f`.
+    /// the side `right` of the screened split `f`.
     fn cells(&self, f: usize, right: bool, h: usize, low: &mut [f64], high: &mut [f64]) {
-        let (both, side, h_ones) = (self.pair(f, h), self.pair(f, f), self.pair(h, h));
-        let total = self.total();
-        for k in 0..=self.c {
-            if right {
-                high[k] = both[k];
-                low[k] = side[k] - both[k];
+        let ch = self.c + 1;
+        let r = self.row_of[f] as usize;
+        debug_assert!(r != NO_ROW as usize, "split {f} has no row");
+        let base = (1 + self.m + r * self.m + h) * ch;
+        let both = &self.sums[base..base + ch];
+        let (cf, chh, total) = (self.counted(f), self.counted(h), self.total());
+        let f_counted = self.is_counted(f, right);
+        // `h_counted` is the side of `h` counted; the other is the rest of `f`'s side.
+        let (h_counted, h_rest) = if self.is_counted(h, true) { (&mut *high, &mut *low) } else { (&mut *low, &mut *high) };
+        for k in 0..ch {
+            if f_counted {
+                h_counted[k] = both[k];
+                h_rest[k] = cf[k] - both[k];
             } else {
-                high[k] = h_ones[k] - both[k];
-                low[k] = (total[k] - side[k]) - high[k];
+                h_counted[k] = chh[k] - both[k];
+                h_rest[k] = (total[k] - cf[k]) - h_counted[k];
             }
         }
     }
 
-    /// The optimal cost of the side `right` of split `f` with one level left: its best
-    /// leaf or its best stump (each leaf at least `min_support` rows).
+    /// The optimal cost of the side `right` of the screened split `f` with one level
+    /// left: its best leaf or its best stump (each leaf at least `min_support` rows).
     fn stump_optimum(&self, f: usize, right: bool, rules: &Rules) -> f64 {
-        let c = self.c;
-        let best_leaf = |s: &[f64]| s[..c].iter().sum::<f64>() - s[..c].iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b)) + rules.penalty;
+        let (c, ch, penalty) = (self.c, self.c + 1, rules.penalty);
+        let best_leaf = |s: &[f64]| s[..c].iter().sum::<f64>() - s[..c].iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b)) + penalty;
         let side = self.side(f, right);
         let mut best = best_leaf(&side);
-        if side[c] >= 2.0 * rules.min_support {
-            let (mut lo, mut hi) = (vec![0.0; c + 1], vec![0.0; c + 1]);
-            for h in 0..self.m {
-                self.cells(f, right, h, &mut lo, &mut hi);
-                if lo[c] >= rules.min_support && hi[c] >= rules.min_support {
-                    best = best.min(best_leaf(&lo) + best_leaf(&hi));
-                }
+        if side[c] < 2.0 * rules.min_support {
+            return best;
+        }
+        // Within the side, the part of each split `h` at the value `h` is counted at, and
+        // the rest of the side (a stump costs the same with its leaves swapped).
+        let f_counted = self.is_counted(f, right);
+        let row_start = (1 + self.m + self.row_of[f] as usize * self.m) * ch;
+        let row = &self.sums[row_start..row_start + self.m * ch];
+        let counted = &self.sums[ch..(1 + self.m) * ch];
+        for (both, counted_h) in row.chunks_exact(ch).zip(counted.chunks_exact(ch)) {
+            let part = |k: usize| if f_counted { both[k] } else { counted_h[k] - both[k] };
+            let (part_rows, rest_rows) = (part(c), side[c] - part(c));
+            if part_rows < rules.min_support || rest_rows < rules.min_support {
+                continue;
             }
+            let (mut part_sum, mut part_max, mut rest_sum, mut rest_max) = (0.0, f64::NEG_INFINITY, 0.0, f64::NEG_INFINITY);
+            for k in 0..c {
+                let (a, b) = (part(k), side[k] - part(k));
+                part_sum += a;
+                part_max = part_max.max(a);
+                rest_sum += b;
+                rest_max = rest_max.max(b);
+            }
+            best = best.min((part_sum - part_max + penalty) + (rest_sum - rest_max + penalty));
         }
         best
     }

@@ -129,7 +129,13 @@ proptest! {
         min_support in prop_oneof![Just(1usize), Just(1), Just(2)],
         multiplicative in any::<bool>(),
         b in prop_oneof![Just(0.0), Just(0.05), Just(0.2), Just(0.5), 0.0f64..1.0],
+        uniform_weight in prop_oneof![Just(None), Just(Some(1.0)), Just(Some(0.3))],
     ) {
+        // Rows that weigh alike are summed by counting bits: give them their share.
+        let mut inst = inst;
+        if let Some(w) = uniform_weight {
+            inst.w = vec![w; inst.rows];
+        }
         // Without a depth limit only a positive penalty bounds the trees.
         let depth = if reg < 0.01 && depth.is_none() { Some(2) } else { depth };
         let bound = if multiplicative { RashomonBound::Multiplicative(b) } else { RashomonBound::Additive(b) };
