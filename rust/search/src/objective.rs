@@ -343,12 +343,19 @@ impl SquaredError {
         }
         let w = |i: usize| weights.map_or(1.0, |w| w[i]);
         let total = data.total_weight();
-        let mean = (0..y.len()).map(|i| w(i) * y[i]).sum::<f64>() / total;
-        let var = (0..y.len()).map(|i| w(i) * (y[i] - mean).powi(2)).sum::<f64>() / total;
+        // Centred in two steps: the rounded mean, then the weighted mean of the deviations
+        // from it (the rounded mean of a nearly constant target, 16 and 16 + 1 ulp say, is
+        // off by as much as its spread; uncorrected, the variance would count that offset
+        // and the standardised target would not have mean 0 and variance 1).
+        let rough_mean = (0..y.len()).map(|i| w(i) * y[i]).sum::<f64>() / total;
+        let deviation: Vec<f64> = y.iter().map(|v| v - rough_mean).collect();
+        let correction = (0..y.len()).map(|i| w(i) * deviation[i]).sum::<f64>() / total;
+        let mean = rough_mean + correction;
+        let var = (0..y.len()).map(|i| w(i) * (deviation[i] - correction).powi(2)).sum::<f64>() / total;
         let kept = || (0..y.len()).filter(|&i| w(i) > 0.0).map(|i| y[i]);
         let constant = kept().fold(f64::INFINITY, f64::min) == kept().fold(f64::NEG_INFINITY, f64::max);
         let scale = if constant || !var.is_finite() || var <= 0.0 { 1.0 } else { var.sqrt() };
-        let z: Vec<f64> = y.iter().map(|v| (v - mean) / scale).collect();
+        let z: Vec<f64> = deviation.iter().map(|d| (d - correction) / scale).collect();
         let moment = |p: i32| data.sum_by_group(&(0..y.len()).map(|i| w(i) * z[i].powi(p)).collect::<Vec<_>>());
         let (m0, m1, m2) = (moment(0)?, moment(1)?, moment(2)?);
         let stats: Vec<f64> = (0..data.n_groups()).flat_map(|g| [m0[g], m1[g], m2[g]]).collect();
@@ -463,7 +470,11 @@ const KMEANS_LAYERS: usize = 64;
 /// the group means, `KM_k` (whose optimal clusters are intervals of the sorted means:
 /// a dynamic programme, here with the divide-and-conquer speed-up of its monotone
 /// split points). The bound is `floor + min over k of (KM_k + k penalty)`; past the
-/// layers computed, `KM_k >= 0` leaves `k penalty`. The buffers are kept across calls.
+/// layers computed, `KM_k >= 0` leaves `k penalty`. `KM_k` is convex in `k` (the cost
+/// of an interval of sorted means satisfies the quadrangle inequality, and minimum
+/// `k`-link paths under it are convex in `k`: Aggarwal, Schieber and Tokuyama 1994), so
+/// the programme stops at the first layer whose cluster more saves at most one penalty
+/// (as STreeD's does). The buffers are kept across calls.
 #[derive(Debug, Default)]
 pub struct KMeans {
     /// Prefix sums over the distinct means: weight, Σwz and Σ (Σwz)² / w (per group).
@@ -540,11 +551,15 @@ impl KMeans {
             // cur[j] = min over i in [k-1, j) of prev[i] + cost(i, j), for j in [k, n].
             layer(&self.prev, &mut self.cur, &mut self.stack, k, n, &cost);
             best = best.min(floor + self.cur[n] + k as f64 * penalty);
+            // KM_k is convex in k (see the type's documentation): once a cluster more
+            // gains at most one penalty, no larger k costs less than the best found.
+            let levelled = self.prev[n] - self.cur[n] <= penalty;
             std::mem::swap(&mut self.prev, &mut self.cur);
-            let bound = best.min(beyond(k));
-            // Done when more leaves cost more penalties than the best found, when the
-            // bound is known to reach the target or to fall short of it, or at the last layer.
-            if beyond(k) >= best || bound >= target || (best < target && target.is_finite()) || k == last {
+            let bound = if levelled { best } else { best.min(beyond(k)) };
+            // Done when more leaves cost more (convexity, or penalties alone) than the
+            // best found, when the bound is known to reach the target or to fall short
+            // of it, or at the last layer.
+            if levelled || beyond(k) >= best || bound >= target || (best < target && target.is_finite()) || k == last {
                 let bound = bound - slack;
                 return (bound > base).then_some(bound);
             }
@@ -657,6 +672,33 @@ mod tests {
             let got = kmeans_bound(&mut groups.clone(), floor, penalty, depth, f64::INFINITY).unwrap_or(floor + 2.0 * penalty);
             proptest::prop_assert!(got <= want + 1e-12, "bound {} above the least partition cost {}", got, want);
             proptest::prop_assert!(got >= want - 1e-9 || got == floor + 2.0 * penalty, "bound {} below the least cost {}", got, want);
+        }
+
+        /// The convexity of `KM_k` in `k` that lets [`KMeans::bound`] stop early, on up to
+        /// 24 weighted points (each `KM_k` by the plain quadratic programme over the
+        /// sorted points): each cluster more saves no more than the one before.
+        #[test]
+        fn the_optimal_kmeans_cost_is_convex_in_the_number_of_clusters(
+            mut points in proptest::collection::vec((-3.0f64..3.0, 0.1f64..4.0), 3..24),
+        ) {
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let n = points.len();
+            let cost = |i: usize, j: usize| {
+                let part = &points[i..j];
+                let (w, s) = part.iter().fold((0.0, 0.0), |(w, s), &(m, pw)| (w + pw, s + m * pw));
+                part.iter().map(|&(m, pw)| pw * (m - s / w).powi(2)).sum::<f64>()
+            };
+            // km[j]: the least cost of the first j points in k clusters.
+            let mut km: Vec<f64> = (0..=n).map(|j| if j == 0 { 0.0 } else { cost(0, j) }).collect();
+            let mut by_k = vec![km[n]];
+            for k in 2..=n {
+                km = (0..=n).map(|j| if j < k { f64::INFINITY } else { (k - 1..j).map(|i| km[i] + cost(i, j)).fold(f64::INFINITY, f64::min) }).collect();
+                by_k.push(km[n]);
+            }
+            for k in 1..by_k.len() - 1 {
+                let (gain, next) = (by_k[k - 1] - by_k[k], by_k[k] - by_k[k + 1]);
+                proptest::prop_assert!(next <= gain + 1e-9 * (1.0 + by_k[0]), "KM gains {} then {} at k = {}", gain, next, k + 1);
+            }
         }
     }
 }
