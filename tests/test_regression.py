@@ -166,6 +166,8 @@ def test_numeric_columns_match_the_oracle(data, regularization, max_depth, min_l
 
 
 def _expected_failed_checks(estimator):
+    if isinstance(estimator, DL85Regressor):
+        return {}  # passes since the target is centred before the search (it failed before)
     return {
         "check_sample_weight_equivalence_on_dense_data": (
             "15 rows and 30 continuous columns: many trees fit the integer targets "
