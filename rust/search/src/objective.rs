@@ -485,6 +485,9 @@ pub struct KMeans {
     prev: Vec<f64>,
     cur: Vec<f64>,
     stack: Vec<(usize, usize, usize, usize)>,
+    /// Scratch of [`KMeans::penalised`]: clusters per prefix, the deque of candidates.
+    clusters: Vec<usize>,
+    candidates: std::collections::VecDeque<(usize, usize)>,
 }
 
 impl KMeans {
@@ -512,6 +515,65 @@ impl KMeans {
         }
     }
 
+    /// The least `KM_k + k penalty` over every `k >= 1` and a `k` reaching it, in one
+    /// pass instead of a layer per `k` (the Lagrangian form of the programme): the best
+    /// last split point of a prefix is non-decreasing in its length (the quadrangle
+    /// inequality), so a later candidate that beats an earlier one on some prefix beats
+    /// it on every longer one, and the candidates live on a deque, each the best over
+    /// an interval of prefixes found by bisection.
+    /// `best`, `clusters` and `candidates` are scratch (per prefix: its least cost and
+    /// its clusters).
+    fn penalised(
+        best: &mut Vec<f64>,
+        clusters: &mut Vec<usize>,
+        candidates: &mut std::collections::VecDeque<(usize, usize)>,
+        n: usize,
+        penalty: f64,
+        cost: &impl Fn(usize, usize) -> f64,
+    ) -> (f64, usize) {
+        best.clear();
+        best.resize(n + 1, 0.0);
+        clusters.clear();
+        clusters.resize(n + 1, 0);
+        // (candidate split point, first prefix length it is the best for).
+        candidates.clear();
+        candidates.push_back((0, 1));
+        for j in 1..=n {
+            while candidates.len() > 1 && candidates[1].1 <= j {
+                candidates.pop_front();
+            }
+            let i = candidates[0].0;
+            best[j] = best[i] + cost(i, j) + penalty;
+            clusters[j] = clusters[i] + 1;
+            if j == n {
+                break;
+            }
+            let beats = |c: usize, x: usize| best[j] + cost(j, x) <= best[c] + cost(c, x);
+            loop {
+                let Some(&(c, start)) = candidates.back() else {
+                    candidates.push_back((j, j + 1));
+                    break;
+                };
+                let start = start.max(j + 1);
+                if beats(c, start) {
+                    candidates.pop_back();
+                    continue;
+                }
+                if beats(c, n) {
+                    // The first prefix length in (start, n] where j beats c.
+                    let (mut lo, mut hi) = (start, n);
+                    while hi - lo > 1 {
+                        let mid = lo + (hi - lo) / 2;
+                        if beats(c, mid) { hi = mid } else { lo = mid }
+                    }
+                    candidates.push_back((j, hi));
+                }
+                break;
+            }
+        }
+        (best[n], clusters[n])
+    }
+
     /// The bound for the points pushed, with equivalent-points floor `floor`; `None` when
     /// it cannot beat `floor + 2 penalty`. Stops refining once it reaches `target` or
     /// some number of leaves costs less than it (the bound can then only fall short).
@@ -533,12 +595,24 @@ impl KMeans {
         // Trees of more than `k` leaves: at least their penalties (KM >= 0).
         let beyond = |k: usize| if k < max_leaves { floor + (k + 1) as f64 * penalty } else { f64::INFINITY };
         let last = max_leaves.min(n - 1).min(KMEANS_LAYERS);
+        let two = || floor + (1..n).map(|i| cost(0, i) + cost(i, n)).fold(f64::INFINITY, f64::min) + 2.0 * penalty;
         if target.is_finite() {
             // Two leaves first, in one pass: when they already cost less than the
             // target, so does the bound, and the programme is not worth running.
-            let two = floor + (1..n).map(|i| cost(0, i) + cost(i, n)).fold(f64::INFINITY, f64::min) + 2.0 * penalty;
+            let two = two();
             if two < target {
                 let bound = two.min(beyond(2)) - slack;
+                return (bound > base).then_some(bound);
+            }
+        }
+        if max_leaves > 4 {
+            // Many leaves allowed: the least over every k in one pass. When it takes
+            // two clusters or more (and no more than the leaves allowed), it is the
+            // bound; when one, KM_k + k penalty grows from k = 1 on (convexity), so the
+            // least over k >= 2 is at k = 2.
+            let (least, k) = Self::penalised(&mut self.prev, &mut self.clusters, &mut self.candidates, n, penalty, &cost);
+            if k <= max_leaves {
+                let bound = if k >= 2 { floor + least } else { two() } - slack;
                 return (bound > base).then_some(bound);
             }
         }
