@@ -1,18 +1,37 @@
 //! Solves one benchmark CSV (label last) with GOSDT or DL8.5 and prints the result and
 //! the search's work counters. `binary` (the default) reads 0/1 features without a
-//! header; `numeric` reads a header row and numeric features, split at every midpoint:
-//! `cargo run --release -p treeopt-search --example solve_csv -- FILE REG [MAX_DEPTH|none] [TIME_LIMIT] [gosdt|dl85] [binary|numeric]`
+//! header; `numeric` reads a header row and numeric features, split at every midpoint;
+//! `regression` reads a header row, 0/1 features and a real target last, and minimises
+//! squared error:
+//! `cargo run --release -p treeopt-search --example solve_csv -- FILE REG [MAX_DEPTH|none] [TIME_LIMIT] [gosdt|dl85] [binary|numeric|regression]`
 
 use std::path::Path;
 use std::time::Duration;
 use treeopt_core::io::{read_binary_csv, read_numeric_csv};
+use treeopt_core::BinaryDataset;
 use treeopt_search::{
-    solve_dl85, solve_dl85_numeric, solve_gosdt, solve_gosdt_numeric, Dl85Config, GosdtConfig, Limits, NoMonitor,
+    solve_dl85, solve_dl85_numeric, solve_dl85_regression, solve_gosdt, solve_gosdt_numeric, solve_gosdt_regression,
+    Dl85Config, GosdtConfig, Limits, NoMonitor,
 };
 
 fn exit_with(e: impl std::fmt::Display) -> ! {
     eprintln!("{e}");
     std::process::exit(2)
+}
+
+/// A header row, then rows of 0/1 features and a real target last: the features (one
+/// class for all rows) and the targets.
+fn read_regression_csv(path: &Path) -> (BinaryDataset, Vec<f64>) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| exit_with(e));
+    let (mut x, mut y, mut columns) = (Vec::new(), Vec::new(), 0);
+    for line in text.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+        let cells: Vec<&str> = line.split(',').map(str::trim).collect();
+        columns = cells.len() - 1;
+        x.extend(cells[..columns].iter().map(|c| c.parse::<f64>().unwrap_or_else(|e| exit_with(e)) as u8));
+        y.push(cells[columns].parse::<f64>().unwrap_or_else(|e| exit_with(e)));
+    }
+    let data = BinaryDataset::new(&x, y.len(), columns, &vec![0; y.len()], 1, None).unwrap_or_else(|e| exit_with(e));
+    (data, y)
 }
 
 fn main() {
@@ -36,7 +55,15 @@ fn main() {
         ..Default::default()
     });
     let path = Path::new(&args[1]);
-    let (res, groups, weight) = if args.get(6).map(String::as_str) == Some("numeric") {
+    let mode = args.get(6).map(String::as_str);
+    let (res, groups, weight) = if mode == Some("regression") {
+        let (data, y) = read_regression_csv(path);
+        let res = match &dl85 {
+            Some(c) => solve_dl85_regression(&data, &y, None, c, &mut NoMonitor),
+            None => solve_gosdt_regression(&data, &y, None, &config, &mut NoMonitor),
+        };
+        (res.map(|r| r.result), data.n_groups(), data.total_weight())
+    } else if mode == Some("numeric") {
         let data = read_numeric_csv(path).unwrap_or_else(|e| exit_with(e));
         let res = match &dl85 {
             Some(c) => solve_dl85_numeric(&data, c, &mut NoMonitor),

@@ -343,12 +343,19 @@ impl SquaredError {
         }
         let w = |i: usize| weights.map_or(1.0, |w| w[i]);
         let total = data.total_weight();
-        let mean = (0..y.len()).map(|i| w(i) * y[i]).sum::<f64>() / total;
-        let var = (0..y.len()).map(|i| w(i) * (y[i] - mean).powi(2)).sum::<f64>() / total;
+        // Centred in two steps: the rounded mean, then the weighted mean of the deviations
+        // from it (the rounded mean of a nearly constant target, 16 and 16 + 1 ulp say, is
+        // off by as much as its spread; uncorrected, the variance would count that offset
+        // and the standardised target would not have mean 0 and variance 1).
+        let rough_mean = (0..y.len()).map(|i| w(i) * y[i]).sum::<f64>() / total;
+        let deviation: Vec<f64> = y.iter().map(|v| v - rough_mean).collect();
+        let correction = (0..y.len()).map(|i| w(i) * deviation[i]).sum::<f64>() / total;
+        let mean = rough_mean + correction;
+        let var = (0..y.len()).map(|i| w(i) * (deviation[i] - correction).powi(2)).sum::<f64>() / total;
         let kept = || (0..y.len()).filter(|&i| w(i) > 0.0).map(|i| y[i]);
         let constant = kept().fold(f64::INFINITY, f64::min) == kept().fold(f64::NEG_INFINITY, f64::max);
         let scale = if constant || !var.is_finite() || var <= 0.0 { 1.0 } else { var.sqrt() };
-        let z: Vec<f64> = y.iter().map(|v| (v - mean) / scale).collect();
+        let z: Vec<f64> = deviation.iter().map(|d| (d - correction) / scale).collect();
         let moment = |p: i32| data.sum_by_group(&(0..y.len()).map(|i| w(i) * z[i].powi(p)).collect::<Vec<_>>());
         let (m0, m1, m2) = (moment(0)?, moment(1)?, moment(2)?);
         let stats: Vec<f64> = (0..data.n_groups()).flat_map(|g| [m0[g], m1[g], m2[g]]).collect();
@@ -463,7 +470,11 @@ const KMEANS_LAYERS: usize = 64;
 /// the group means, `KM_k` (whose optimal clusters are intervals of the sorted means:
 /// a dynamic programme, here with the divide-and-conquer speed-up of its monotone
 /// split points). The bound is `floor + min over k of (KM_k + k penalty)`; past the
-/// layers computed, `KM_k >= 0` leaves `k penalty`. The buffers are kept across calls.
+/// layers computed, `KM_k >= 0` leaves `k penalty`. `KM_k` is convex in `k` (the cost
+/// of an interval of sorted means satisfies the quadrangle inequality, and minimum
+/// `k`-link paths under it are convex in `k`: Aggarwal, Schieber and Tokuyama 1994), so
+/// the programme stops at the first layer whose cluster more saves at most one penalty
+/// (as STreeD's does). The buffers are kept across calls.
 #[derive(Debug, Default)]
 pub struct KMeans {
     /// Prefix sums over the distinct means: weight, Σwz and Σ (Σwz)² / w (per group).
@@ -474,6 +485,9 @@ pub struct KMeans {
     prev: Vec<f64>,
     cur: Vec<f64>,
     stack: Vec<(usize, usize, usize, usize)>,
+    /// Scratch of [`KMeans::penalised`]: clusters per prefix, the deque of candidates.
+    clusters: Vec<usize>,
+    candidates: std::collections::VecDeque<(usize, usize)>,
 }
 
 impl KMeans {
@@ -501,6 +515,65 @@ impl KMeans {
         }
     }
 
+    /// The least `KM_k + k penalty` over every `k >= 1` and a `k` reaching it, in one
+    /// pass instead of a layer per `k` (the Lagrangian form of the programme): the best
+    /// last split point of a prefix is non-decreasing in its length (the quadrangle
+    /// inequality), so a later candidate that beats an earlier one on some prefix beats
+    /// it on every longer one, and the candidates live on a deque, each the best over
+    /// an interval of prefixes found by bisection.
+    /// `best`, `clusters` and `candidates` are scratch (per prefix: its least cost and
+    /// its clusters).
+    fn penalised(
+        best: &mut Vec<f64>,
+        clusters: &mut Vec<usize>,
+        candidates: &mut std::collections::VecDeque<(usize, usize)>,
+        n: usize,
+        penalty: f64,
+        cost: &impl Fn(usize, usize) -> f64,
+    ) -> (f64, usize) {
+        best.clear();
+        best.resize(n + 1, 0.0);
+        clusters.clear();
+        clusters.resize(n + 1, 0);
+        // (candidate split point, first prefix length it is the best for).
+        candidates.clear();
+        candidates.push_back((0, 1));
+        for j in 1..=n {
+            while candidates.len() > 1 && candidates[1].1 <= j {
+                candidates.pop_front();
+            }
+            let i = candidates[0].0;
+            best[j] = best[i] + cost(i, j) + penalty;
+            clusters[j] = clusters[i] + 1;
+            if j == n {
+                break;
+            }
+            let beats = |c: usize, x: usize| best[j] + cost(j, x) <= best[c] + cost(c, x);
+            loop {
+                let Some(&(c, start)) = candidates.back() else {
+                    candidates.push_back((j, j + 1));
+                    break;
+                };
+                let start = start.max(j + 1);
+                if beats(c, start) {
+                    candidates.pop_back();
+                    continue;
+                }
+                if beats(c, n) {
+                    // The first prefix length in (start, n] where j beats c.
+                    let (mut lo, mut hi) = (start, n);
+                    while hi - lo > 1 {
+                        let mid = lo + (hi - lo) / 2;
+                        if beats(c, mid) { hi = mid } else { lo = mid }
+                    }
+                    candidates.push_back((j, hi));
+                }
+                break;
+            }
+        }
+        (best[n], clusters[n])
+    }
+
     /// The bound for the points pushed, with equivalent-points floor `floor`; `None` when
     /// it cannot beat `floor + 2 penalty`. Stops refining once it reaches `target` or
     /// some number of leaves costs less than it (the bound can then only fall short).
@@ -522,12 +595,24 @@ impl KMeans {
         // Trees of more than `k` leaves: at least their penalties (KM >= 0).
         let beyond = |k: usize| if k < max_leaves { floor + (k + 1) as f64 * penalty } else { f64::INFINITY };
         let last = max_leaves.min(n - 1).min(KMEANS_LAYERS);
+        let two = || floor + (1..n).map(|i| cost(0, i) + cost(i, n)).fold(f64::INFINITY, f64::min) + 2.0 * penalty;
         if target.is_finite() {
             // Two leaves first, in one pass: when they already cost less than the
             // target, so does the bound, and the programme is not worth running.
-            let two = floor + (1..n).map(|i| cost(0, i) + cost(i, n)).fold(f64::INFINITY, f64::min) + 2.0 * penalty;
+            let two = two();
             if two < target {
                 let bound = two.min(beyond(2)) - slack;
+                return (bound > base).then_some(bound);
+            }
+        }
+        if max_leaves > 4 {
+            // Many leaves allowed: the least over every k in one pass. When it takes
+            // two clusters or more (and no more than the leaves allowed), it is the
+            // bound; when one, KM_k + k penalty grows from k = 1 on (convexity), so the
+            // least over k >= 2 is at k = 2.
+            let (least, k) = Self::penalised(&mut self.prev, &mut self.clusters, &mut self.candidates, n, penalty, &cost);
+            if k <= max_leaves {
+                let bound = if k >= 2 { floor + least } else { two() } - slack;
                 return (bound > base).then_some(bound);
             }
         }
@@ -540,11 +625,15 @@ impl KMeans {
             // cur[j] = min over i in [k-1, j) of prev[i] + cost(i, j), for j in [k, n].
             layer(&self.prev, &mut self.cur, &mut self.stack, k, n, &cost);
             best = best.min(floor + self.cur[n] + k as f64 * penalty);
+            // KM_k is convex in k (see the type's documentation): once a cluster more
+            // gains at most one penalty, no larger k costs less than the best found.
+            let levelled = self.prev[n] - self.cur[n] <= penalty;
             std::mem::swap(&mut self.prev, &mut self.cur);
-            let bound = best.min(beyond(k));
-            // Done when more leaves cost more penalties than the best found, when the
-            // bound is known to reach the target or to fall short of it, or at the last layer.
-            if beyond(k) >= best || bound >= target || (best < target && target.is_finite()) || k == last {
+            let bound = if levelled { best } else { best.min(beyond(k)) };
+            // Done when more leaves cost more (convexity, or penalties alone) than the
+            // best found, when the bound is known to reach the target or to fall short
+            // of it, or at the last layer.
+            if levelled || beyond(k) >= best || bound >= target || (best < target && target.is_finite()) || k == last {
                 let bound = bound - slack;
                 return (bound > base).then_some(bound);
             }
@@ -657,6 +746,33 @@ mod tests {
             let got = kmeans_bound(&mut groups.clone(), floor, penalty, depth, f64::INFINITY).unwrap_or(floor + 2.0 * penalty);
             proptest::prop_assert!(got <= want + 1e-12, "bound {} above the least partition cost {}", got, want);
             proptest::prop_assert!(got >= want - 1e-9 || got == floor + 2.0 * penalty, "bound {} below the least cost {}", got, want);
+        }
+
+        /// The convexity of `KM_k` in `k` that lets [`KMeans::bound`] stop early, on up to
+        /// 24 weighted points (each `KM_k` by the plain quadratic programme over the
+        /// sorted points): each cluster more saves no more than the one before.
+        #[test]
+        fn the_optimal_kmeans_cost_is_convex_in_the_number_of_clusters(
+            mut points in proptest::collection::vec((-3.0f64..3.0, 0.1f64..4.0), 3..24),
+        ) {
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let n = points.len();
+            let cost = |i: usize, j: usize| {
+                let part = &points[i..j];
+                let (w, s) = part.iter().fold((0.0, 0.0), |(w, s), &(m, pw)| (w + pw, s + m * pw));
+                part.iter().map(|&(m, pw)| pw * (m - s / w).powi(2)).sum::<f64>()
+            };
+            // km[j]: the least cost of the first j points in k clusters.
+            let mut km: Vec<f64> = (0..=n).map(|j| if j == 0 { 0.0 } else { cost(0, j) }).collect();
+            let mut by_k = vec![km[n]];
+            for k in 2..=n {
+                km = (0..=n).map(|j| if j < k { f64::INFINITY } else { (k - 1..j).map(|i| km[i] + cost(i, j)).fold(f64::INFINITY, f64::min) }).collect();
+                by_k.push(km[n]);
+            }
+            for k in 1..by_k.len() - 1 {
+                let (gain, next) = (by_k[k - 1] - by_k[k], by_k[k] - by_k[k + 1]);
+                proptest::prop_assert!(next <= gain + 1e-9 * (1.0 + by_k[0]), "KM gains {} then {} at k = {}", gain, next, k + 1);
+            }
         }
     }
 }
