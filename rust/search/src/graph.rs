@@ -1289,6 +1289,14 @@ fn run_with<M: Monitor, O: Objective, S: SplitFamily>(data: &Groups, obj: O, spl
             expansions: solver.expansions,
             seconds: solver.budget.elapsed(),
             memory_bytes: (solver.store.bytes() + solver.other_bytes()) as u64,
+            kernel_solves: match &solver.depth2 {
+                Kernel::Sweep(k) => k.solves,
+                Kernel::Pairs(_) => 0,
+            },
+            kernel_roots: match &solver.depth2 {
+                Kernel::Sweep(k) => k.roots,
+                Kernel::Pairs(_) => 0,
+            },
         },
     };
     Ok((result, labels))
