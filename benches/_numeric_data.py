@@ -49,13 +49,18 @@ def _csv_path(name: str) -> Path:
 
 
 def load_numeric(name: str) -> Tuple[np.ndarray, np.ndarray, List[str]]:
-    """Raw features (float64, C order), labels remapped to 0..k-1 (int64), feature names."""
-    subset = re.fullmatch(r"(.+)\[(\d+):(\d+)\]", name)
+    """Raw features (float64, C order), labels remapped to 0..k-1 (int64), feature names.
+
+    Held-out instances for speed work (not in the default list): ``NAME@i,j,...`` keeps
+    columns i, j, ... of dataset NAME; ``make_classification_RxC`` is scikit-learn's
+    generator at R rows and C columns (C/2 informative, C/4 redundant, 5 % of labels
+    flipped, seed 0, values rounded to 3 decimals)."""
     synthetic = re.fullmatch(r"make_classification_(\d+)x(\d+)", name)
-    if subset:
-        X, y, names = load_numeric(subset.group(1))
-        a, b = int(subset.group(2)), int(subset.group(3))
-        return np.ascontiguousarray(X[:, a:b]), y, names[a:b]
+    if "@" in name:
+        base, cols = name.split("@", 1)
+        X, y, names = load_numeric(base)
+        keep = [int(c) for c in cols.split(",")]
+        return np.ascontiguousarray(X[:, keep]), y, [names[c] for c in keep]
     if synthetic:
         from sklearn.datasets import make_classification
 

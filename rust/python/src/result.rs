@@ -123,7 +123,7 @@ impl FitResult {
         let (left, right, value) = node_arrays(py, &res.tree, n_classes)?;
         let (feature, threshold): (Vec<i64>, Vec<f64>) = splits.iter().copied().unzip();
         let labels: Vec<i64> = res.labels.iter().map(|&l| l as i64).collect();
-        let Stats { subproblems, expansions, seconds, memory_bytes } = res.stats;
+        let Stats { subproblems, expansions, seconds, memory_bytes, .. } = res.stats;
         Ok(FitResult {
             children_left: left.unbind(),
             children_right: right.unbind(),

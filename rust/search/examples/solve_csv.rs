@@ -80,7 +80,7 @@ fn main() {
     };
     let res = res.expect("valid configuration");
     println!(
-        "groups={} objective={:.9} lower_bound={:.9} total_weight={} status={} leaves={} depth={} seconds={:.3} subproblems={} expansions={} store_MiB={:.1}",
+        "groups={} objective={:.9} lower_bound={:.9} total_weight={} status={} leaves={} depth={} seconds={:.3} subproblems={} expansions={} kernel_solves={} kernel_roots={} store_MiB={:.1}",
         groups,
         res.objective,
         res.lower_bound,
@@ -91,6 +91,8 @@ fn main() {
         res.stats.seconds,
         res.stats.subproblems,
         res.stats.expansions,
+        res.stats.kernel_solves,
+        res.stats.kernel_roots,
         res.stats.memory_bytes as f64 / 1048576.0
     );
 }

@@ -75,6 +75,12 @@ pub struct Stats {
     pub seconds: f64,
     /// Bytes held by the subproblem store at the end.
     pub memory_bytes: u64,
+    /// Subproblems of two levels handed to the numeric sweep kernel and not answered
+    /// from its memo of the last one (0 on 0/1 columns).
+    pub kernel_solves: u64,
+    /// Root thresholds whose two sides the sweep kernel evaluated in those solves: the
+    /// load-independent measure of its work.
+    pub kernel_roots: u64,
 }
 
 /// One split of one subproblem as the search left it (objective units): every tree

@@ -1578,6 +1578,7 @@ pub fn solve<M: Monitor>(data: &BinaryDataset, config: &OsdtConfig, monitor: &mu
                 expansions: stats.expansions,
                 seconds: search.budget.elapsed(),
                 memory_bytes: search.bytes() as u64,
+                ..Default::default()
             },
         },
         stats,

@@ -312,6 +312,9 @@ pub(crate) struct Sweep {
     queue: VecDeque<(usize, usize, usize, usize)>,
     helpers: [Helper; 2],
     work: usize,
+    /// Solves not answered from `last`, and root thresholds evaluated in them.
+    pub(crate) solves: u64,
+    pub(crate) roots: u64,
     /// The last optimum solved, by set and depth: the search's tree is rebuilt from the
     /// kernel, which then finds its answer here instead of solving again.
     last: Option<(Vec<u64>, u32, SmallTree)>,
@@ -408,6 +411,7 @@ impl Sweep {
                 return Ok((*tree, tree.cost));
             }
         }
+        self.solves += 1;
         let (floor, rows) = self.prepare(t, th, set, budget_bytes, stop)?;
         let obj = &t.obj;
         let s = side(obj, &self.totals, floor, None, rows, depth, rules);
@@ -837,6 +841,7 @@ impl Sweep {
                     }
                     let mid = lo + (hi - lo) / 2;
                     let cut = self.cuts[mid];
+                    self.roots += 1;
                     let moved = if self.left_pos == usize::MAX { cut.pos } else { self.left_pos.abs_diff(cut.pos) };
                     self.shift(f, cut.pos);
                     for ((r, tot), p) in self.right.iter_mut().zip(&self.totals).zip(&self.prefix[mid * c..(mid + 1) * c]) {

@@ -86,3 +86,26 @@ fn near_perfect_trees_prune_both_sides_of_a_threshold_soundly() {
         assert!((a.objective - b.objective).abs() < 1e-9, "seed {seed}, depth {depth}: numeric {} binarized {}", a.objective, b.objective);
     }
 }
+
+#[test]
+fn children_start_from_the_bounds_their_run_proved() {
+    // Noisy labels over long runs of thresholds at depth 3: most thresholds cost a few
+    // errors above the best, so their children's records start from the bounds that
+    // evaluated neighbours proved of each side (the left side from thresholds below,
+    // the right side from thresholds above, each less the mass moved); a bound given to
+    // the wrong side, or not lowered by the mass moved, prunes the optimum here.
+    for seed in 0..60u64 {
+        let (rows, m, classes) = (60 + (seed % 4) as usize * 20, 1 + (seed % 2) as usize, 2 + (seed % 5 == 0) as usize);
+        let levels = 30 + (seed % 3) as usize * 15;
+        let (x, y, w) = instance(seed + 900, rows, m, classes, levels);
+        let numeric = NumericDataset::new(&x, rows, m, &y, classes, Some(&w)).unwrap();
+        let (bits, n_cuts) = binarize_every_midpoint(&x, rows, m);
+        let binary = BinaryDataset::new(&bits, rows, n_cuts, &y, classes, Some(&w)).unwrap();
+        let depth = 3 + (seed % 3 == 0) as usize;
+        let config = Dl85Config { max_depth: depth, ..Default::default() };
+        let a = solve_dl85_numeric(&numeric, &config, &mut NoMonitor).unwrap();
+        let b = solve_dl85(&binary, &config, &mut NoMonitor).unwrap();
+        assert_eq!((a.status, b.status), (Status::Optimal, Status::Optimal), "seed {seed}");
+        assert!((a.objective - b.objective).abs() < 1e-9, "seed {seed}, depth {depth}: numeric {} binarized {}", a.objective, b.objective);
+    }
+}
