@@ -141,8 +141,8 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
     _graph: _core.RashomonGraph
     _binary_features: NDArray[np.bool_]
     _total: float
-    _values: NDArray[np.float64]
-    _class_weight: NDArray[np.float64]
+    _train_rows: tuple[NDArray[Any], NDArray[Any], NDArray[np.float64]]
+    _grouped: tuple[NDArray[np.float64], NDArray[np.float64]] | None
     _levels: list[tuple[float, int]]
     _starts: list[int]
 
@@ -293,7 +293,7 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
                     classes=self.classes_, feature_names=None if names is None else list(names),
                     n_features=self.n_features_in_, binary_features=self._binary_features)
 
-    def _groups(self) -> tuple[np.ndarray, np.ndarray]:
+    def _groups(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """The distinct training feature vectors and, per vector, the class weights of
         its rows (computed once, on the first call)."""
         if self._grouped is None:
@@ -301,7 +301,9 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
             values, inverse = np.unique(matrix, axis=0, return_inverse=True)
             class_weight = np.zeros((values.shape[0], len(self.classes_)))
             np.add.at(class_weight, (inverse.reshape(-1), y_encoded), weights)
-            self._grouped = (values.astype(np.float64), class_weight)
+            grouped = (values.astype(np.float64), class_weight)
+            self._grouped = grouped
+            return grouped
         return self._grouped
 
     # ------------------------------------------------------------------ #
