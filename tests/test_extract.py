@@ -911,12 +911,28 @@ def test_classifier_rejects_bad_outputs(blackbox, message):
         (lambda Z: np.zeros((len(Z), 3)), "shape"),
         (lambda Z: np.where(Z[:, 0] > 0, 1.0, np.inf), "infinite"),
         (lambda Z: np.array(["a"] * len(Z)), "numbers"),
+        # squared errors of such outputs overflow (this raised a TypeError before)
+        (lambda Z: np.where(Z[:, 0] > 0, 1e200, -1e200), "overflow"),
     ],
 )
 def test_regressor_rejects_bad_outputs(blackbox, message):
     est = ExtractedTreeRegressor(blackbox, n_samples=20, random_state=0)
     with pytest.raises(ValueError, match=message):
         est.fit(gaussian_data())
+
+
+def test_regressor_explains_huge_but_finite_outputs():
+    # outputs of 1e90 square to 1e180: still finite, so the extraction must work and
+    # find the one split of the step
+    est = ExtractedTreeRegressor(
+        lambda Z: np.where(Z[:, 0] > 0, 1e90, -1e90), max_leaves=2, n_samples=50, random_state=0
+    )
+    X = gaussian_data()
+    est.fit(X)
+    assert est.tree_.n_leaves == 2
+    step = np.where(X[:, 0] > 0, 1e90, -1e90)
+    assert np.mean(np.isclose(est.predict(X), step, rtol=1e-12)) > 0.98
+    assert "predict 1e+90" in est.tree_.to_text()  # not all 91 digits
 
 
 def test_bad_X_and_parameters():

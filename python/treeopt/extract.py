@@ -935,6 +935,11 @@ def _is_nan(value: object) -> bool:
     return isinstance(value, (float, np.floating)) and np.isnan(value)
 
 
+#: Largest magnitude of a regression black box's output: sums of squared errors of
+#: up to 10**8 rows stay finite in float64 below it.
+_MAX_REGRESSION_OUTPUT = 1e100
+
+
 def _check_outputs(out: object, n_rows: int, classification: bool) -> NDArray[Any]:
     """Validate what the black box returned for ``n_rows`` rows; returns a 1-D array."""
     out = np.asarray(out)
@@ -968,6 +973,14 @@ def _check_outputs(out: object, n_rows: int, classification: bool) -> NDArray[An
         out = out.astype(np.float64)
         if not np.all(np.isfinite(out)):
             raise ValueError("the black box returned NaN or infinite values for some rows")
+        largest = float(np.max(np.abs(out))) if out.size else 0.0
+        if largest > _MAX_REGRESSION_OUTPUT:
+            raise ValueError(
+                f"the black box returned values up to {largest:.3g}; squared errors of "
+                f"outputs above {_MAX_REGRESSION_OUTPUT:.0e} overflow float64. Explain a "
+                "rescaled model instead, e.g. blackbox=lambda X: model.predict(X) / scale, "
+                "and multiply the tree's leaf values by scale"
+            )
     return out
 
 
@@ -1379,15 +1392,14 @@ class _BaseExtractedTree(BaseEstimator):
         tree."""
         if share == 1.0:
             return self._grow(X, labels, share, rng)
-        best, best_loss = None, np.inf
-        for _ in range(_AUTO_DRAWS):
+        best = self._grow(X, labels, share, rng)
+        best_loss = self._loss(self._predict_nodes(best, X), labels)
+        for _ in range(_AUTO_DRAWS - 1):
             nodes = self._grow(X, labels, share, rng)
             loss = self._loss(self._predict_nodes(nodes, X), labels)
             if loss < best_loss:
                 best, best_loss = nodes, loss
-        # None if every draw's loss is inf or NaN (a regressor's squared errors can
-        # overflow): a known bug, reported rather than changed by the typing work.
-        return best  # type: ignore[return-value]
+        return best
 
     def _loss(self, pred: NDArray[Any], truth: NDArray[Any]) -> float:
         """Disagreements (classifier) or squared error (regressor), summed over rows."""

@@ -129,7 +129,9 @@ def _format_number(x: SupportsFloat, decimals: int | None) -> str:
     x = float(x)
     if not math.isfinite(x):
         return str(x)
-    if x.is_integer() and abs(x) < 1e15:
+    if abs(x) >= 1e15:  # fixed point would print every digit of a huge float
+        return format(x, f".{max(decimals, 1) + 2}g")
+    if x.is_integer():
         return str(int(x))
     text = f"{x:.{decimals}f}".rstrip("0").rstrip(".")
     if text in ("0", "-0", ""):  # tiny non-zero number: keep significant digits
