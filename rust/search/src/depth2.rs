@@ -136,6 +136,9 @@ pub(crate) struct Depth2 {
     /// sums (`k` each): only these can split a child.
     splitting: Vec<u32>,
     splitting_sums: Vec<f64>,
+    /// While [`Depth2::split_bounds`] runs: per root feature of the depth-two pass, a lower
+    /// bound on the cost of the best tree splitting on it first.
+    split_bounds: Option<Vec<(u32, f64)>>,
 }
 
 /// Layout of the pair sums of one pass.
@@ -235,6 +238,7 @@ impl Depth2 {
             left: Vec::new(),
             splitting: Vec::new(),
             splitting_sums: Vec::new(),
+            split_bounds: None,
         }
     }
 
@@ -379,6 +383,21 @@ impl Depth2 {
                 }
             }),
         })
+    }
+
+    /// The depth-two pass of [`Depth2::solve`] over `set`, keeping per splitting feature
+    /// (a dataset split sending rows each way, with the minimum support) a lower bound on
+    /// the cost of the best tree of depth two that splits on it first: its exact cost
+    /// (both children's best leaf or stump), or, where the pass skipped the second child
+    /// because the first alone cost at least the best tree found, the first child's cost
+    /// plus the leaf-closing rules' bound on the second. Features left out split nothing.
+    pub fn split_bounds<O: Objective, S: SplitFamily>(&mut self, t: &Task<O, S>, set: &[u64], rules: &Rules, budget_bytes: usize, stop: &mut dyn FnMut() -> Option<Halt>) -> Result<Vec<(u32, f64)>, Halt> {
+        let mut bounds = self.split_bounds.take().unwrap_or_default();
+        bounds.clear();
+        self.split_bounds = Some(bounds);
+        let out = self.solve(t, set, 2, rules, budget_bytes, stop);
+        let bounds = self.split_bounds.take().unwrap_or_default();
+        out.map(|_| bounds)
     }
 
     /// STreeD's similarity bound on the optimum of `set` at depth two from the optima of
@@ -724,6 +743,11 @@ impl Depth2 {
                         self.gather_row(layout, i, &splitting, &mut row);
                         let (cr, fr) = self.depth_one::<K, C, O>(&t.obj, right, &row, &mut b, rules);
                         if cr >= best.cost {
+                            if self.split_bounds.is_some() {
+                                let lb = cr + self.side_of(&t.obj, &x, 1, rules).lb;
+                                let feature = self.active[i];
+                                self.split_bounds.as_mut().expect("recording").push((feature, lb));
+                            }
                             continue;
                         }
                         // The left child's rows with feature j = 1: those of j less those of (i, j).
@@ -731,6 +755,9 @@ impl Depth2 {
                             *l = d - p;
                         }
                         let (cl, fl) = self.depth_one::<K, C, O>(&t.obj, &x, &left, &mut b, rules);
+                        if let Some(bounds) = self.split_bounds.as_mut() {
+                            bounds.push((self.active[i], cl + cr));
+                        }
                         if cl + cr < best.cost {
                             let feature = |f: Option<u32>| f.map(|p| splitting[p as usize]);
                             best = SmallTree { cost: cl + cr, split: Some((i as u32, feature(fl), feature(fr))) };
@@ -897,6 +924,38 @@ mod tests {
                 assert!((cost_of(&costed.obj, &data, &groups, &got, rules.penalty) - got.cost).abs() < 1e-9);
             }
         }
+    }
+
+    /// Every bound the depth-two pass keeps for a root split is at most the cost of the
+    /// best depth-two tree splitting on it first (brute force), and is that cost or at
+    /// least the optimum (a split skipped only once the best tree found cost no more).
+    #[test]
+    fn split_bounds_are_exact_or_above_the_optimum_and_never_above_the_split() {
+        let mut checked = (0usize, 0usize);
+        for seed in 0..400u64 {
+            let classes = 2 + (seed % 3) as usize;
+            let data = random(10 + (seed % 25) as usize, 2 + (seed % 7) as usize, classes, seed + 11);
+            let rules = Rules { penalty: [0.0, 0.3, 1.0, 0.1][(seed % 4) as usize], min_support: 1.0 + (seed / 4 % 3) as f64 };
+            let task = Task { data: &data, obj: Misclassification::new(&data), splits: ZeroOneColumns::new(&data) };
+            let groups: Vec<usize> = (0..data.n_groups()).filter(|g| (g + seed as usize) % 5 != 0).collect();
+            let mut set = vec![0u64; data.words()];
+            groups.iter().for_each(|&g| set[g / 64] |= 1 << (g % 64));
+            let optimum = brute(&task.obj, &data, &groups, Some(2), rules.penalty, rules.min_support);
+            let mut kernel = Depth2::new(&task, None, rules.min_support);
+            let mut never = || None;
+            for (f, lb) in kernel.split_bounds(&task, &set, &rules, usize::MAX, &mut never).unwrap() {
+                let (l, r): (Vec<usize>, Vec<usize>) = groups.iter().partition(|&&g| data.feature_of(g, f as usize) == 0);
+                let split = brute(&task.obj, &data, &l, Some(1), rules.penalty, rules.min_support) + brute(&task.obj, &data, &r, Some(1), rules.penalty, rules.min_support);
+                assert!(lb <= split + 1e-9, "seed {seed}, split {f}: bound {lb} above the split's best tree {split}");
+                let exact = (lb - split).abs() < 1e-9;
+                assert!(exact || lb >= optimum - 1e-9, "seed {seed}, split {f}: bound {lb} neither the split's cost {split} nor at least the optimum {optimum}");
+                checked.0 += 1;
+                checked.1 += !exact as usize;
+            }
+            // The pass keeps nothing once it is over: a plain solve records no bounds.
+            assert!(kernel.split_bounds.is_none());
+        }
+        assert!(checked.0 > 1000 && checked.1 >= 10, "too few splits checked: {checked:?}");
     }
 
     #[test]

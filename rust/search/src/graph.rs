@@ -1209,6 +1209,27 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         Ok(out)
     }
 
+    /// Per split of the subproblem `set` with two levels left, a lower bound on the cost
+    /// of its best tree splitting on it first, from one pass of the pairwise depth-two
+    /// kernel ([`Depth2::split_bounds`]; splits left out split nothing); `None` where the
+    /// search is served by another kernel.
+    pub(crate) fn depth_two_split_bounds(&mut self, set: &[u64]) -> std::result::Result<Option<Vec<(u32, f64)>>, Status> {
+        if !self.kernel_on {
+            return Ok(None);
+        }
+        let levels = self.levels.len() * Level::bytes_for(&self.t, self.reference.is_some());
+        let budget = self.limit.saturating_sub(self.store.bytes() + levels);
+        let (store, root, w, stopped) = (&self.store, self.root, self.t.data.total_weight(), self.stopped);
+        let budget_clock = &mut self.budget;
+        let mut stop = || stopped.or_else(|| budget_clock.poll(|elapsed| progress(store, root, w, elapsed)));
+        let out = match &mut self.depth2 {
+            Kernel::Pairs(k) => k.split_bounds(&self.t, set, &self.rules, budget, &mut stop).map(Some),
+            Kernel::Sweep(_) => Ok(None),
+        };
+        self.store.set_external(self.other_bytes());
+        out
+    }
+
     /// Polls the clock and the monitor: the status that stopped the search, if any.
     pub(crate) fn check_stop(&mut self) -> Option<Status> {
         self.poll();

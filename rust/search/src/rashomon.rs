@@ -149,16 +149,27 @@ pub struct RashomonGraph {
 
 /// Builds the Rashomon set of 0/1 columns (one split per column, threshold 0.5).
 pub fn rashomon_set<M: Monitor>(data: &BinaryDataset, config: &RashomonConfig, monitor: &mut M) -> Result<RashomonGraph, RashomonError> {
-    build_family(data, ZeroOneColumns::new(data), data.n_features(), config, monitor)
+    build_family(data, ZeroOneColumns::new(data), data.n_features(), config, KernelScreen::Estimated, monitor)
 }
 
 /// Builds the Rashomon set of numeric columns (a split at every midpoint between
 /// consecutive distinct values of the rows a node holds).
 pub fn rashomon_set_numeric<M: Monitor>(data: &NumericDataset, config: &RashomonConfig, monitor: &mut M) -> Result<RashomonGraph, RashomonError> {
-    build_family(data, Thresholds::new(data), data.n_columns(), config, monitor)
+    build_family(data, Thresholds::new(data), data.n_columns(), config, KernelScreen::Estimated, monitor)
 }
 
-fn build_family<M: Monitor, S: SplitFamily>(data: &Groups, splits: S, n_columns: usize, config: &RashomonConfig, monitor: &mut M) -> Result<RashomonGraph, RashomonError> {
+/// When a node with two levels left bounds its splits by a pass of the depth-two kernel
+/// before summing their pair rows ([`Builder::depth_two_ways`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum KernelScreen {
+    /// Where [`PairBuffers::kernel_screen_pays`] estimates it cheaper.
+    Estimated,
+    /// Always (the tests compare both ways).
+    #[cfg_attr(not(test), allow(dead_code))]
+    Always,
+}
+
+fn build_family<M: Monitor, S: SplitFamily>(data: &Groups, splits: S, n_columns: usize, config: &RashomonConfig, screen: KernelScreen, monitor: &mut M) -> Result<RashomonGraph, RashomonError> {
     let reg = config.regularization;
     if !reg.is_finite() || reg < 0.0 {
         return Err(RashomonError::Invalid(format!("regularization must be a finite number >= 0, got {reg}")));
@@ -197,6 +208,7 @@ fn build_family<M: Monitor, S: SplitFamily>(data: &Groups, splits: S, n_columns:
         memory_limit: config.limits.memory_limit.unwrap_or(usize::MAX),
         node_bytes: 0,
         pairs: PairBuffers::default(),
+        screen,
         solver,
     };
     let root = builder.build(all.words(), depth, budget)?;
@@ -232,6 +244,7 @@ struct Builder<'a, 'm, M: Monitor, S: SplitFamily> {
     node_bytes: usize,
     /// The pairwise sums of the last node with two levels left ([`PairTable`]).
     pairs: PairBuffers,
+    screen: KernelScreen,
 }
 
 impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
@@ -385,9 +398,26 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
     fn depth_two_ways(&mut self, set: &[u64], budget: f64, ways: &mut Vec<(f64, Way)>) -> Result<(), RashomonError> {
         let limit = budget + self.tol;
         let sides = self.solver.split_sides(set, 2).map_err(RashomonError::Stopped)?;
-        let screened: Vec<u32> = sides.iter().filter(|s| s.left.lb + s.right.lb <= limit).map(|s| s.split).collect();
+        let mut screened: Vec<u32> = sides.iter().filter(|s| s.left.lb + s.right.lb <= limit).map(|s| s.split).collect();
         if screened.is_empty() {
             return Ok(());
+        }
+        // The depth-two kernel's pass bounds every split's best tree far more tightly than
+        // the sides' bounds (coupon_carryout d3: 11,693 splits passed those, 4 fit), and
+        // where many splits pass them it costs less than their pair rows. Its sums are
+        // added in another order: the tolerance keeps a split that meets the limit up to
+        // rounding.
+        self.pairs.prepare(self.solver.task());
+        let (m, c) = (self.solver.task().splits.n_splits(), self.solver.task().data.n_classes());
+        let groups = set.iter().map(|w| w.count_ones() as usize).sum();
+        if self.screen == KernelScreen::Always || self.pairs.kernel_screen_pays(groups, screened.len(), m, c) {
+            if let Some(bounds) = self.solver.depth_two_split_bounds(set).map_err(RashomonError::Stopped)? {
+                let mut lower = vec![f64::NEG_INFINITY; m];
+                for (split, lb) in bounds {
+                    lower[split as usize] = lb;
+                }
+                screened.retain(|&f| lower[f as usize] <= limit + self.tol);
+            }
         }
         let rules = self.solver.rules();
         let table = PairTable::sum(&mut self.pairs, self.solver.task(), set, &screened);
@@ -489,6 +519,10 @@ struct PairBuffers {
     listed: Vec<u32>,
     /// The rows as bits, when the dataset's weights allow counting them ([`RowBits`]).
     row_bits: Option<RowBits>,
+    /// Over the dataset's groups, the mean length of their lists and of its square (what
+    /// a group adds to a row, and to the depth-two kernel's pair sums).
+    mean_listed: f64,
+    mean_square_listed: f64,
     m: usize,
     c: usize,
 }
@@ -497,17 +531,21 @@ struct PairBuffers {
 /// group's class weights are whole multiples of one `unit` weight, adding up to its rows
 /// times it): a sum over the rows of a set is then `unit` x a population count, which
 /// costs a few word operations per 64 rows where the groups' sums cost a float addition
-/// per group and channel. Rows are laid out group by group.
+/// per group and channel. Rows are laid out class by class, each class from a word
+/// boundary, so a class's share of a bit vector is a range of its words: one population
+/// count per word gives every class's sum, with no mask per class.
 struct RowBits {
     unit: f64,
     words: usize,
-    /// Per group, its first row.
+    /// Per class, the range of words holding its rows: `class_start[k]..class_start[k + 1]`.
+    class_start: Vec<usize>,
+    /// Per group and class (`g * c + k`), the first of the group's rows of that class and
+    /// their number.
     first_row: Vec<u32>,
-    /// Per class, its rows.
-    class: Vec<u64>,
+    rows_of: Vec<u32>,
     /// Per column, the rows at the value it is counted at ([`PairTable`]).
     counted: Vec<u64>,
-    /// Scratch: the rows of the current set, and per class those of the set and one column.
+    /// Scratch: the rows of the current set, and those of the set and one column.
     set: Vec<u64>,
     both: Vec<u64>,
 }
@@ -520,40 +558,56 @@ impl RowBits {
     /// would be too many.
     fn new(data: &Groups, m: usize, listed_start: &[u32], listed: &[u32]) -> Option<RowBits> {
         let (n, c) = (data.n_groups(), data.n_classes());
-        let rows: usize = (0..n).map(|g| data.group_rows(g) as usize).sum();
-        let words = rows.div_ceil(64);
-        if n == 0 || rows == 0 || (m + c + 2) * words > MAX_ROW_BIT_WORDS {
+        if n == 0 {
             return None;
         }
         let unit = data.class_weights(0).iter().sum::<f64>() / data.group_rows(0) as f64;
         if !(unit > 0.0) || !unit.is_finite() {
             return None;
         }
-        let mut bits = RowBits { unit, words, first_row: Vec::with_capacity(n), class: vec![0; c * words], counted: vec![0; m * words], set: vec![0; words], both: vec![0; c * words] };
-        let mut row = 0usize;
+        let mut rows_of = Vec::with_capacity(n * c);
+        let mut class_rows = vec![0usize; c];
         for g in 0..n {
-            bits.first_row.push(row as u32);
-            let start = row;
+            let mut group_rows = 0;
             for (k, &w) in data.class_weights(g).iter().enumerate() {
                 let count = (w / unit).round();
                 if count * unit != w {
                     return None;
                 }
-                set_range(&mut bits.class[k * words..(k + 1) * words], row, row + count as usize);
-                row += count as usize;
+                rows_of.push(count as u32);
+                class_rows[k] += count as usize;
+                group_rows += count as usize;
             }
-            if row - start != data.group_rows(g) as usize {
+            if group_rows != data.group_rows(g) as usize {
                 return None;
             }
-            for &f in &listed[listed_start[g] as usize..listed_start[g + 1] as usize] {
-                set_range(&mut bits.counted[f as usize * words..(f as usize + 1) * words], start, row);
+        }
+        let mut class_start = vec![0usize];
+        for rows in &class_rows {
+            class_start.push(class_start.last().expect("starts at 0") + rows.div_ceil(64));
+        }
+        let words = class_start[c];
+        if words == 0 || (m + 2) * words > MAX_ROW_BIT_WORDS {
+            return None;
+        }
+        let mut next: Vec<usize> = class_start[..c].iter().map(|w| w * 64).collect();
+        let mut first_row = Vec::with_capacity(n * c);
+        let mut counted = vec![0; m * words];
+        for g in 0..n {
+            for k in 0..c {
+                let (start, count) = (next[k], rows_of[g * c + k] as usize);
+                first_row.push(start as u32);
+                next[k] += count;
+                for &f in &listed[listed_start[g] as usize..listed_start[g + 1] as usize] {
+                    set_range(&mut counted[f as usize * words..(f as usize + 1) * words], start, start + count);
+                }
             }
         }
-        Some(bits)
+        Some(RowBits { unit, words, class_start, first_row, rows_of, counted, set: vec![0; words], both: vec![0; words] })
     }
 
     fn bytes(&self) -> usize {
-        (self.class.len() + self.counted.len() + self.set.len() + self.both.len()) * 8 + self.first_row.len() * 4
+        (self.counted.len() + self.set.len() + self.both.len() + self.class_start.len()) * 8 + (self.first_row.len() + self.rows_of.len()) * 4
     }
 
     /// Fills the table sums `total`, `single` and `rows` (see [`PairTable::sum`]) of the
@@ -571,48 +625,41 @@ impl RowBits {
         let m = single.len() / (c + 1);
         self.set.fill(0);
         treeopt_core::bitset::for_each_one(set, |g| {
-            let start = self.first_row[g] as usize;
-            set_range(&mut self.set, start, start + data.group_rows(g) as usize);
+            for k in 0..c {
+                let start = self.first_row[g * c + k] as usize;
+                set_range(&mut self.set, start, start + self.rows_of[g * c + k] as usize);
+            }
         });
-        // Writes the sums of the rows `among` (and of each class) into `cell`.
-        let count_into = |class: &[u64], among: &[u64], other: Option<&[u64]>, cell: &mut [f64]| {
+        let class_start = &self.class_start;
+        // Writes into `cell` the sums, per class and in all, of the rows of `among` (and
+        // of `other`).
+        let count_into = |among: &[u64], other: Option<&[u64]>, cell: &mut [f64]| {
             let mut all = 0u64;
             for k in 0..c {
-                let class_k = &class[k * words..(k + 1) * words];
+                let range = class_start[k]..class_start[k + 1];
                 let n: u64 = match other {
-                    None => among.iter().zip(class_k).map(|(a, b)| (a & b).count_ones() as u64).sum(),
-                    Some(o) => among.iter().zip(class_k).zip(o).map(|((a, b), o)| (a & b & o).count_ones() as u64).sum(),
+                    None => among[range].iter().map(|a| a.count_ones() as u64).sum(),
+                    Some(o) => among[range.clone()].iter().zip(&o[range]).map(|(a, b)| (a & b).count_ones() as u64).sum(),
                 };
                 cell[k] = n as f64 * unit;
                 all += n;
             }
             cell[c] = all as f64;
         };
-        count_into(&self.class, &self.set, None, total);
+        count_into(&self.set, None, total);
         for f in 0..m {
-            count_into(&self.class, &self.set, Some(&self.counted[f * words..(f + 1) * words]), &mut single[f * (c + 1)..(f + 1) * (c + 1)]);
+            count_into(&self.set, Some(&self.counted[f * words..(f + 1) * words]), &mut single[f * (c + 1)..(f + 1) * (c + 1)]);
         }
         for &f in screened {
             let f = f as usize;
-            // Per class, the rows of the set counted in `f`.
-            for k in 0..c {
-                let class_k = &self.class[k * words..(k + 1) * words];
-                let both_k = &mut self.both[k * words..(k + 1) * words];
-                for (((b, s), x), y) in both_k.iter_mut().zip(&self.set).zip(&self.counted[f * words..(f + 1) * words]).zip(class_k) {
-                    *b = s & x & y;
-                }
+            // The rows of the set counted in `f`.
+            for ((b, s), x) in self.both.iter_mut().zip(&self.set).zip(&self.counted[f * words..(f + 1) * words]) {
+                *b = s & x;
             }
             let r = row_of[f] as usize;
             let row = &mut rows[r * m * (c + 1)..(r + 1) * m * (c + 1)];
             for (h, cell) in row.chunks_exact_mut(c + 1).enumerate() {
-                let counted_h = &self.counted[h * words..(h + 1) * words];
-                let mut all = 0u64;
-                for (k, both_k) in self.both.chunks_exact(words).enumerate() {
-                    let n: u64 = both_k.iter().zip(counted_h).map(|(a, b)| (a & b).count_ones() as u64).sum();
-                    cell[k] = n as f64 * unit;
-                    all += n;
-                }
-                cell[c] = all as f64;
+                count_into(&self.both, Some(&self.counted[h * words..(h + 1) * words]), cell);
             }
         }
     }
@@ -647,6 +694,37 @@ impl PairBuffers {
         self.sums.capacity() * 8 + (self.row_of.capacity() + self.listed_start.capacity() + self.listed.capacity()) * 4 + self.flipped.capacity() + self.row_bits.as_ref().map_or(0, RowBits::bytes)
     }
 
+    /// Builds the lists of counted columns and the row bits at the first call.
+    fn prepare<O: crate::objective::Objective, S: SplitFamily>(&mut self, task: &Task<O, S>) {
+        if !self.listed_start.is_empty() {
+            return;
+        }
+        (self.flipped, self.listed_start, self.listed) = listed_features(task);
+        self.row_bits = RowBits::new(task.data, task.splits.n_splits(), &self.listed_start, &self.listed);
+        let lengths = self.listed_start.windows(2).map(|w| (w[1] - w[0]) as f64);
+        let groups = (self.listed_start.len() - 1).max(1) as f64;
+        (self.mean_listed, self.mean_square_listed) = lengths.fold((0.0, 0.0), |(a, b), l| (a + l / groups, b + l * l / groups));
+    }
+
+    /// True when bounding a node's splits by one pass of the depth-two kernel
+    /// ([`Solver::depth_two_split_bounds`]) is estimated to cost less than the pair rows
+    /// of its `screened` splits, for a node of `groups` groups over `m` columns and `c`
+    /// classes. In instructions (callgrind, on the bench's 0/1 instances): a pair row
+    /// costs per column a fixed part (its cell and the column's stump) and per word of
+    /// row bits a few (the float path: per listed entry of the node's groups); the
+    /// kernel a fixed part (selection, its pass over the roots) and per pair sum added.
+    fn kernel_screen_pays(&self, groups: usize, screened: usize, m: usize, c: usize) -> bool {
+        const ROW_CELL: f64 = 120.0;
+        const PER_WORD: f64 = 5.0;
+        const KERNEL_FIXED: f64 = 100_000.0;
+        const PER_PAIR_SUM: f64 = 4.0;
+        let groups = groups as f64;
+        let words = self.row_bits.as_ref().map_or(groups * self.mean_listed / m.max(1) as f64, |bits| bits.words as f64);
+        let rows = screened as f64 * m as f64 * (ROW_CELL + PER_WORD * words);
+        let kernel = KERNEL_FIXED + PER_PAIR_SUM * groups * self.mean_square_listed / 2.0 * c as f64;
+        kernel < rows
+    }
+
     /// The table the buffers hold.
     fn table(&self) -> PairTable<'_> {
         PairTable { sums: &self.sums, row_of: &self.row_of, flipped: &self.flipped, m: self.m, c: self.c }
@@ -676,10 +754,7 @@ impl<'p> PairTable<'p> {
     /// and returns the table over them.
     fn sum<O: crate::objective::Objective, S: SplitFamily>(buffers: &'p mut PairBuffers, task: &Task<O, S>, set: &[u64], screened: &[u32]) -> PairTable<'p> {
         let (data, m, c) = (task.data, task.splits.n_splits(), task.data.n_classes());
-        if buffers.listed_start.is_empty() {
-            (buffers.flipped, buffers.listed_start, buffers.listed) = listed_features(task);
-            buffers.row_bits = RowBits::new(data, m, &buffers.listed_start, &buffers.listed);
-        }
+        buffers.prepare(task);
         let ch = c + 1;
         buffers.row_of.clear();
         buffers.row_of.resize(m, NO_ROW);
@@ -1076,5 +1151,41 @@ impl RashomonGraph {
             return Err(bad());
         }
         Ok(RashomonGraph { nodes, root, root_levels, total_weight, optimal_objective, objective_bound, n_classes, n_columns, total_levels })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::budget::NoMonitor;
+    use crate::testing::random;
+
+    /// Bounding the splits of nodes with two levels left by the depth-two kernel leaves
+    /// the set as it is: the same costs, counts and trees as without it (which the
+    /// brute-force oracle of `tests/rashomon_oracle.rs` checks), on random 0/1 problems
+    /// with weights, minimum supports and both bound types.
+    #[test]
+    fn the_kernel_screen_keeps_every_tree() {
+        for seed in 0..160u64 {
+            let classes = 2 + (seed % 2) as usize;
+            let data = random(20 + (seed % 40) as usize, 3 + (seed % 6) as usize, classes, seed + 3);
+            let b = [0.0, 0.05, 0.3, 1.0][(seed % 4) as usize];
+            let config = RashomonConfig {
+                regularization: [0.0, 0.01, 0.05, 0.1][(seed / 4 % 4) as usize],
+                max_depth: Some(2 + (seed % 3) as usize),
+                min_samples_leaf: 1 + (seed / 16 % 2) as usize,
+                bound: if seed % 2 == 0 { RashomonBound::Multiplicative(b) } else { RashomonBound::Additive(b / 4.0) },
+                limits: Limits::default(),
+            };
+            let build = |screen| build_family(&data, ZeroOneColumns::new(&data), data.n_features(), &config, screen, &mut NoMonitor).unwrap();
+            let (estimated, always) = (build(KernelScreen::Estimated), build(KernelScreen::Always));
+            assert_eq!(estimated.levels(), always.levels(), "seed {seed}");
+            assert_eq!(estimated.optimal_objective(), always.optimal_objective(), "seed {seed}");
+            for (level, &(_, count)) in estimated.levels().iter().enumerate() {
+                for i in 0..count.min(50) {
+                    assert_eq!(estimated.tree(level, i).unwrap(), always.tree(level, i).unwrap(), "seed {seed}, level {level}, tree {i}");
+                }
+            }
+        }
     }
 }
