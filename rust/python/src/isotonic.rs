@@ -15,6 +15,7 @@ use std::mem::MaybeUninit;
 use crate::errors::{guarded, run_released, value_error};
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError};
 use pyo3::prelude::*;
+use pyo3::types::PyFloat;
 use treeopt_isotonic::{PavError, TreePav, UninitOutput};
 
 /// A solver error as a Python exception: `MemoryError` when the working memory could not
@@ -38,6 +39,14 @@ fn zeros<T: Clone + Default>(rows: usize, cols: usize, what: &str) -> Result<Vec
     v.try_reserve_exact(len).map_err(|_| fail())?;
     v.resize(len, T::default());
     Ok(v)
+}
+
+/// `q` as a float64 matrix the solver can read as it is (C-contiguous), holding at most
+/// `most_values` values, or `None` (then the caller converts it).
+fn fast_matrix<'a, 'py>(q: &'a Bound<'py, PyAny>, most_values: usize) -> Option<&'a Bound<'py, PyArray2<f64>>> {
+    q.downcast::<PyArray2<f64>>()
+        .ok()
+        .filter(|q| q.is_c_contiguous() && q.len() <= most_values)
 }
 
 fn matrix<'a>(x: &'a PyReadonlyArray2<'_, f64>, name: &str) -> PyResult<(&'a [f64], usize, usize)> {
@@ -116,6 +125,71 @@ impl PyTreePav {
             n_rows: 0,
             n_nodes: 0,
         }
+    }
+
+    /// The fast path of the public `tree_pav`: `forward(q, lam)` when `q` is a C-contiguous
+    /// float64 matrix of at most `most_values` values and `lam` a float (the solver then
+    /// checks the shape, the finiteness and `lam`, with the same errors), else `None`, and
+    /// the caller converts and checks its arguments itself.
+    fn forward_checked<'py>(
+        &mut self,
+        py: Python<'py>,
+        q: &Bound<'py, PyAny>,
+        lam: &Bound<'py, PyAny>,
+        most_values: usize,
+    ) -> PyResult<Option<Forward<'py>>> {
+        match (fast_matrix(q, most_values), lam.downcast::<PyFloat>()) {
+            (Some(q), Ok(lam)) => self.forward(py, q.readonly(), lam.value()).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    /// The fast path of the public `tree_pav_backward`: `backward_at(q, lam, grad_a,
+    /// grad_z)` when `q` and `lam` pass [`forward_checked`]'s test and each gradient is
+    /// `None` (zeros) or a contiguous float64 array (of the dimension it should have),
+    /// else `None`; `None` also when the last forward pass did not solve this problem.
+    fn backward_checked<'py>(
+        &mut self,
+        py: Python<'py>,
+        q: &Bound<'py, PyAny>,
+        lam: &Bound<'py, PyAny>,
+        grad_a: &Bound<'py, PyAny>,
+        grad_z: &Bound<'py, PyAny>,
+        most_values: usize,
+    ) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
+        let (Some(q), Ok(lam)) = (fast_matrix(q, most_values), lam.downcast::<PyFloat>()) else {
+            return Ok(None);
+        };
+        let (n, t) = (self.n_rows, self.n_nodes);
+        if q.dims() != [n, t] || !self.is_solved() {
+            return Ok(None);
+        }
+        let zeros_a;
+        let grad_a = if grad_a.is_none() {
+            zeros_a = PyArray1::zeros(py, t, false);
+            zeros_a.readonly()
+        } else {
+            match grad_a.downcast::<PyArray1<f64>>() {
+                Ok(g) if g.is_contiguous() => g.readonly(),
+                _ => return Ok(None),
+            }
+        };
+        let zeros_z;
+        let grad_z = if grad_z.is_none() {
+            zeros_z = PyArray2::zeros(py, [n, t], false);
+            zeros_z.readonly()
+        } else {
+            match grad_z.downcast::<PyArray2<f64>>() {
+                Ok(g) if g.is_c_contiguous() => g.readonly(),
+                _ => return Ok(None),
+            }
+        };
+        self.backward_at(py, q.readonly(), lam.value(), grad_a, grad_z)
+    }
+
+    /// `(n_rows, n_nodes)` of the last forward pass if it succeeded, else `None`.
+    fn solved_shape(&self) -> Option<(usize, usize)> {
+        self.is_solved().then_some((self.n_rows, self.n_nodes))
     }
 
     /// Node values `a` (n_nodes,) and traversals `z` (n_rows, n_nodes) for scores `q`.
@@ -203,6 +277,11 @@ pub struct PavInfo {
 }
 
 impl PyTreePav {
+    /// Whether the last forward pass succeeded (its state is there for `backward`).
+    fn is_solved(&self) -> bool {
+        self.inner.node_info(0).is_some()
+    }
+
     /// The gradients' values and shape, checked against the last forward pass.
     fn gradients<'a>(
         &self,
