@@ -14,7 +14,11 @@ scores and times, on those very values,
   reuses what the first freed (so the bench also compares each call when it is first in
   its process: ours from the first half against numpy.sort from the second);
 * then ``--calls`` more rounds, each on freshly drawn scores: forward + backward and
-  one sort of the same values, in alternating order.
+  one sort of the same values, in alternating order. Besides the median call, it prints
+  the median of each when it came first in its round and when it came second: the first
+  call of a round writes its outputs to memory that is cold or has to be faulted in
+  again, the second reuses what the first freed, and the median of all calls, half of
+  each kind, can land on either side.
 
 Each call is timed by the wall clock (what the acceptance reads) and by the thread's
 processor time (``time.thread_time``: the same call without the time other processes
@@ -92,12 +96,18 @@ def child(rows, depth, calls, seed, sort_first):
         args = (q,) if name == "sort" else (q, ga, gz)
         first[name], first_cpu[name], first_faults[name] = timed(sort if name == "sort" else ours, *args)
     steady = {"ours": [], "sort": []}
+    # (wall, processor) times of the calls that came first / second in their round
+    by_place = {(name, place): [] for name in steady for place in ("first", "second")}
     for k in range(calls):
         q, ga, gz = draw()
-        for name in ("sort", "ours") if k % 2 else ("ours", "sort"):
+        for place, name in zip(("first", "second"), ("sort", "ours") if k % 2 else ("ours", "sort")):
             steady[name].append(timed(sort, q) if name == "sort" else timed(ours, q, ga, gz))
+            by_place[name, place].append(steady[name][-1])
     median = {k: statistics.median(x[0] for x in v) for k, v in steady.items()}
     median_cpu = {k: statistics.median(x[1] for x in v) for k, v in steady.items()}
+    for place in ("first", "second"):
+        median["in_round_" + place] = {n: statistics.median(x[0] for x in by_place[n, place]) for n in steady}
+        median_cpu["in_round_" + place] = {n: statistics.median(x[1] for x in by_place[n, place]) for n in steady}
     print(json.dumps({"first": first, "first_cpu": first_cpu, "faults": first_faults,
                       "median": median, "median_cpu": median_cpu}))
 
@@ -156,9 +166,19 @@ def run_shape(rows, depth, processes, calls):
         if kind == "first":
             counts = f"   {med(ours_group, 'faults', 'ours'):6.0f} {med(sort_group, 'faults', 'sort'):6.0f}"
         print(f"   {label:38s} {ours * 1e3:12.3f} ms {sort * 1e3:9.3f} ms {ours / sort:7.2f}   ({cpu:5.2f}){counts}")
+    runs_all = runs[False] + runs[True]
+    for place in ("first", "second"):
+        ours = statistics.median(r["median"]["in_round_" + place]["ours"] for r in runs_all)
+        sort = statistics.median(r["median"]["in_round_" + place]["sort"] for r in runs_all)
+        cpu = (statistics.median(r["median_cpu"]["in_round_" + place]["ours"] for r in runs_all)
+               / statistics.median(r["median_cpu"]["in_round_" + place]["sort"] for r in runs_all))
+        label = f"median call, each {place} in its round"
+        print(f"   {label:38s} {ours * 1e3:12.3f} ms {sort * 1e3:9.3f} ms {ours / sort:7.2f}   ({cpu:5.2f})")
     print("   (the first of the two calls in a process faults in the pages of its outputs; the second")
     print("   reuses the memory the first freed; the third row compares each call when it comes first")
-    print("   in its process, so both pay for that memory)\n")
+    print("   in its process, so both pay for that memory. Within a round the call that comes first")
+    print("   writes its outputs to memory that is cold or must be faulted in, the second reuses the")
+    print("   memory the first freed: the median call mixes the two, the last two rows separate them)\n")
     return verdicts
 
 

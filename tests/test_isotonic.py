@@ -465,6 +465,29 @@ def test_bad_calls_are_clear_errors():
     assert tree_depth(1) == 0 and tree_depth(127) == 6
 
 
+def test_public_fast_path_checks_and_solves_as_the_converting_path():
+    # float64 C-contiguous scores and a float lam go straight to the solver, which checks
+    # them; anything else is converted first: both paths give the same bits and errors
+    rng = np.random.default_rng(5)
+    q, ga, gz = rng.normal(size=(6, 15)), rng.normal(size=15), rng.normal(size=(6, 15))
+    a_ref, z_ref, g_ref = fresh_solution(q, 1.0, ga, gz)
+    for q_in, lam in ((q, 1.0), (q.tolist(), 1), (np.asfortranarray(q), np.float64(1.0))):
+        a, z = tree_pav(q_in, lam)
+        assert a.tobytes() == a_ref.tobytes() and z.tobytes() == z_ref.tobytes()
+        g = tree_pav_backward(q_in, lam, ga.tolist(), np.asfortranarray(gz))
+        assert g.tobytes() == g_ref.tobytes()
+        assert tree_pav_backward(q_in, lam, ga, gz).tobytes() == g_ref.tobytes()
+    tree_pav(q, 1.0)
+    with pytest.raises(ValueError, match="grad_a"):
+        tree_pav_backward(q, 1.0, np.zeros(16), None)
+    with pytest.raises(ValueError, match="grad_z"):
+        tree_pav_backward(q, 1.0, None, np.zeros((5, 15)))
+    with pytest.raises(ValueError, match="finite"):
+        tree_pav_backward(q, 1.0, np.full(15, np.inf), None)
+    with pytest.raises(TypeError, match="lam"):
+        tree_pav(q, True)
+
+
 def test_non_contiguous_and_integer_input():
     q = np.arange(42, dtype=np.int64).reshape(6, 7) % 5 - 2
     a1, z1 = tree_pav(q, 0.5)

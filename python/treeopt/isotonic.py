@@ -129,8 +129,12 @@ class TreePAV:
 
     def __init__(self) -> None:
         self._solver = _core.TreePAV()
-        self._shape: tuple[int, ...] | None = None
         self._q: NDArray[np.float64] | None = None  # the scores of the last forward(), for backward()
+
+    @property
+    def _shape(self) -> tuple[int, int] | None:
+        # the shape of q in the last forward pass, None unless it succeeded
+        return self._solver.solved_shape()
 
     def forward(self, q: ArrayLike, lam: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Solve problem (3).
@@ -156,10 +160,8 @@ class TreePAV:
 
     def _forward(self, q: NDArray[np.float64], lam: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         # q and lam already checked by _as_scores and _as_lambda
-        self._shape = self._q = None
-        a, z = self._solver.forward(q, lam)
-        self._shape = q.shape
-        return a, z
+        self._q = None
+        return self._solver.forward(q, lam)
 
     def _backward_at(
         self, q: NDArray[np.float64], lam: float, grad_a: ArrayLike | None, grad_z: ArrayLike | None
@@ -230,8 +232,14 @@ def _thread_solver(n_values: int) -> TreePAV:
     """This thread's reused solver, or a new one for batches above CACHED_MAX_VALUES."""
     if n_values > CACHED_MAX_VALUES:
         return TreePAV()
-    solver: TreePAV | None = getattr(_thread, "solver", None)
-    if solver is None:
+    return _cached_solver()
+
+
+def _cached_solver() -> TreePAV:
+    """This thread's reused solver."""
+    try:
+        solver: TreePAV = _thread.solver
+    except AttributeError:
         solver = _thread.solver = TreePAV()
     return solver
 
@@ -259,6 +267,12 @@ def tree_pav(q: ArrayLike, lam: float) -> tuple[NDArray[np.float64], NDArray[np.
     >>> a.round(3).tolist(), z.round(3).tolist()
     ([0.5, 0.5, 0.0], [[0.5, 0.5, 0.0]])
     """
+    # Fast path: a C-contiguous float64 q of a cached size and a float lam go straight to
+    # the solver, which checks them (shape, finiteness, lam) with the errors of the
+    # checks below; anything else is converted and checked here first.
+    solved = _cached_solver()._solver.forward_checked(q, lam, CACHED_MAX_VALUES)
+    if solved is not None:
+        return solved
     q = _as_scores(q)
     return _thread_solver(q.size)._forward(q, _as_lambda(lam))
 
@@ -285,6 +299,10 @@ def tree_pav_backward(
     -------
     ndarray of shape (n_rows, n_nodes)
     """
+    # fast path as in tree_pav, when this thread's last tree_pav solved this problem
+    grad_q = _cached_solver()._solver.backward_checked(q, lam, grad_a, grad_z, CACHED_MAX_VALUES)
+    if grad_q is not None:
+        return grad_q
     q = _as_scores(q)
     lam = _as_lambda(lam)
     solver = _thread_solver(q.size)

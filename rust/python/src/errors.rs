@@ -20,6 +20,20 @@ pub(crate) fn run_released<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send
     py.allow_threads(|| catch_unwind(AssertUnwindSafe(f))).map_err(|_| internal_error())
 }
 
+/// Fewest input values for which [`run_released_if_large`] releases the GIL: below it
+/// a solve takes a few microseconds, less than giving the GIL up and getting it back can
+/// (up to Python's switch interval, 5 ms, when another thread runs meanwhile).
+pub(crate) const RELEASE_GIL_VALUES: usize = 1 << 14;
+
+/// [`run_released`] for work on `n_values` input values, keeping the GIL when there are
+/// fewer than [`RELEASE_GIL_VALUES`].
+pub(crate) fn run_released_if_large<T: Send>(py: Python<'_>, n_values: usize, f: impl FnOnce() -> T + Send) -> PyResult<T> {
+    if n_values >= RELEASE_GIL_VALUES {
+        return run_released(py, f);
+    }
+    catch_unwind(AssertUnwindSafe(f)).map_err(|_| internal_error())
+}
+
 /// Runs the body of a Python-facing function: a panic anywhere in it (argument packing,
 /// result conversion) becomes a RuntimeError, an `Exception`, instead of PyO3's
 /// `PanicException`, which derives from `BaseException` and escapes `except Exception`.

@@ -5,16 +5,17 @@
 //! so a backward pass at the point of the last forward pass needs no second solve.
 //! The GIL is released while the solver runs; errors become `ValueError`.
 
-use numpy::ndarray::Array2;
+use numpy::ndarray::{Array2, Dimension, Ix1};
 use numpy::npyffi::{npy_intp, NpyTypes};
 use numpy::{
-    Element, IntoPyArray, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
+    Element, IntoPyArray, PyArray, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
     PyUntypedArrayMethods, PY_ARRAY_API,
 };
 use std::mem::MaybeUninit;
-use crate::errors::{guarded, run_released, value_error};
+use crate::errors::{guarded, run_released_if_large, value_error};
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError};
 use pyo3::prelude::*;
+use pyo3::types::PyFloat;
 use treeopt_isotonic::{PavError, TreePav, UninitOutput};
 
 /// A solver error as a Python exception: `MemoryError` when the working memory could not
@@ -40,6 +41,14 @@ fn zeros<T: Clone + Default>(rows: usize, cols: usize, what: &str) -> Result<Vec
     Ok(v)
 }
 
+/// `q` as a float64 matrix the solver can read as it is (C-contiguous), holding at most
+/// `most_values` values, or `None` (then the caller converts it).
+fn fast_matrix<'a, 'py>(q: &'a Bound<'py, PyAny>, most_values: usize) -> Option<&'a Bound<'py, PyArray2<f64>>> {
+    q.downcast::<PyArray2<f64>>()
+        .ok()
+        .filter(|q| q.is_c_contiguous() && q.len() <= most_values)
+}
+
 fn matrix<'a>(x: &'a PyReadonlyArray2<'_, f64>, name: &str) -> PyResult<(&'a [f64], usize, usize)> {
     let shape = x.shape();
     let data = x
@@ -48,29 +57,32 @@ fn matrix<'a>(x: &'a PyReadonlyArray2<'_, f64>, name: &str) -> PyResult<(&'a [f6
     Ok((data, shape[0], shape[1]))
 }
 
-/// A new C-contiguous float64 array of `rows x cols` values that holds no values yet,
-/// from numpy's own allocator (as numpy's results are: for large arrays it asks the
-/// kernel for huge pages, so the first writes take a quarter of the page faults of
-/// vector memory), or `MemoryError` naming its shape.
-fn empty_matrix<'py>(py: Python<'py>, rows: usize, cols: usize, what: &str) -> PyResult<Bound<'py, PyArray2<f64>>> {
+/// A new C-contiguous float64 array of shape `dims` (one per dimension of `D`) that holds
+/// no values yet, from numpy's own allocator (as numpy's results are: for large arrays it
+/// asks the kernel for huge pages, so the first writes take a quarter of the page faults
+/// of vector memory), or `MemoryError` naming its shape.
+fn empty_array<'py, D: Dimension>(py: Python<'py>, dims: &[usize], what: &str) -> PyResult<Bound<'py, PyArray<f64, D>>> {
     let fail = || {
+        let shape: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
         PyMemoryError::new_err(format!(
-            "cannot allocate {what} of shape ({rows}, {cols}); pass fewer rows per call or use a shallower tree"
+            "cannot allocate {what} of shape ({}); pass fewer rows per call or use a shallower tree",
+            shape.join(", ")
         ))
     };
-    let dims = [npy_intp::try_from(rows).map_err(|_| fail())?, npy_intp::try_from(cols).map_err(|_| fail())?];
-    if dims[0].checked_mul(dims[1]).and_then(|m| m.checked_mul(8)).is_none() {
+    debug_assert_eq!(D::NDIM, Some(dims.len()));
+    let dims: Vec<npy_intp> = dims.iter().map(|&d| npy_intp::try_from(d)).collect::<Result<_, _>>().map_err(|_| fail())?;
+    if dims.iter().try_fold(8 as npy_intp, |m, &d| m.checked_mul(d)).is_none() {
         return Err(fail());
     }
-    // SAFETY: the arguments describe a new 2-D float64 C-contiguous array whose memory
-    // numpy allocates (no data pointer, no strides); a null result sets a Python error,
-    // which `from_owned_ptr_or_err` takes.
+    // SAFETY: the arguments describe a new float64 C-contiguous array of `dims.len()`
+    // dimensions whose memory numpy allocates (no data pointer, no strides); a null
+    // result sets a Python error, which `from_owned_ptr_or_err` takes.
     let array = unsafe {
         let ptr = PY_ARRAY_API.PyArray_NewFromDescr(
             py,
             PY_ARRAY_API.get_type_object(py, NpyTypes::PyArray_Type),
             f64::get_dtype(py).into_dtype_ptr(),
-            2,
+            dims.len() as std::os::raw::c_int,
             dims.as_ptr() as *mut npy_intp,
             std::ptr::null_mut(),
             std::ptr::null_mut(),
@@ -79,17 +91,22 @@ fn empty_matrix<'py>(py: Python<'py>, rows: usize, cols: usize, what: &str) -> P
         );
         Bound::from_owned_ptr_or_err(py, ptr).map_err(|_| fail())?
     };
-    // SAFETY: what PyArray_NewFromDescr made is a float64 array of two dimensions.
+    // SAFETY: what PyArray_NewFromDescr made is a float64 array of D's dimensions.
     Ok(unsafe { array.downcast_into_unchecked() })
 }
 
-/// The memory of an array made by `empty_matrix`, as values that are not yet written.
+/// [`empty_array`] of `rows x cols` values.
+fn empty_matrix<'py>(py: Python<'py>, rows: usize, cols: usize, what: &str) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    empty_array(py, &[rows, cols], what)
+}
+
+/// The memory of an array made by `empty_array`, as values that are not yet written.
 ///
 /// # Safety
 ///
 /// No other reference to the array's memory may exist while the slice lives: call it
 /// once per array, before the array is returned to Python or read.
-unsafe fn uninit_values<'a>(array: &'a mut Bound<'_, PyArray2<f64>>) -> &'a mut [MaybeUninit<f64>] {
+unsafe fn uninit_values<'a, D: Dimension>(array: &'a mut Bound<'_, PyArray<f64, D>>) -> &'a mut [MaybeUninit<f64>] {
     // SAFETY: the array is C-contiguous with `len()` float64 values at `data()`; the
     // caller guarantees the slice is the only reference to them.
     unsafe { std::slice::from_raw_parts_mut(array.data() as *mut MaybeUninit<f64>, array.len()) }
@@ -118,6 +135,71 @@ impl PyTreePav {
         }
     }
 
+    /// The fast path of the public `tree_pav`: `forward(q, lam)` when `q` is a C-contiguous
+    /// float64 matrix of at most `most_values` values and `lam` a float (the solver then
+    /// checks the shape, the finiteness and `lam`, with the same errors), else `None`, and
+    /// the caller converts and checks its arguments itself.
+    fn forward_checked<'py>(
+        &mut self,
+        py: Python<'py>,
+        q: &Bound<'py, PyAny>,
+        lam: &Bound<'py, PyAny>,
+        most_values: usize,
+    ) -> PyResult<Option<Forward<'py>>> {
+        match (fast_matrix(q, most_values), lam.downcast::<PyFloat>()) {
+            (Some(q), Ok(lam)) => self.forward(py, q.readonly(), lam.value()).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    /// The fast path of the public `tree_pav_backward`: `backward_at(q, lam, grad_a,
+    /// grad_z)` when `q` and `lam` pass [`forward_checked`]'s test and each gradient is
+    /// `None` (zeros) or a contiguous float64 array (of the dimension it should have),
+    /// else `None`; `None` also when the last forward pass did not solve this problem.
+    fn backward_checked<'py>(
+        &mut self,
+        py: Python<'py>,
+        q: &Bound<'py, PyAny>,
+        lam: &Bound<'py, PyAny>,
+        grad_a: &Bound<'py, PyAny>,
+        grad_z: &Bound<'py, PyAny>,
+        most_values: usize,
+    ) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
+        let (Some(q), Ok(lam)) = (fast_matrix(q, most_values), lam.downcast::<PyFloat>()) else {
+            return Ok(None);
+        };
+        let (n, t) = (self.n_rows, self.n_nodes);
+        if q.dims() != [n, t] || !self.is_solved() {
+            return Ok(None);
+        }
+        let zeros_a;
+        let grad_a = if grad_a.is_none() {
+            zeros_a = PyArray1::zeros(py, t, false);
+            zeros_a.readonly()
+        } else {
+            match grad_a.downcast::<PyArray1<f64>>() {
+                Ok(g) if g.is_contiguous() => g.readonly(),
+                _ => return Ok(None),
+            }
+        };
+        let zeros_z;
+        let grad_z = if grad_z.is_none() {
+            zeros_z = PyArray2::zeros(py, [n, t], false);
+            zeros_z.readonly()
+        } else {
+            match grad_z.downcast::<PyArray2<f64>>() {
+                Ok(g) if g.is_c_contiguous() => g.readonly(),
+                _ => return Ok(None),
+            }
+        };
+        self.backward_at(py, q.readonly(), lam.value(), grad_a, grad_z)
+    }
+
+    /// `(n_rows, n_nodes)` of the last forward pass if it succeeded, else `None`.
+    fn solved_shape(&self) -> Option<(usize, usize)> {
+        self.is_solved().then_some((self.n_rows, self.n_nodes))
+    }
+
     /// Node values `a` (n_nodes,) and traversals `z` (n_rows, n_nodes) for scores `q`.
     fn forward<'py>(
         &mut self,
@@ -127,17 +209,24 @@ impl PyTreePav {
     ) -> PyResult<Forward<'py>> {
         guarded(|| {
             let (data, n, t) = matrix(&q, "q")?;
-            let mut a = zeros::<f64>(1, t, "a")?;
-            // written by the solver, row by row, straight into numpy's memory
+            // both written by the solver straight into numpy's memory (z row by row)
+            let mut a = empty_array::<Ix1>(py, &[t], "a")?;
             let mut z = empty_matrix(py, n, t, "z")?;
-            // SAFETY (here and for grad_q below): the array was just made; the slice is
-            // its memory's only reference and is last used before the array is returned.
+            // SAFETY (here and for grad_q below): the arrays were just made; each slice is
+            // its array's memory's only reference and is last used before the array is
+            // returned.
+            let a_values = unsafe { uninit_values(&mut a) };
+            for v in a_values.iter_mut() {
+                v.write(0.0);
+            }
+            // SAFETY: every value was just written.
+            let a_values = unsafe { &mut *(a_values as *mut [MaybeUninit<f64>] as *mut [f64]) };
             let (inner, z_values) = (&mut self.inner, unsafe { uninit_values(&mut z) });
-            run_released(py, || inner.forward(data, n, t, lam, &mut a, &mut UninitOutput::new(z_values)))?
+            run_released_if_large(py, data.len(), || inner.forward(data, n, t, lam, a_values, &mut UninitOutput::new(z_values)))?
                 .map_err(pav_error)?;
             self.n_rows = n;
             self.n_nodes = t;
-            Ok((a.into_pyarray(py), z))
+            Ok((a, z))
         })
     }
 
@@ -155,7 +244,7 @@ impl PyTreePav {
             let (ga, gz, n, t) = self.gradients(&grad_a, &grad_z)?;
             let mut gq = empty_matrix(py, n, t, "grad_q")?;
             let (inner, gq_values) = (&mut self.inner, unsafe { uninit_values(&mut gq) });
-            run_released(py, || inner.backward(data, ga, gz, &mut UninitOutput::new(gq_values)))?.map_err(pav_error)?;
+            run_released_if_large(py, data.len(), || inner.backward(data, ga, gz, &mut UninitOutput::new(gq_values)))?.map_err(pav_error)?;
             Ok(gq)
         })
     }
@@ -179,7 +268,7 @@ impl PyTreePav {
             let mut gq = empty_matrix(py, n, t, "grad_q")?;
             let (inner, gq_values) = (&mut self.inner, unsafe { uninit_values(&mut gq) });
             let mut gq_out = UninitOutput::new(gq_values);
-            let same = run_released(py, || inner.backward_at(data, n, t, lam, ga, gz, &mut gq_out))?.map_err(pav_error)?;
+            let same = run_released_if_large(py, data.len(), || inner.backward_at(data, n, t, lam, ga, gz, &mut gq_out))?.map_err(pav_error)?;
             // `Ok(true)` means every row was written
             Ok((same && gq_out.is_filled()).then_some(gq))
         })
@@ -203,6 +292,11 @@ pub struct PavInfo {
 }
 
 impl PyTreePav {
+    /// Whether the last forward pass succeeded (its state is there for `backward`).
+    fn is_solved(&self) -> bool {
+        self.inner.node_info(0).is_some()
+    }
+
     /// The gradients' values and shape, checked against the last forward pass.
     fn gradients<'a>(
         &self,
