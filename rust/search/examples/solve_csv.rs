@@ -2,15 +2,16 @@
 //! the search's work counters. `binary` (the default) reads 0/1 features without a
 //! header; `numeric` reads a header row and numeric features, split at every midpoint;
 //! `regression` reads a header row, 0/1 features and a real target last, and minimises
-//! squared error:
-//! `cargo run --release -p treeopt-search --example solve_csv -- FILE REG [MAX_DEPTH|none] [TIME_LIMIT] [gosdt|dl85] [binary|numeric|regression]`
+//! squared error; `numeric-regression` the same with numeric features:
+//! `cargo run --release -p treeopt-search --example solve_csv -- FILE REG [MAX_DEPTH|none] [TIME_LIMIT] [gosdt|dl85] [binary|numeric|regression|numeric-regression]`
 
 use std::path::Path;
 use std::time::Duration;
 use treeopt_core::io::{read_binary_csv, read_numeric_csv};
-use treeopt_core::BinaryDataset;
+use treeopt_core::{BinaryDataset, NumericDataset};
 use treeopt_search::{
-    solve_dl85, solve_dl85_numeric, solve_dl85_regression, solve_gosdt, solve_gosdt_numeric, solve_gosdt_regression,
+    solve_dl85, solve_dl85_numeric, solve_dl85_regression, solve_dl85_regression_numeric, solve_gosdt, solve_gosdt_numeric,
+    solve_gosdt_regression, solve_gosdt_regression_numeric,
     Dl85Config, GosdtConfig, Limits, NoMonitor,
 };
 
@@ -31,6 +32,21 @@ fn read_regression_csv(path: &Path) -> (BinaryDataset, Vec<f64>) {
         y.push(cells[columns].parse::<f64>().unwrap_or_else(|e| exit_with(e)));
     }
     let data = BinaryDataset::new(&x, y.len(), columns, &vec![0; y.len()], 1, None).unwrap_or_else(|e| exit_with(e));
+    (data, y)
+}
+
+/// A header row, then rows of numeric features and a real target last: the features
+/// (one class for all rows, split at every midpoint) and the targets.
+fn read_numeric_regression_csv(path: &Path) -> (NumericDataset, Vec<f64>) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| exit_with(e));
+    let (mut x, mut y, mut columns) = (Vec::new(), Vec::new(), 0);
+    for line in text.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+        let cells: Vec<f64> = line.split(',').map(|c| c.trim().parse::<f64>().unwrap_or_else(|e| exit_with(e))).collect();
+        columns = cells.len() - 1;
+        x.extend_from_slice(&cells[..columns]);
+        y.push(cells[columns]);
+    }
+    let data = NumericDataset::new(&x, y.len(), columns, &vec![0; y.len()], 1, None).unwrap_or_else(|e| exit_with(e));
     (data, y)
 }
 
@@ -61,6 +77,13 @@ fn main() {
         let res = match &dl85 {
             Some(c) => solve_dl85_regression(&data, &y, None, c, &mut NoMonitor),
             None => solve_gosdt_regression(&data, &y, None, &config, &mut NoMonitor),
+        };
+        (res.map(|r| r.result), data.n_groups(), data.total_weight())
+    } else if mode == Some("numeric-regression") {
+        let (data, y) = read_numeric_regression_csv(path);
+        let res = match &dl85 {
+            Some(c) => solve_dl85_regression_numeric(&data, &y, None, c, &mut NoMonitor),
+            None => solve_gosdt_regression_numeric(&data, &y, None, &config, &mut NoMonitor),
         };
         (res.map(|r| r.result), data.n_groups(), data.total_weight())
     } else if mode == Some("numeric") {
