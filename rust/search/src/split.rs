@@ -47,6 +47,13 @@ pub trait SplitFamily {
     fn for_each_last_right(&self, g: usize, f: impl FnMut(u32)) {
         self.for_each_right(g, f)
     }
+    /// The last split of the run of nested splits starting at split `first` that sends
+    /// group `g` right, if any (see [`SplitFamily::for_each_last_right`]). Without
+    /// nesting the run is `first` alone.
+    #[inline]
+    fn last_right_in(&self, g: usize, first: usize) -> Option<u32> {
+        self.goes_right(g, first).then_some(first as u32)
+    }
     /// The family as thresholds of numeric columns, when it is: subproblems with two
     /// levels left then go to the sorted-order sweep kernel ([`crate::sweep`]).
     #[inline]
@@ -246,6 +253,13 @@ impl SplitFamily for Thresholds<'_> {
                 f(self.start[j] + r - 1);
             }
         }
+    }
+    #[inline]
+    fn last_right_in(&self, g: usize, first: usize) -> Option<u32> {
+        let j = self.column[first] as usize;
+        debug_assert_eq!(self.start[j] as usize, first, "a run of thresholds starts at its column's first");
+        let r = self.data.rank(g, j);
+        (r > 0).then(|| self.start[j] + r - 1)
     }
     #[inline]
     fn as_thresholds(&self) -> Option<&Thresholds<'_>> {
