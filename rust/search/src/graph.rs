@@ -1365,7 +1365,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         if !self.kernel_on {
             return Ok(None);
         }
-        let levels = self.levels.len() * Level::bytes_for(&self.t, self.reference.is_some());
+        let levels = self.levels.len() * self.level_bytes();
         let budget = self.limit.saturating_sub(self.store.bytes() + levels);
         let (store, root, w, stopped) = (&self.store, self.root, self.t.data.total_weight(), self.stopped);
         let budget_clock = &mut self.budget;
