@@ -264,18 +264,20 @@ impl Depth2 {
     /// rows with both active features `i` and `j` equal to 1, for every `j` of
     /// `splitting`, from the pair sums of `layout` (kept channel by channel; with rows,
     /// `i` must be a root of the block).
-    fn gather_row(&self, layout: Layout, i: usize, splitting: &[u32], row: &mut [f64]) {
-        let (n, k) = (self.active.len(), self.k);
+    fn gather_row<const K: usize>(&self, layout: Layout, i: usize, splitting: &[u32], row: &mut [f64]) {
+        let (n, k) = (self.active.len(), channels::<K>(self.k));
         let per_channel = self.pairs.len() / k;
-        for t in 0..k {
-            let sums = &self.pairs[t * per_channel..(t + 1) * per_channel];
-            for (q, &j) in splitting.iter().enumerate() {
-                let j = j as usize;
-                row[q * k + t] = sums[match layout {
-                    Layout::Triangle if j < i => triangle_start(n, j) + (i - j),
-                    Layout::Triangle => triangle_start(n, i) + (j - i),
-                    Layout::Rows { start, .. } => (i - start) * n + j,
-                }];
+        let own = triangle_start(n, i);
+        // One position per pair, read in every channel's triangle.
+        for (cell, &j) in row.chunks_exact_mut(k).zip(splitting) {
+            let j = j as usize;
+            let at = match layout {
+                Layout::Triangle if j < i => triangle_start(n, j) + (i - j),
+                Layout::Triangle => own + (j - i),
+                Layout::Rows { start, .. } => (i - start) * n + j,
+            };
+            for (t, v) in cell.iter_mut().enumerate() {
+                *v = self.pairs[t * per_channel + at];
             }
         }
     }
@@ -740,13 +742,23 @@ impl Depth2 {
                         for t in 0..k {
                             x[t] = total[t] - right[t];
                         }
-                        self.gather_row(layout, i, &splitting, &mut row);
+                        // A root split matters only while it may beat the best tree found:
+                        // first by its children's bounds from the leaf-closing rules, then
+                        // by its right child's best subtree with its left child's bound.
+                        let target = best.cost;
+                        let left_lb = self.side_of(&t.obj, &x, 1, rules).lb;
+                        let right_lb = self.side_of(&t.obj, right, 1, rules).lb;
+                        if left_lb + right_lb >= target {
+                            if let Some(bounds) = self.split_bounds.as_mut() {
+                                bounds.push((self.active[i], left_lb + right_lb));
+                            }
+                            continue;
+                        }
+                        self.gather_row::<K>(layout, i, &splitting, &mut row);
                         let (cr, fr) = self.depth_one::<K, C, O>(&t.obj, right, &row, &mut b, rules);
-                        if cr >= best.cost {
-                            if self.split_bounds.is_some() {
-                                let lb = cr + self.side_of(&t.obj, &x, 1, rules).lb;
-                                let feature = self.active[i];
-                                self.split_bounds.as_mut().expect("recording").push((feature, lb));
+                        if cr + left_lb >= target {
+                            if let Some(bounds) = self.split_bounds.as_mut() {
+                                bounds.push((self.active[i], cr + left_lb));
                             }
                             continue;
                         }
