@@ -8,9 +8,10 @@ Imported by ``benches/compare_numeric.py`` and ``benches/compare_depth_limited.p
   ``<repo>/../shared/datasets/`` (``fico``, ``compas``, ``broward_general_2y``) and
   ``breast_cancer`` (scikit-learn's embedded copy). The label is the last CSV column.
 * Held-out instances (for checking a change on data the benches were not tuned on):
-  ``NAME[a:b]`` is columns ``a..b-1`` of a set above (``magic[0:5]``), and
+  ``NAME@i,j,...`` is columns i, j, ... of a set above (``magic@0,1,2``),
   ``make_classification_RxC`` scikit-learn's ``make_classification`` with ``R`` rows and
-  ``C`` features (seed 0, values rounded to 3 decimals so that columns hold ties).
+  ``C`` features (seed 0, values rounded to 3 decimals so that columns hold ties), and
+  scikit-learn's ``wine`` (3 classes) and ``digits`` (10 classes, 64 columns).
 * ``quantile_binarize(X, k)``: the 0/1 matrix of the tests ``x_j <= t`` for the distinct
   interior ``k``-quantiles ``t`` of every column (plain numpy, so every solver gets
   exactly the same matrix).
@@ -54,7 +55,9 @@ def load_numeric(name: str) -> Tuple[np.ndarray, np.ndarray, List[str]]:
     Held-out instances for speed work (not in the default list): ``NAME@i,j,...`` keeps
     columns i, j, ... of dataset NAME; ``make_classification_RxC`` is scikit-learn's
     generator at R rows and C columns (C/2 informative, C/4 redundant, 5 % of labels
-    flipped, seed 0, values rounded to 3 decimals)."""
+    flipped, seed 0, values rounded to 3 decimals); ``wine`` (178 rows, 13 columns, 3
+    classes) and ``digits`` (1,797 rows, 64 pixel columns of 17 levels, 10 classes) are
+    scikit-learn's, as ``digits@i,j,...`` keeps some of the pixels."""
     synthetic = re.fullmatch(r"make_classification_(\d+)x(\d+)", name)
     if "@" in name:
         base, cols = name.split("@", 1)
@@ -72,6 +75,11 @@ def load_numeric(name: str) -> Tuple[np.ndarray, np.ndarray, List[str]]:
         from sklearn.datasets import load_breast_cancer
 
         data = load_breast_cancer()
+        X, y, names = data.data, data.target, [str(n) for n in data.feature_names]
+    elif name in ("wine", "digits"):
+        from sklearn import datasets
+
+        data = getattr(datasets, f"load_{name}")()
         X, y, names = data.data, data.target, [str(n) for n in data.feature_names]
     else:
         path = _csv_path(name)

@@ -202,7 +202,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", nargs="+", default=None,
                         help="default: " + " ".join(numeric_dataset_names())
-                        + "; held out: NAME@i,j (columns i, j of NAME), make_classification_RxC")
+                        + "; held out: NAME@i,j (columns i, j of NAME), make_classification_RxC, wine, digits")
     parser.add_argument("--depths", nargs="+", type=int, default=DEPTHS)
     parser.add_argument("--time-limit", type=float, default=600.0, help="seconds per fit (both tools)")
     parser.add_argument("--repeat", type=int, default=3)
