@@ -69,7 +69,7 @@
 //!   value, each pooled group's values kept as one merged sorted run on which `k*` is a
 //!   binary search. No violator heap, no Newton steps: on 1 x 127 normal scores a
 //!   forward and backward pass takes about 105 k instructions instead of 153 k, on
-//!   1 x 1023 1.0 M instead of 1.5 M. Merges draw on a budget of `O(m log m)` copies;
+//!   1 x 1023 1.0 M instead of 1.5 M. Merges draw on a budget of `O(m + T)` copies;
 //!   past it the violator heap solves the problem from the start.
 //! * **Violators** are taken largest first from a binary heap. A node is absorbed at
 //!   most `D` times, so there are `O(T D)` pushes of `O(log T)` each.
@@ -221,7 +221,14 @@ const PROBED_BYTES: usize = 64 << 20;
 const MAX_RUNS: usize = if MAX_UNMERGED_RUNS > 33 { MAX_UNMERGED_RUNS } else { 33 };
 
 /// Batches of at most this many rows are pooled bottom up (see [`Pooling::Auto`]).
-pub const BOTTOM_UP_ROWS: usize = 64;
+pub const BOTTOM_UP_ROWS: usize = 16;
+
+/// Copies of values that the merges of bottom-up pooling may make per column slot (a
+/// candidate or a node) before the violator heap takes over: normal scores on up to 16
+/// rows take at most about 2, scores that pool bottom up over many levels 3 to 8, a
+/// chain that one group absorbs node by node `O(T)`; a failed attempt costs a chain
+/// about a third of the violator heap's solve.
+const MERGE_COPIES: u64 = 4;
 
 /// How [`TreePav::forward`] pools nodes into groups when `lam > 0` (with `lam == 0` the
 /// solution is not unique and the violator heap always pools). Both ways find the unique
@@ -235,7 +242,7 @@ pub enum Pooling {
     Auto,
     /// Bottom up, each node's subtrees first, merging the pooled groups' sorted values
     /// (`O(T log T)` for the heaps of hanging groups plus the merges, which draw on a
-    /// budget of `O(m log m)` copies; past it the violator heap takes over).
+    /// budget of `O(m + T)` copies; past it the violator heap takes over).
     BottomUp,
     /// Largest violator first from one heap (Algorithm 1), groups as sorted runs searched
     /// by Newton steps, with the treap guard: `O(m log m)` on any input.
@@ -1700,9 +1707,9 @@ impl TreePav {
     /// violator heap or Newton steps, and on small batches it is several times cheaper.
     ///
     /// A merge copies both runs, so a chain of poolings can copy `O(m T)` values; the
-    /// merges draw on a budget of `4 (m + T) (log2 m + 1)` copies and the pass returns
-    /// `false`, with its state to be reset, when one would overdraw it (the caller then
-    /// pools by the violator heap).
+    /// merges draw on a budget of [`MERGE_COPIES`] copies per column slot and the pass
+    /// returns `false`, with its state to be reset, when one would overdraw it (the
+    /// caller then pools by the violator heap).
     fn pool_bottom_up(&mut self) -> bool {
         self.reset_groups();
         let t_count = self.n_nodes;
@@ -1711,8 +1718,7 @@ impl TreePav {
         resize(&mut self.heap_left, t_count, NIL);
         resize(&mut self.heap_right, t_count, NIL);
         resize(&mut self.heap_rank, t_count, 0);
-        let log_m = (64 - slots.leading_zeros()) as u64;
-        let mut budget = 4 * (slots + t_count as u64) * (log_m + 1);
+        let mut budget = MERGE_COPIES * (slots + t_count as u64);
         let c1 = self.lam;
         for t in (0..t_count).rev() {
             self.uf[t] = t as u32;

@@ -522,6 +522,22 @@ proptest! {
     }
 }
 
+/// A chain that the root's group absorbs node by node (the root has no candidate, every
+/// other node the same scores) overdraws the merge budget of bottom-up pooling, which
+/// then hands the problem to the violator heap: the same solution as that heap alone.
+#[test]
+fn bottom_up_pooling_past_its_budget_gives_the_violator_heaps_solution() {
+    for (depth, n) in [(8, 1), (6, 3)] {
+        let t = nodes_for_depth(depth).unwrap();
+        let q = (0..n * t).map(|k| if k % t == 0 { -1.0 } else { 0.3 + 0.01 * (k / t) as f64 }).collect();
+        let p = Problem { q, n, t, lam: 1.0 };
+        let (a0, z0, g0, info0) = solve_pooled(&p, Pooling::Violators);
+        let (a1, z1, g1, info1) = solve_pooled(&p, Pooling::BottomUp);
+        assert_eq!(info0.iter().filter(|x| x.0 == 0).count(), t, "the root's group holds every node");
+        assert_eq!((a0, z0, g0, info0), (a1, z1, g1, info1));
+    }
+}
+
 /// The next uniform in [0, 1) of a 64-bit linear congruential stream (Knuth's MMIX
 /// constants), advancing `state`.
 fn lcg(state: &mut u64) -> f64 {
