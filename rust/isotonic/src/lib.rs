@@ -1571,12 +1571,7 @@ impl TreePav {
         let mut credit = 0u64;
 
         for t in 0..t_count {
-            self.uf[t] = t as u32;
-            self.tail[t] = t as u32;
-            let (k, s) = self.walk_column(t);
-            self.support[t] = k;
-            self.value[t] = self.group_value(s, k, 1);
-            self.count[t] = k as u32;
+            self.solve_alone(t);
         }
         for t in 1..t_count {
             if self.value[t] > self.value[parent(t)] {
@@ -1610,12 +1605,7 @@ impl TreePav {
                 self.treap[p] = root;
                 self.treap[g] = NIL;
             }
-            // g's member list goes after p's.
-            let tail_p = self.tail[p] as usize;
-            self.next[tail_p] = g as u32;
-            self.tail[p] = self.tail[g];
-            self.uf[g] = p as u32;
-            self.size[p] += self.size[g];
+            self.join_members(p, g);
             let start = self.value[p];
             let solved = if list {
                 let cost = self.combine_runs(p, g);
@@ -1721,12 +1711,7 @@ impl TreePav {
         let mut budget = MERGE_COPIES * (slots + t_count as u64);
         let c1 = self.lam;
         for t in (0..t_count).rev() {
-            self.uf[t] = t as u32;
-            self.tail[t] = t as u32;
-            let (k, s) = self.walk_column(t);
-            self.support[t] = k;
-            self.value[t] = self.group_value(s, k, 1);
-            self.count[t] = k as u32;
+            self.solve_alone(t);
             self.column_run(t);
             let mut below = NIL;
             for child in [2 * t + 1, 2 * t + 2] {
@@ -1753,11 +1738,7 @@ impl TreePav {
                     self.run_live[t] = true;
                     self.run_live[h] = false;
                 }
-                let tail_t = self.tail[t] as usize;
-                self.next[tail_t] = h as u32;
-                self.tail[t] = self.tail[h];
-                self.uf[h] = t as u32;
-                self.size[t] += self.size[h];
+                self.join_members(t, h);
                 let (k, s) = self.run_support(t, c1 * self.size[t] as f64);
                 self.support[t] = k;
                 self.value[t] = self.group_value(s, k, self.size[t]);
@@ -1824,6 +1805,26 @@ impl TreePav {
         }
         self.heap_rank[xi] = rank(self, self.heap_right[xi]);
         x
+    }
+
+    /// Makes node `t` a group of its own, solved by Proposition 2 on its column.
+    fn solve_alone(&mut self, t: usize) {
+        self.uf[t] = t as u32;
+        self.tail[t] = t as u32;
+        let (k, s) = self.walk_column(t);
+        self.support[t] = k;
+        self.value[t] = self.group_value(s, k, 1);
+        self.count[t] = k as u32;
+    }
+
+    /// Pools group `g` into group `p`: `g`'s member list goes after `p`'s, and its top
+    /// and size to `p`.
+    fn join_members(&mut self, p: usize, g: usize) {
+        let tail_p = self.tail[p] as usize;
+        self.next[tail_p] = g as u32;
+        self.tail[p] = self.tail[g];
+        self.uf[g] = p as u32;
+        self.size[p] += self.size[g];
     }
 
     fn group_value(&self, s: f64, k: u64, size: u32) -> f64 {
