@@ -38,9 +38,16 @@ The baseline is ``numpy.sort(q)`` with its default axis (each row of ``q`` sorte
 sorts of 127 values per row the issue's figures use), not one sort of the flattened array,
 which is about twenty times slower and would flatter the solver.
 
+With ``--grid`` it times instead every shape of ``--grid-rows`` x ``--grid-nodes`` (up to
+``--max-values`` values) at every lambda of ``--lams``, in ``2 --processes`` fresh processes
+each, and prints one line per case: the ratio to ``numpy.sort`` of the first call (each
+first in its process) and of the median call, wall clock and (in parentheses) processor
+time.
+
 Usage::
 
     python benches/isotonic_public.py [--processes 7] [--calls 50] [--shapes 512x127,4096x255]
+    python benches/isotonic_public.py --grid [--processes 2] [--calls 20] [--lams 1,0.1,10]
 
 (``--processes`` per order, so twice as many in all.)
 """
@@ -56,13 +63,13 @@ import sys
 import time
 
 
-def child(rows, depth, calls, seed, sort_first):
+def child(rows, depth, calls, seed, sort_first, lam=1.0):
     """One fresh process: first-call and steady-state times (wall clock and the thread's
     processor time), as JSON on stdout."""
     import numpy as np
     from treeopt.isotonic import tree_pav, tree_pav_backward
 
-    lam, t = 1.0, 2 ** (depth + 1) - 1
+    t = 2 ** (depth + 1) - 1
     rng = np.random.default_rng(seed)
     try:
         import resource
@@ -124,48 +131,52 @@ def parse_shapes(text):
     return shapes
 
 
-def run_shape(rows, depth, processes, calls):
-    """Times one shape in fresh processes; prints its table; returns (label, ok) rows."""
+def run_shape(rows, depth, processes, calls, lam=1.0, quiet=False):
+    """Times one shape in fresh processes; prints its table (unless ``quiet``); returns
+    (label, ok) rows and the summary ratios (first call each first in its process,
+    median call, median call's processor time)."""
     t = 2 ** (depth + 1) - 1
-    print(f"== tree_pav + tree_pav_backward on fresh {rows} x {t} N(0,1) scores, lambda = 1, "
+    say = (lambda *a, **k: None) if quiet else print
+    say(f"== tree_pav + tree_pav_backward on fresh {rows} x {t} N(0,1) scores, lambda = {lam:g}, "
           f"vs numpy.sort(q) (default axis) of the same values ({2 * processes} fresh processes, "
           f"{calls} calls each) ==")
     if hasattr(os, "getloadavg"):
-        print("   machine load average (1, 5, 15 min): " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
+        say("   machine load average (1, 5, 15 min): " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
     runs = {False: [], True: []}
     for sort_first in (False, True):
-        print(f"   first calls: {'numpy.sort, then ours' if sort_first else 'ours, then numpy.sort'}")
+        say(f"   first calls: {'numpy.sort, then ours' if sort_first else 'ours, then numpy.sort'}")
         for p in range(processes):
             seed = p + (processes if sort_first else 0)
             command = [sys.executable, __file__, "--child-seed", str(seed), "--rows", str(rows),
-                       "--depth", str(depth), "--calls", str(calls)]
+                       "--depth", str(depth), "--calls", str(calls), "--child-lam", repr(lam)]
             out = subprocess.run(command + (["--child-sort-first"] if sort_first else []),
                                  check=True, capture_output=True, text=True).stdout
             run = json.loads(out)
             runs[sort_first].append(run)
             f, k, m = run["first"], run["faults"], run["median"]
-            print(f"   process {seed:2d}: first call {f['ours'] * 1e3:8.3f} ms, {k['ours']:4d} faults "
+            say(f"   process {seed:2d}: first call {f['ours'] * 1e3:8.3f} ms, {k['ours']:4d} faults "
                   f"(sort {f['sort'] * 1e3:8.3f} ms, {k['sort']:4d} faults)   "
                   f"median {m['ours'] * 1e3:8.3f} ms (sort {m['sort'] * 1e3:8.3f} ms)")
 
     def med(group, kind, what):
         return statistics.median(r[kind][what] for r in group)
 
-    print("\n   median over processes                  forward+backward   numpy.sort   ratio"
+    say("\n   median over processes                  forward+backward   numpy.sort   ratio"
           "   (processor time ratio)   faults (ours, sort)")
     rows_ = [("first", runs[False], runs[False], "first call, ours first"),
              ("first", runs[True], runs[True], "first call, sort first"),
              ("first", runs[False], runs[True], "first call, each first in its process"),
              ("median", runs[False] + runs[True], runs[False] + runs[True], "median call")]
-    verdicts = []
+    verdicts, summary = [], {}
     for kind, ours_group, sort_group, label in rows_:
         ours, sort = med(ours_group, kind, "ours"), med(sort_group, kind, "sort")
         cpu = med(ours_group, kind + "_cpu", "ours") / med(sort_group, kind + "_cpu", "sort")
         verdicts.append((f"{rows} x {t}, {label}", ours / sort <= 2.0))
+        summary[label] = (ours / sort, cpu)
         counts = ""
         if kind == "first":
             counts = f"   {med(ours_group, 'faults', 'ours'):6.0f} {med(sort_group, 'faults', 'sort'):6.0f}"
-        print(f"   {label:38s} {ours * 1e3:12.3f} ms {sort * 1e3:9.3f} ms {ours / sort:7.2f}   ({cpu:5.2f}){counts}")
+        say(f"   {label:38s} {ours * 1e3:12.3f} ms {sort * 1e3:9.3f} ms {ours / sort:7.2f}   ({cpu:5.2f}){counts}")
     runs_all = runs[False] + runs[True]
     for place in ("first", "second"):
         ours = statistics.median(r["median"]["in_round_" + place]["ours"] for r in runs_all)
@@ -173,13 +184,41 @@ def run_shape(rows, depth, processes, calls):
         cpu = (statistics.median(r["median_cpu"]["in_round_" + place]["ours"] for r in runs_all)
                / statistics.median(r["median_cpu"]["in_round_" + place]["sort"] for r in runs_all))
         label = f"median call, each {place} in its round"
-        print(f"   {label:38s} {ours * 1e3:12.3f} ms {sort * 1e3:9.3f} ms {ours / sort:7.2f}   ({cpu:5.2f})")
-    print("   (the first of the two calls in a process faults in the pages of its outputs; the second")
-    print("   reuses the memory the first freed; the third row compares each call when it comes first")
-    print("   in its process, so both pay for that memory. Within a round the call that comes first")
-    print("   writes its outputs to memory that is cold or must be faulted in, the second reuses the")
-    print("   memory the first freed: the median call mixes the two, the last two rows separate them)\n")
-    return verdicts
+        say(f"   {label:38s} {ours * 1e3:12.3f} ms {sort * 1e3:9.3f} ms {ours / sort:7.2f}   ({cpu:5.2f})")
+    say("   (the first of the two calls in a process faults in the pages of its outputs; the second")
+    say("   reuses the memory the first freed; the third row compares each call when it comes first")
+    say("   in its process, so both pay for that memory. Within a round the call that comes first")
+    say("   writes its outputs to memory that is cold or must be faulted in, the second reuses the")
+    say("   memory the first freed: the median call mixes the two, the last two rows separate them)\n")
+    return verdicts, summary
+
+
+def run_grid(rows_list, nodes_list, lams, processes, calls, max_values):
+    """The shape grid: every rows x nodes (up to ``max_values`` values) at every lambda,
+    each in ``2 processes`` fresh processes; one line per case with the ratios to one
+    ``numpy.sort`` of the same values (wall clock; processor time in parentheses) of the
+    first call (each first in its process) and of the median call."""
+    print(f"== grid: forward + backward / one numpy.sort of the same values, fresh N(0,1) scores; "
+          f"{2 * processes} fresh processes per case, {calls} calls each ==")
+    if hasattr(os, "getloadavg"):
+        print("   machine load average (1, 5, 15 min): " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
+    print(f"   {'rows':>6} {'nodes':>6} {'lambda':>7}   {'first call':>16}   {'median call':>16}   within 2x")
+    failed = []
+    for lam in lams:
+        for rows in rows_list:
+            for nodes in nodes_list:
+                if rows * nodes > max_values:
+                    continue
+                (depth,) = [d for _, d in parse_shapes(f"{rows}x{nodes}")]
+                _, summary = run_shape(rows, depth, processes, calls, lam, quiet=True)
+                first = summary["first call, each first in its process"]
+                median = summary["median call"]
+                ok = first[0] <= 2.0 and median[0] <= 2.0
+                if not ok:
+                    failed.append(f"{rows}x{nodes} lambda={lam:g}")
+                print(f"   {rows:6d} {nodes:6d} {lam:7g}   {first[0]:6.2f} ({first[1]:5.2f})   "
+                      f"{median[0]:6.2f} ({median[1]:5.2f})   {'yes' if ok else 'NO'}", flush=True)
+    print(f"   {len(failed)} case(s) above 2x: {', '.join(failed) if failed else 'none'}")
 
 
 def main():
@@ -188,18 +227,30 @@ def main():
     parser.add_argument("--calls", type=int, default=50)
     parser.add_argument("--shapes", default="512x127,4096x255,64x1023,8192x31,2048x63,1x127",
                         help="comma-separated rows x nodes (nodes = 2**(depth+1) - 1)")
+    parser.add_argument("--grid", action="store_true",
+                        help="time the grid --grid-rows x --grid-nodes at every --lams instead of --shapes")
+    parser.add_argument("--grid-rows", default="1,4,16,64,512,2048,8192")
+    parser.add_argument("--grid-nodes", default="7,31,63,127,255,1023")
+    parser.add_argument("--lams", default="1,0.1,10", help="comma-separated lambdas of the grid")
+    parser.add_argument("--max-values", type=int, default=2**22, help="grid: skip shapes with more values")
     parser.add_argument("--rows", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--child-lam", type=float, default=1.0, help=argparse.SUPPRESS)
     parser.add_argument("--depth", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--child-seed", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--child-sort-first", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_seed is not None:
-        child(args.rows, args.depth, args.calls, args.child_seed, args.child_sort_first)
+        child(args.rows, args.depth, args.calls, args.child_seed, args.child_sort_first, args.child_lam)
+        return
+    if args.grid:
+        ints = lambda text: [int(x) for x in text.split(",")]  # noqa: E731
+        run_grid(ints(args.grid_rows), ints(args.grid_nodes), [float(x) for x in args.lams.split(",")],
+                 args.processes, args.calls, args.max_values)
         return
 
     verdicts = []
     for rows, depth in parse_shapes(args.shapes):
-        verdicts += run_shape(rows, depth, args.processes, args.calls)
+        verdicts += run_shape(rows, depth, args.processes, args.calls)[0]
     print("== Acceptance (issue 13): forward + backward <= 2 x numpy.sort (wall clock, medians over processes) ==")
     for label, ok in verdicts:
         print(f"   {label:52s} {'PASS' if ok else 'FAIL'}")

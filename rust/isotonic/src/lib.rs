@@ -63,6 +63,14 @@
 //!   costs `O(a log(b / a + 1))`). Newton needs a handful of steps in practice and the
 //!   account is not overdrawn on any input of `benches/isotonic.rs` (see
 //!   [`TreePav::n_treap_groups`]); the treap path is 2 to 5 times slower on them.
+//! * **Small batches** (at most [`BOTTOM_UP_ROWS`] rows, `lam > 0`) are pooled bottom up
+//!   instead ([`Pooling`]): each node, once its subtrees are solved, pools the largest
+//!   of the groups hanging below it (a leftist heap per group) while one exceeds its
+//!   value, each pooled group's values kept as one merged sorted run on which `k*` is a
+//!   binary search. No violator heap, no Newton steps: on 1 x 127 normal scores a
+//!   forward and backward pass takes about 105 k instructions instead of 153 k, on
+//!   1 x 1023 1.0 M instead of 1.5 M. Merges draw on a budget of `O(m + T)` copies;
+//!   past it the violator heap solves the problem from the start.
 //! * **Violators** are taken largest first from a binary heap. A node is absorbed at
 //!   most `D` times, so there are `O(T D)` pushes of `O(log T)` each.
 //!
@@ -212,6 +220,35 @@ const PROBED_BYTES: usize = 64 << 20;
 /// than [`MAX_UNMERGED_RUNS`] runs, each is more than twice as long as the next.
 const MAX_RUNS: usize = if MAX_UNMERGED_RUNS > 33 { MAX_UNMERGED_RUNS } else { 33 };
 
+/// Batches of at most this many rows are pooled bottom up (see [`Pooling::Auto`]).
+pub const BOTTOM_UP_ROWS: usize = 16;
+
+/// Copies of values that the merges of bottom-up pooling may make per column slot (a
+/// candidate or a node) before the violator heap takes over: normal scores on up to 16
+/// rows take at most about 2, scores that pool bottom up over many levels 3 to 8, a
+/// chain that one group absorbs node by node `O(T)`; a failed attempt costs a chain
+/// about a third of the violator heap's solve.
+const MERGE_COPIES: u64 = 4;
+
+/// How [`TreePav::forward`] pools nodes into groups when `lam > 0` (with `lam == 0` the
+/// solution is not unique and the violator heap always pools). Both ways find the unique
+/// solution (the groups agree except where adjacent groups have exactly equal values,
+/// which either way may be left apart or pooled, two Clarke gradients); only the speed
+/// differs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Pooling {
+    /// Bottom up on batches of at most [`BOTTOM_UP_ROWS`] rows, else by the violator heap.
+    #[default]
+    Auto,
+    /// Bottom up, each node's subtrees first, merging the pooled groups' sorted values
+    /// (`O(T log T)` for the heaps of hanging groups plus the merges, which draw on a
+    /// budget of `O(m + T)` copies; past it the violator heap takes over).
+    BottomUp,
+    /// Largest violator first from one heap (Algorithm 1), groups as sorted runs searched
+    /// by Newton steps, with the treap guard: `O(m log m)` on any input.
+    Violators,
+}
+
 /// Where a pass writes its row-major output matrix: a slice of exactly its size, a
 /// vector that the pass clears and fills, or an [`UninitOutput`] over memory of exactly
 /// its size that holds no values yet (with the last two, a caller that allocates the
@@ -346,6 +383,8 @@ pub struct TreePav {
     solved: bool,
     /// Work account factor of the Newton searches (`None`: [`WORK_FACTOR`]).
     work_factor: Option<u64>,
+    /// How the nodes are pooled (see [`TreePav::set_pooling`]).
+    pooling: Pooling,
     /// The kept test of the candidates: `v = q + 1/2 >= kept_at` (see `kept_threshold`).
     kept_at: f64,
     /// Clipped node values of the last forward pass.
@@ -422,6 +461,13 @@ pub struct TreePav {
     stack: Vec<u32>,
 
     heap: Vec<Entry>,
+    /// Bottom-up pooling (`pool_bottom_up`): per group, the root of the leftist heap of
+    /// the groups hanging directly below it; per hanging group, its children and rank
+    /// (the rank of its right child) in that heap.
+    below: Vec<u32>,
+    heap_left: Vec<u32>,
+    heap_right: Vec<u32>,
+    heap_rank: Vec<u32>,
     /// Candidates' places in q (row-major, ascending), their values of q, and where each
     /// row's start (`n_rows + 1` offsets): what identifies the problem that was solved
     /// (see `same_candidates`).
@@ -863,10 +909,10 @@ impl TreePav {
         let m = n_rows.checked_mul(n_nodes)?;
         // Per node: a, kept_count, kept_sum, top (BLOCKS), bound, value, threshold,
         // grad_a_eff, gq_row (f64); col_len, count, uf, next, tail, size, stamp, treap, boundary,
-        // run_head, run_next, run_len, live (u32); col_start, run_start (usize); support,
+        // run_head, run_next, run_len, live, below, heap_left, heap_right, heap_rank (u32); col_start, run_start (usize); support,
         // spent (u64); in_treap, run_in_arena, run_live (bool); two heap entries.
         let per_node = (8 + BLOCKS) * size_of::<f64>()
-            + 14 * size_of::<u32>()
+            + 18 * size_of::<u32>()
             + 2 * size_of::<usize>()
             + 2 * size_of::<u64>()
             + 3 * size_of::<bool>()
@@ -928,6 +974,10 @@ impl TreePav {
             &mut self.run_next,
             &mut self.run_len,
             &mut self.live,
+            &mut self.below,
+            &mut self.heap_left,
+            &mut self.heap_right,
+            &mut self.heap_rank,
         ] {
             grow(v, t)?;
         }
@@ -978,6 +1028,12 @@ impl TreePav {
     /// to rounding); `0` sends every pooled group to the treap path, which tests use.
     pub fn set_work_factor(&mut self, factor: u64) {
         self.work_factor = Some(factor);
+    }
+
+    /// Sets how later forward passes pool the nodes (default [`Pooling::Auto`]); the
+    /// results agree to rounding, and tests compare the ways.
+    pub fn set_pooling(&mut self, pooling: Pooling) {
+        self.pooling = pooling;
     }
 
     /// Solves problem (3) for the `n_rows x n_nodes` row-major scores `q` and writes the
@@ -1440,9 +1496,27 @@ impl TreePav {
         (lo, lo + self.col_len[t] as usize)
     }
 
-    /// Algorithm 1: solve every node alone, then pool the largest violator with its
-    /// parent's group until no constraint `a_t <= a_parent(t)` is violated.
+    /// Pools the nodes into groups: bottom up ([`TreePav::pool_bottom_up`]) on batches
+    /// of at most [`BOTTOM_UP_ROWS`] rows with `lam > 0` while its merges stay within
+    /// their budget,
+    /// else (and on every batch when [`Pooling::Violators`] is set) by the violator heap
+    /// of Algorithm 1 ([`TreePav::pool_violators`]). Both find the unique solution; the
+    /// groups agree except where adjacent groups tie exactly.
     fn pool(&mut self) {
+        let bottom_up = self.lam > 0.0
+            && match self.pooling {
+                Pooling::Auto => self.n_rows <= BOTTOM_UP_ROWS,
+                Pooling::BottomUp => true,
+                Pooling::Violators => false,
+            };
+        if !(bottom_up && self.pool_bottom_up()) {
+            self.pool_violators();
+        }
+        self.finish_groups();
+    }
+
+    /// Empties the per-node and per-group state of the pooling and the run arena.
+    fn reset_groups(&mut self) {
         let t_count = self.n_nodes;
         let slots = self.col_start[t_count];
         resize(&mut self.count, t_count, 0);
@@ -1479,6 +1553,13 @@ impl TreePav {
         // Stale entries are dropped when the heap fills up (see `push`), so at most one
         // entry per group is ever kept over a compaction: `HEAP_SLACK T` slots suffice.
         self.heap.reserve(HEAP_SLACK * t_count + 8);
+    }
+
+    /// Algorithm 1: solve every node alone, then pool the largest violator with its
+    /// parent's group until no constraint `a_t <= a_parent(t)` is violated.
+    fn pool_violators(&mut self) {
+        self.reset_groups();
+        let t_count = self.n_nodes;
 
         // Work account of the Newton searches, in probes (one step of a binary search in
         // a run): every pooling deposits `factor (n + 64) (log2(n T) + 1)`, and a search
@@ -1490,12 +1571,7 @@ impl TreePav {
         let mut credit = 0u64;
 
         for t in 0..t_count {
-            self.uf[t] = t as u32;
-            self.tail[t] = t as u32;
-            let (k, s) = self.walk_column(t);
-            self.support[t] = k;
-            self.value[t] = self.group_value(s, k, 1);
-            self.count[t] = k as u32;
+            self.solve_alone(t);
         }
         for t in 1..t_count {
             if self.value[t] > self.value[parent(t)] {
@@ -1529,12 +1605,7 @@ impl TreePav {
                 self.treap[p] = root;
                 self.treap[g] = NIL;
             }
-            // g's member list goes after p's.
-            let tail_p = self.tail[p] as usize;
-            self.next[tail_p] = g as u32;
-            self.tail[p] = self.tail[g];
-            self.uf[g] = p as u32;
-            self.size[p] += self.size[g];
+            self.join_members(p, g);
             let start = self.value[p];
             let solved = if list {
                 let cost = self.combine_runs(p, g);
@@ -1575,7 +1646,13 @@ impl TreePav {
             }
         }
 
-        // Final groups: compress the union-find. A node of a column-list group already
+    }
+
+    /// Final groups: compresses the union-find and sets each node's part of its group's
+    /// support (`count`).
+    fn finish_groups(&mut self) {
+        let t_count = self.n_nodes;
+        // A node of a column-list group already
         // holds its part of the support in `count` (from its own walk if it was never
         // pooled, else from the last evaluation of its group); a node of a treap group
         // finds it from the group's boundary element, by binary search in its column.
@@ -1607,6 +1684,147 @@ impl TreePav {
                 k as u32
             };
         }
+    }
+
+    /// Pools bottom up: nodes are taken from the last to the root, and node `t` (whose
+    /// subtrees are solved by then) pools into its group, largest value first, the
+    /// groups hanging below it whose value exceeds its group's, with those hanging
+    /// below each pooled group, until none does. The groups hanging below a group are a
+    /// leftist max-heap on (value, smaller top first), melded when groups pool, and a
+    /// pooled group's values are one sorted run (its parts merged), on which `k*` is one
+    /// binary search (`a(k) > v_(k+1)` holds exactly from `k*` on). This is the solution
+    /// of Algorithm 1 (each subtree's problem is solved before its root's), without a
+    /// violator heap or Newton steps, and on small batches it is several times cheaper.
+    ///
+    /// A merge copies both runs, so a chain of poolings can copy `O(m T)` values; the
+    /// merges draw on a budget of [`MERGE_COPIES`] copies per column slot and the pass
+    /// returns `false`, with its state to be reset, when one would overdraw it (the
+    /// caller then pools by the violator heap).
+    fn pool_bottom_up(&mut self) -> bool {
+        self.reset_groups();
+        let t_count = self.n_nodes;
+        let slots = self.col_start[t_count] as u64;
+        resize(&mut self.below, t_count, NIL);
+        resize(&mut self.heap_left, t_count, NIL);
+        resize(&mut self.heap_right, t_count, NIL);
+        resize(&mut self.heap_rank, t_count, 0);
+        let mut budget = MERGE_COPIES * (slots + t_count as u64);
+        let c1 = self.lam;
+        for t in (0..t_count).rev() {
+            self.solve_alone(t);
+            self.column_run(t);
+            let mut below = NIL;
+            for child in [2 * t + 1, 2 * t + 2] {
+                if child < t_count {
+                    below = self.meld(below, child as u32);
+                }
+            }
+            while below != NIL && self.value[below as usize] > self.value[t] {
+                let h = below as usize;
+                below = self.meld(self.heap_left[h], self.heap_right[h]);
+                below = self.meld(below, self.below[h]);
+                let (lt, lh) = (self.run_len[t] as u64, self.run_len[h] as u64);
+                if lt > 0 && lh > 0 {
+                    if budget < lt + lh {
+                        return false;
+                    }
+                    budget -= lt + lh;
+                    self.merge_runs(t, h);
+                } else if lh > 0 {
+                    // t's run is empty: h's run becomes t's
+                    self.run_start[t] = self.run_start[h];
+                    self.run_len[t] = self.run_len[h];
+                    self.run_in_arena[t] = self.run_in_arena[h];
+                    self.run_live[t] = true;
+                    self.run_live[h] = false;
+                }
+                self.join_members(t, h);
+                let (k, s) = self.run_support(t, c1 * self.size[t] as f64);
+                self.support[t] = k;
+                self.value[t] = self.group_value(s, k, self.size[t]);
+            }
+            self.below[t] = below;
+        }
+        true
+    }
+
+    /// `k*` and the sum of the support of the pooled group `g`, whose values are the
+    /// one sorted run owned by `g` (`c = lam |G|`), and the threshold that defines the
+    /// support (its smallest value) in `threshold`. `a(k) > v_(k+1)` is false below `k*`
+    /// and true from `k*` on (`a(k)` then averages `a(k*)` with values in
+    /// `[v_(k+1), a(k*))`), so `k*` is a binary search.
+    fn run_support(&mut self, g: usize, c: f64) -> (u64, f64) {
+        let (lo, len) = (self.run_start[g], self.run_len[g] as usize);
+        let (vals, pre) = if self.run_in_arena[g] {
+            (&self.run_val[lo..lo + len + 1], &self.run_pre[lo..lo + len + 1])
+        } else {
+            (&self.val[lo..lo + len + 1], &self.pre[lo..lo + len + 1])
+        };
+        // (NaN for lam == 0 and k == 0 compares false, as in `walk_column`)
+        let (mut k, mut above) = (0, len);
+        while k < above {
+            let mid = (k + above) / 2;
+            if pre[mid] / (c + mid as f64) > vals[mid] {
+                above = mid;
+            } else {
+                k = mid + 1;
+            }
+        }
+        self.threshold[g] = if k > 0 { vals[k - 1] } else { f64::INFINITY };
+        (k as u64, pre[k])
+    }
+
+    /// Whether the group of top `x` is taken before that of top `y` from a heap of
+    /// groups hanging below: larger value first, then the smaller top (the order of the
+    /// violator heap).
+    #[inline]
+    fn hangs_above(&self, x: u32, y: u32) -> bool {
+        let (vx, vy) = (self.value[x as usize], self.value[y as usize]);
+        vx > vy || (vx == vy && x < y)
+    }
+
+    /// Melds the leftist heaps of hanging groups rooted at `x` and `y` (`NIL`: empty);
+    /// returns the new root. Recursion along right spines, `O(log T)` deep.
+    fn meld(&mut self, x: u32, y: u32) -> u32 {
+        if x == NIL {
+            return y;
+        }
+        if y == NIL {
+            return x;
+        }
+        let (x, y) = if self.hangs_above(x, y) { (x, y) } else { (y, x) };
+        let xi = x as usize;
+        let right = self.meld(self.heap_right[xi], y);
+        let left = self.heap_left[xi];
+        let rank = |h: &Self, u: u32| if u == NIL { 0 } else { h.heap_rank[u as usize] + 1 };
+        if rank(self, left) < rank(self, right) {
+            self.heap_left[xi] = right;
+            self.heap_right[xi] = left;
+        } else {
+            self.heap_right[xi] = right;
+        }
+        self.heap_rank[xi] = rank(self, self.heap_right[xi]);
+        x
+    }
+
+    /// Makes node `t` a group of its own, solved by Proposition 2 on its column.
+    fn solve_alone(&mut self, t: usize) {
+        self.uf[t] = t as u32;
+        self.tail[t] = t as u32;
+        let (k, s) = self.walk_column(t);
+        self.support[t] = k;
+        self.value[t] = self.group_value(s, k, 1);
+        self.count[t] = k as u32;
+    }
+
+    /// Pools group `g` into group `p`: `g`'s member list goes after `p`'s, and its top
+    /// and size to `p`.
+    fn join_members(&mut self, p: usize, g: usize) {
+        let tail_p = self.tail[p] as usize;
+        self.next[tail_p] = g as u32;
+        self.tail[p] = self.tail[g];
+        self.uf[g] = p as u32;
+        self.size[p] += self.size[g];
     }
 
     fn group_value(&self, s: f64, k: u64, size: u32) -> f64 {

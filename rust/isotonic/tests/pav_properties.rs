@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use treeopt_isotonic::{nodes_for_depth, TreePav};
+use treeopt_isotonic::{nodes_for_depth, Pooling, TreePav};
 
 // ---------------------------------------------------------------- counting allocator
 
@@ -403,6 +403,8 @@ proptest! {
         let mut grads = Vec::new();
         for factor in [None, Some(0)] {
             let mut pav = TreePav::new();
+            // the runs, Newton and treap machinery is the violator heap's
+            pav.set_pooling(Pooling::Violators);
             if let Some(f) = factor {
                 pav.set_work_factor(f);
             }
@@ -441,6 +443,98 @@ proptest! {
                 prop_assert!((x - y).abs() <= 1e-9 * (1.0 + x.abs()), "gradient {k}: {x} vs {y}");
             }
         }
+    }
+}
+
+/// Forward and backward with the nodes pooled one way (and, bottom up, a budget of
+/// merges that may run out): node values, `z`, `dL/dq` and each node's group, value,
+/// denominator and support rows.
+#[allow(clippy::type_complexity)]
+fn solve_pooled(p: &Problem, pooling: Pooling) -> (Vec<f64>, Vec<f64>, Vec<f64>, Vec<(usize, f64, f64, Vec<u32>)>) {
+    let mut pav = TreePav::new();
+    pav.set_pooling(pooling);
+    let (a, z) = solve(p, &mut pav);
+    let info = (0..p.t)
+        .map(|t| {
+            let i = pav.node_info(t).unwrap();
+            (i.group, i.value, i.denominator, i.support_rows.to_vec())
+        })
+        .collect();
+    let ga: Vec<f64> = (0..p.t).map(|t| ((t * 37) % 11) as f64 - 5.0).collect();
+    let gz: Vec<f64> = (0..p.n * p.t).map(|k| ((k * 13) % 7) as f64 - 3.0).collect();
+    let mut gq = vec![0.0; p.n * p.t];
+    pav.backward(&p.q, &ga, &gz, &mut gq).unwrap();
+    (a, z, gq, info)
+}
+
+/// Problems for comparing the two ways of pooling: depth 0-7, 1-70 rows (both sides of
+/// `BOTTOM_UP_ROWS`), `lam > 0` (1 and 1/2 exactly, which make exact ties between a
+/// group's value and its scores, or 10^-3 to 10^2), scores continuous, on a coarse grid (ties) or drifting
+/// with depth (pooling bottom up across many levels).
+fn pooling_problem() -> impl Strategy<Value = Problem> {
+    (0usize..=7, 1usize..=70, prop_oneof![Just(1.0), Just(0.5), (-3.0f64..2.0).prop_map(|e| 10f64.powf(e))], 0u8..3, any::<u64>())
+        .prop_map(|(depth, n, lam, kind, seed)| {
+            let t = nodes_for_depth(depth).unwrap();
+            let mut normal = normals(seed);
+            let q = (0..n * t)
+                .map(|k| {
+                    let x = normal();
+                    match kind {
+                        0 => x,
+                        1 => (4.0 * x).round() / 8.0,
+                        _ => 0.3 * x + 0.15 * ((k % t) + 1).ilog2() as f64 - 0.4,
+                    }
+                })
+                .collect();
+            Problem { q, n, t, lam }
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Bottom-up pooling gives what the violator heap gives: node values and `z` to
+    /// 1e-12, and the same groups, denominators, supports and (to 1e-12) gradients,
+    /// except where two adjacent groups end with exactly equal values (then either may
+    /// pool them: another Clarke gradient), which only ties in the scores make.
+    #[test]
+    fn bottom_up_pooling_matches_the_violator_heap(p in pooling_problem()) {
+        let (a0, z0, g0, info0) = solve_pooled(&p, Pooling::Violators);
+        let (a1, z1, g1, info1) = solve_pooled(&p, Pooling::BottomUp);
+        let tol = 1e-12 * scale(&p);
+        for (x, y) in a0.iter().zip(&a1).chain(z0.iter().zip(&z1)) {
+            prop_assert!((x - y).abs() <= tol, "{x} vs {y}");
+        }
+        for t in 0..p.t {
+            prop_assert!((info0[t].1 - info1[t].1).abs() <= tol, "node {t}: value {} vs {}", info0[t].1, info1[t].1);
+        }
+        let adjacent_tie = |info: &[(usize, f64, f64, Vec<u32>)]| {
+            (1..p.t).any(|t| info[t].0 == t && info[info[(t - 1) / 2].0].1 == info[t].1)
+        };
+        let same_groups = info0.iter().zip(&info1).all(|(x, y)| (x.0, x.2, &x.3) == (y.0, y.2, &y.3));
+        if !same_groups {
+            prop_assert!(adjacent_tie(&info0) && adjacent_tie(&info1), "groups differ without a tie");
+        } else {
+            for (k, (x, y)) in g0.iter().zip(&g1).enumerate() {
+                prop_assert!((x - y).abs() <= 1e-12 * (1.0 + x.abs()), "gradient {k}: {x} vs {y}");
+            }
+        }
+    }
+}
+
+/// A chain that the root's group absorbs node by node (the root has no candidate, every
+/// other node the same scores) overdraws the merge budget of bottom-up pooling, which
+/// then hands the problem to the violator heap: the same solution as that heap alone.
+#[test]
+fn bottom_up_pooling_past_its_budget_gives_the_violator_heaps_solution() {
+    for (depth, n) in [(8, 1), (6, 3)] {
+        let t = nodes_for_depth(depth).unwrap();
+        let q = (0..n * t).map(|k| if k % t == 0 { -1.0 } else { 0.3 + 0.01 * (k / t) as f64 }).collect();
+        let p = Problem { q, n, t, lam: 1.0 };
+        let (a0, z0, g0, info0) = solve_pooled(&p, Pooling::Violators);
+        let (a1, z1, g1, info1) = solve_pooled(&p, Pooling::BottomUp);
+        assert_eq!(info0.iter().filter(|x| x.0 == 0).count(), t, "the root's group holds every node");
+        assert_eq!((a0, z0, g0, info0), (a1, z1, g1, info1));
     }
 }
 
