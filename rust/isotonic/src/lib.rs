@@ -263,6 +263,16 @@ pub trait Output {
     fn begin(&mut self, what: &'static str, n_rows: usize, n_cols: usize) -> Result<(), PavError>;
     /// Writes row `i` (rows come in order, after [`Output::begin`]).
     fn put_row(&mut self, i: usize, row: impl ExactSizeIterator<Item = f64>);
+    /// Writes the rows `first, first + 1, ..` of `n_cols` values each, whole rows in
+    /// order, from the values `rows` (as [`Output::put_row`] does one at a time; one
+    /// flat loop over short rows).
+    #[inline(always)]
+    fn put_rows(&mut self, first: usize, n_cols: usize, mut rows: impl ExactSizeIterator<Item = f64>) {
+        assert_eq!(rows.len() % n_cols.max(1), 0, "put_rows: not whole rows");
+        for k in 0..rows.len() / n_cols.max(1) {
+            self.put_row(first + k, rows.by_ref().take(n_cols));
+        }
+    }
     /// The values written, for additions in place.
     fn values(&mut self) -> &mut [f64];
 }
@@ -275,6 +285,13 @@ impl Output for [f64] {
     fn put_row(&mut self, i: usize, row: impl ExactSizeIterator<Item = f64>) {
         let width = row.len();
         for (x, v) in self[i * width..(i + 1) * width].iter_mut().zip(row) {
+            *x = v;
+        }
+    }
+    #[inline(always)]
+    fn put_rows(&mut self, first: usize, n_cols: usize, rows: impl ExactSizeIterator<Item = f64>) {
+        let start = first * n_cols;
+        for (x, v) in self[start..start + rows.len()].iter_mut().zip(rows) {
             *x = v;
         }
     }
@@ -321,6 +338,11 @@ impl Output for Vec<f64> {
         // SAFETY: the `width` slots past the length were written just above.
         unsafe { self.set_len(self.len() + width) };
     }
+    #[inline(always)]
+    fn put_rows(&mut self, first: usize, _n_cols: usize, rows: impl ExactSizeIterator<Item = f64>) {
+        // (rows come in order: the vector's end is row `first`)
+        self.put_row(first, rows);
+    }
     fn values(&mut self) -> &mut [f64] {
         self
     }
@@ -365,6 +387,19 @@ impl Output for UninitOutput<'_> {
         }
         assert_eq!(written, width, "put_row: a row shorter than its length");
         self.written = start + width;
+    }
+    #[inline(always)]
+    fn put_rows(&mut self, first: usize, n_cols: usize, rows: impl ExactSizeIterator<Item = f64>) {
+        let (len, start) = (rows.len(), self.written);
+        assert_eq!(first * n_cols, start, "put_rows: rows out of order");
+        assert_eq!(len % n_cols.max(1), 0, "put_rows: not whole rows");
+        let mut written = 0;
+        for (x, v) in self.buf[start..start + len].iter_mut().zip(rows) {
+            x.write(v);
+            written += 1;
+        }
+        assert_eq!(written, len, "put_rows: fewer values than their length");
+        self.written = start + len;
     }
     fn values(&mut self) -> &mut [f64] {
         assert!(self.is_filled(), "values() before every row was written");
@@ -478,13 +513,29 @@ pub struct TreePav {
     sorted: Vec<(u64, u32)>,
     hist: Vec<u32>,
     grad_a_eff: Vec<f64>,
-    /// One row of `dL/dq` (backward pass).
-    gq_row: Vec<f64>,
+    /// A tile of whole rows (see [`tile_rows`]): the node values `a` repeated once per
+    /// row, and (backward pass) the tile's values of `dL/dq` and contributions to the
+    /// gradient of `a`, before they are written out and added up.
+    a_tile: Vec<f64>,
+    out_tile: Vec<f64>,
+    ga_tile: Vec<f64>,
     /// `bytes_needed` of the largest shape the buffers were reserved for.
     reserved: usize,
     /// Tests: compact the violator heap before every push.
     #[cfg(test)]
     compact_always: bool,
+}
+
+/// Least values in a tile of the passes that write an output matrix.
+const TILE_VALUES: usize = 128;
+
+/// Rows per tile of the passes that write an output matrix (`z`, `dL/dq`) for rows of
+/// `t_count` values: whole rows, at least [`TILE_VALUES`] values, so that their loops
+/// run over long flat slices of the matrix (with `a` repeated per row) however few
+/// nodes a row has, instead of one short row at a time (31 values: seven vectors of
+/// four and three single values).
+fn tile_rows(t_count: usize) -> usize {
+    TILE_VALUES.div_ceil(t_count.max(1))
 }
 
 /// Order-preserving map of a finite f64 to u64, reversed so that ascending order of the
@@ -701,20 +752,25 @@ fn is_candidate(x: f64, threshold: f64) -> bool {
     x + 0.5 >= threshold
 }
 
-/// Whether row `i` of some scores, `q_row`, with `n_kept` values passing the kept test of
-/// a forward pass, has that pass's candidates of row `i` (`rows`: their places in `q`,
-/// their values and each row's first): as many, and each with the same bits (then they
-/// are at the same places too: a candidate that moved would leave a value that fails
-/// the test, or add one that passes it).
-fn same_candidates(rows: (&[u32], &[f64], &[u32]), i: usize, q_row: &[f64], n_kept: usize) -> bool {
-    let (kept, kept_q, row_kept) = rows;
-    let range = row_kept[i] as usize..row_kept[i + 1] as usize;
-    let row_start = i * q_row.len();
-    range.len() == n_kept
-        && kept[range.clone()]
-            .iter()
-            .zip(&kept_q[range])
-            .all(|(&e, x)| q_row[e as usize - row_start].to_bits() == x.to_bits())
+/// The z-branch of the backward pass on a tile of scores `q` (and `dL/dz`, `g`), with
+/// the node values `a` of their places: `dL/dq` where `0 < q + 1/2 < a` (in `out`) and
+/// the gradient to `a` where `q + 1/2 >= a`, plus [`zero_if_finite`] of `q` and `g`
+/// (added to `ga` when `ADD`, else written there). Returns how many of the scores pass
+/// the kept test `q + 1/2 >= threshold`.
+#[inline(always)]
+fn row_gradients<const ADD: bool>(q: &[f64], g: &[f64], a: &[f64], threshold: f64, ga: &mut [f64], out: &mut [f64]) -> usize {
+    let len = q.len();
+    let (g, a, ga, out) = (&g[..len], &a[..len], &mut ga[..len], &mut out[..len]);
+    let mut n_kept = 0usize;
+    for k in 0..len {
+        let (x, a, g) = (q[k], a[k], g[k]);
+        let v = x + 0.5;
+        n_kept += is_candidate(x, threshold) as usize;
+        let to_a = (if v >= a { g } else { 0.0 }) + (zero_if_finite(x) + zero_if_finite(g));
+        ga[k] = if ADD { ga[k] + to_a } else { to_a };
+        out[k] = if v > 0.0 && v < a { g } else { 0.0 };
+    }
+    n_kept
 }
 
 /// Row and column of the place `e` of a row-major matrix with `t_count` columns
@@ -908,10 +964,10 @@ impl TreePav {
         let slots = t.checked_mul(n_rows.checked_add(1)?)?;
         let m = n_rows.checked_mul(n_nodes)?;
         // Per node: a, kept_count, kept_sum, top (BLOCKS), bound, value, threshold,
-        // grad_a_eff, gq_row (f64); col_len, count, uf, next, tail, size, stamp, treap, boundary,
+        // grad_a_eff (f64); col_len, count, uf, next, tail, size, stamp, treap, boundary,
         // run_head, run_next, run_len, live, below, heap_left, heap_right, heap_rank (u32); col_start, run_start (usize); support,
         // spent (u64); in_treap, run_in_arena, run_live (bool); two heap entries.
-        let per_node = (8 + BLOCKS) * size_of::<f64>()
+        let per_node = (7 + BLOCKS) * size_of::<f64>()
             + 18 * size_of::<u32>()
             + 2 * size_of::<usize>()
             + 2 * size_of::<u64>()
@@ -925,7 +981,9 @@ impl TreePav {
             + 6 * size_of::<f64>();
         // Per row: stack, row_kept; the sort's bucket counters.
         let per_row = 2 * size_of::<u32>();
-        let fixed = (most_buckets(n_rows, n_nodes) + 16) * size_of::<u32>() + 8 * size_of::<Entry>() + size_of::<usize>();
+        // the three tiles of at most TILE_VALUES + T values each
+        let tiles = 3 * (TILE_VALUES + t) * size_of::<f64>();
+        let fixed = (most_buckets(n_rows, n_nodes) + 16) * size_of::<u32>() + 8 * size_of::<Entry>() + size_of::<usize>() + tiles;
         per_node
             .checked_mul(t)?
             .checked_add(per_slot.checked_mul(slots)?)?
@@ -954,8 +1012,11 @@ impl TreePav {
         for v in [&mut self.a, &mut self.kept_count, &mut self.kept_sum, &mut self.bound] {
             grow(v, t)?;
         }
-        for v in [&mut self.value, &mut self.threshold, &mut self.grad_a_eff, &mut self.gq_row] {
+        for v in [&mut self.value, &mut self.threshold, &mut self.grad_a_eff] {
             grow(v, t)?;
+        }
+        for v in [&mut self.a_tile, &mut self.out_tile, &mut self.ga_tile] {
+            grow(v, tile_rows(t) * t)?;
         }
         grow(&mut self.top, BLOCKS * t)?;
         grow(&mut self.col_start, t + 1)?;
@@ -1096,23 +1157,51 @@ impl TreePav {
             self.a[t] = self.value[g].clamp(0.0, 1.0);
         }
         a_out.copy_from_slice(&self.a);
-        for (i, qrow) in q.chunks_exact(n_nodes).enumerate() {
-            z_out.put_row(
-                i,
-                qrow.iter().zip(&self.a).map(|(&qv, &a)| {
-                    // clip(v, 0, a) for a >= 0, branch-free (no NaN here)
-                    let v = qv + 0.5;
-                    let v = if v < a { v } else { a };
-                    if v > 0.0 {
-                        v
-                    } else {
-                        0.0
-                    }
-                }),
-            );
-        }
+        // z tile by tile of whole rows (see `tile_rows`)
+        let tile = self.fill_a_tile();
+        let a_tile = &self.a_tile[..tile];
+        wide(
+            #[inline(always)]
+            || {
+                for (c, q_tile) in q.chunks(tile).enumerate() {
+                    let z = q_tile.iter().zip(a_tile).map(|(&qv, &a)| {
+                        // clip(v, 0, a) for a >= 0, branch-free (no NaN here)
+                        let v = qv + 0.5;
+                        let v = if v < a { v } else { a };
+                        if v > 0.0 {
+                            v
+                        } else {
+                            0.0
+                        }
+                    });
+                    z_out.put_rows(c * (tile / n_nodes), n_nodes, z);
+                }
+            },
+        );
         self.solved = true;
         Ok(())
+    }
+
+    /// Repeats the node values `a` once per row of a tile (see [`tile_rows`]; no more
+    /// rows than the batch has) in `a_tile`; returns the tile's length in values.
+    fn fill_a_tile(&mut self) -> usize {
+        let t_count = self.n_nodes;
+        let tile = tile_rows(t_count).min(self.n_rows) * t_count;
+        self.a_tile.clear();
+        for _ in 0..tile / t_count {
+            self.a_tile.extend_from_slice(&self.a[..t_count]);
+        }
+        tile
+    }
+
+    /// Whether the candidates of the last forward pass are those of `q` (as many as
+    /// `n_kept`, the values of `q` that pass the kept test, and each with the same bits
+    /// at its place): then the two make the same problem. A candidate that moved would
+    /// leave a value that fails the test at its old place, or the new place would add
+    /// one that passes it, so equal counts and equal values at the old places suffice.
+    fn same_candidates(&self, q: &[f64], n_kept: usize) -> bool {
+        n_kept == self.kept.len()
+            && self.kept.iter().zip(&self.kept_q).all(|(&e, x)| q[e as usize].to_bits() == x.to_bits())
     }
 
     /// Whether the last forward pass succeeded on scores that make the same problem as
@@ -1122,11 +1211,8 @@ impl TreePav {
     /// nothing else, so it is the solution for `q` too. Costs one pass over `q`.
     pub fn is_solved_for(&self, q: &[f64], n_rows: usize, n_nodes: usize, lam: f64) -> bool {
         self.solved_for_shape(q, n_rows, n_nodes, lam)
-            && q.chunks_exact(n_nodes).enumerate().all(|(i, row)| {
-                let kept = row.iter().filter(|&&x| is_candidate(x, self.kept_at)).count();
-                let rows = (&self.kept[..], &self.kept_q[..], &self.row_kept[..]);
-                row.iter().all(|x| x.is_finite()) && same_candidates(rows, i, row, kept)
-            })
+            && q.iter().all(|x| x.is_finite())
+            && self.same_candidates(q, q.iter().filter(|&&x| is_candidate(x, self.kept_at)).count())
     }
 
     /// Whether the last forward pass succeeded on this shape and `lam` (and `q` has its
@@ -1200,32 +1286,40 @@ impl TreePav {
         // value of q or grad_z that is not finite, or else an overflow.
         self.grad_a_eff.clear();
         self.grad_a_eff.extend_from_slice(grad_a);
-        // (each row of dL/dq is made in `gq_row`, then written out)
-        ensure_len(&mut self.gq_row, t_count, 0.0);
-        let (a_row, ga_row, gq_row) = (&self.a[..t_count], &mut self.grad_a_eff[..t_count], &mut self.gq_row);
+        // The pass goes tile by tile of whole rows (see `tile_rows`): each value's
+        // gradient to q and to a in one flat loop, then the tile's gradients to a added
+        // to `grad_a_eff` row by row (in the order of the rows, as one row at a time).
+        let tile = self.fill_a_tile();
+        ensure_len(&mut self.out_tile, tile, 0.0);
+        ensure_len(&mut self.ga_tile, tile, 0.0);
+        let (a_tile, ga_row) = (&self.a_tile[..tile], &mut self.grad_a_eff[..t_count]);
+        let (out, ga_tile) = (&mut self.out_tile[..tile], &mut self.ga_tile[..tile]);
         let threshold = self.kept_at;
-        let (kept, kept_q, row_kept) = (&self.kept, &self.kept_q, &self.row_kept);
-        let other = wide(
+        let n_kept = wide(
             #[inline(always)]
             || {
-                let mut other = false;
-                for (i, (gz_row, q_row)) in grad_z.chunks_exact(t_count).zip(q.chunks_exact(t_count)).enumerate() {
-                    let (gz_row, q_row, gq_row) = (&gz_row[..t_count], &q_row[..t_count], &mut gq_row[..t_count]);
-                    let mut n_kept = 0;
-                    for t in 0..t_count {
-                        let (x, a, g) = (q_row[t], a_row[t], gz_row[t]);
-                        let v = x + 0.5;
-                        n_kept += is_candidate(x, threshold) as usize;
-                        ga_row[t] += (if v >= a { g } else { 0.0 }) + (zero_if_finite(x) + zero_if_finite(g));
-                        gq_row[t] = if v > 0.0 && v < a { g } else { 0.0 };
+                let mut n_kept = 0usize;
+                for (c, (gz_tile, q_tile)) in grad_z.chunks(tile).zip(q.chunks(tile)).enumerate() {
+                    let len = q_tile.len();
+                    let (out, ga_tile, a_tile) = (&mut out[..len], &mut ga_tile[..len], &a_tile[..len]);
+                    let gz_tile = &gz_tile[..len];
+                    if tile == t_count {
+                        // one row per tile: its gradients to a go to `grad_a_eff` at once
+                        n_kept += row_gradients::<true>(q_tile, gz_tile, a_tile, threshold, ga_row, out);
+                    } else {
+                        n_kept += row_gradients::<false>(q_tile, gz_tile, a_tile, threshold, ga_tile, out);
+                        for ga_part in ga_tile.chunks_exact(t_count) {
+                            for (s, &g) in ga_row.iter_mut().zip(ga_part) {
+                                *s += g;
+                            }
+                        }
                     }
-                    other |= !same_candidates((kept, kept_q, row_kept), i, q_row, n_kept);
-                    grad_q.put_row(i, gq_row.iter().copied());
+                    grad_q.put_rows(c * (tile / t_count), t_count, out.iter().copied());
                 }
-                other
+                n_kept
             },
         );
-        if other {
+        if !self.same_candidates(q, n_kept) {
             return Ok(false);
         }
         if !self.grad_a_eff.iter().all(|g| g.is_finite()) {

@@ -6,7 +6,8 @@
 use proptest::prelude::*;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use treeopt_isotonic::{nodes_for_depth, Pooling, TreePav};
+use std::mem::MaybeUninit;
+use treeopt_isotonic::{nodes_for_depth, Pooling, TreePav, UninitOutput};
 
 // ---------------------------------------------------------------- counting allocator
 
@@ -630,5 +631,91 @@ fn no_allocation_after_warm_up_on_deep_trees() {
         }
         let after = allocations();
         assert_eq!(after - before, 0, "{factor:?}: forward/backward allocated after warm-up");
+    }
+}
+
+/// `z` and `dL/dq` of a solved problem computed value by value from the node values and
+/// the groups' supports (`pav.node_info`), with the gradients to `a` added up row by
+/// row in the order of the rows, as the passes do.
+fn direct_outputs(p: &Problem, pav: &TreePav, ga: &[f64], gz: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let (n, t) = (p.n, p.t);
+    let a: Vec<f64> = (0..t).map(|u| pav.node_info(u).unwrap().value.clamp(0.0, 1.0)).collect();
+    let (mut z, mut gq, mut ga_eff) = (vec![0.0; n * t], vec![0.0; n * t], ga.to_vec());
+    for i in 0..n {
+        for u in 0..t {
+            let (v, g) = (p.q[i * t + u] + 0.5, gz[i * t + u]);
+            z[i * t + u] = v.min(a[u]).max(0.0);
+            gq[i * t + u] = if v > 0.0 && v < a[u] { g } else { 0.0 };
+            ga_eff[u] += (if v >= a[u] { g } else { 0.0 }) + 0.0;
+        }
+    }
+    for top in 0..t {
+        let info = pav.node_info(top).unwrap();
+        if info.group != top || !(info.value > 0.0 && info.value < 1.0) {
+            continue;
+        }
+        let members: Vec<usize> = (0..t).filter(|&u| pav.node_info(u).unwrap().group == top).collect();
+        let coef = members.iter().map(|&u| ga_eff[u]).sum::<f64>() / info.denominator;
+        for &u in &members {
+            for &i in pav.node_info(u).unwrap().support_rows {
+                gq[i as usize * t + u] += coef;
+            }
+        }
+    }
+    (z, gq)
+}
+
+/// Problems with up to 300 rows of up to 255 nodes, so that the passes that write `z`
+/// and `dL/dq` in tiles of whole rows meet tiles of one and of many rows and a last
+/// tile of fewer rows.
+fn tiled_problem() -> impl Strategy<Value = Problem> {
+    (0usize..=7, 1usize..=300, (-2.0f64..2.0).prop_map(|e| 10f64.powf(e)), any::<u64>()).prop_map(|(depth, n, lam, seed)| {
+        let t = nodes_for_depth(depth).unwrap();
+        let mut normal = normals(seed);
+        Problem { q: (0..n * t).map(|_| normal()).collect(), n, t, lam }
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// `z` and `dL/dq` are those of `direct_outputs` (to rounding: the gradient to a
+    /// group's value sums its members' gradients in another order), whichever kind of
+    /// output they are written to (a slice, a vector, memory without values).
+    #[test]
+    fn outputs_match_a_value_by_value_computation(p in tiled_problem(), seed in any::<u64>()) {
+        let (n, t) = (p.n, p.t);
+        let mut normal = normals(seed);
+        let ga: Vec<f64> = (0..t).map(|_| normal()).collect();
+        let gz: Vec<f64> = (0..n * t).map(|_| normal()).collect();
+        let mut pav = TreePav::new();
+        let (_, z) = solve(&p, &mut pav);
+        let mut gq = vec![0.0; n * t];
+        pav.backward(&p.q, &ga, &gz, &mut gq[..]).unwrap();
+        let (z_direct, gq_direct) = direct_outputs(&p, &pav, &ga, &gz);
+        prop_assert_eq!(&z, &z_direct);
+        for (k, (x, y)) in gq.iter().zip(&gq_direct).enumerate() {
+            prop_assert!((x - y).abs() <= 1e-12 * (1.0 + y.abs()), "value {k}: {x} vs {y}");
+        }
+        // a vector and memory without values get the same bits as the slice
+        let (mut a_v, mut z_v, mut gq_v) = (vec![0.0; t], Vec::new(), Vec::new());
+        pav.forward(&p.q, n, t, p.lam, &mut a_v, &mut z_v).unwrap();
+        pav.backward(&p.q, &ga, &gz, &mut gq_v).unwrap();
+        prop_assert_eq!(&z_v, &z);
+        prop_assert_eq!(&gq_v, &gq);
+        let mut z_mem = vec![MaybeUninit::<f64>::uninit(); n * t];
+        let mut gq_mem = vec![MaybeUninit::<f64>::uninit(); n * t];
+        let mut z_out = UninitOutput::new(&mut z_mem);
+        pav.forward(&p.q, n, t, p.lam, &mut a_v, &mut z_out).unwrap();
+        prop_assert!(z_out.is_filled());
+        let mut gq_out = UninitOutput::new(&mut gq_mem);
+        pav.backward(&p.q, &ga, &gz, &mut gq_out).unwrap();
+        prop_assert!(gq_out.is_filled());
+        // SAFETY: both were filled (checked just above)
+        let (z_m, gq_m): (Vec<f64>, Vec<f64>) = unsafe {
+            (z_mem.iter().map(|x| x.assume_init()).collect(), gq_mem.iter().map(|x| x.assume_init()).collect())
+        };
+        prop_assert_eq!(&z_m, &z);
+        prop_assert_eq!(&gq_m, &gq);
     }
 }
