@@ -412,6 +412,27 @@ def test_batches_above_the_cache_limit_use_their_own_solver(monkeypatch):
     assert iso._thread.solver is cached and cached._shape == small.shape
 
 
+def test_large_outputs_reuse_freed_memory_and_never_memory_in_use():
+    # z and dL/dq of 2**15 values or more are lent from a pool of freed outputs: every
+    # result must be a fresh solver's, and an output (or a view of it) that is still
+    # alive must never be written by a later call
+    rng = np.random.default_rng(29)
+    kept = []
+    for k in range(12):
+        n = [512, 300, 512][k % 3]
+        q, ga, gz = rng.normal(size=(n, 127)), rng.normal(size=127), rng.normal(size=(n, 127))
+        a_ref, z_ref, g_ref = fresh_solution(q, 1.0, ga, gz)
+        a, z = tree_pav(q, 1.0)
+        g = tree_pav_backward(q, 1.0, ga, gz)
+        assert z.flags.c_contiguous and z.flags.writeable and g.flags.c_contiguous and g.flags.writeable
+        assert z.tobytes() == z_ref.tobytes() and g.tobytes() == g_ref.tobytes()
+        if k % 4 == 0:
+            kept.append((z[1:], z_ref[1:].copy(), g, g_ref))
+        del z, g
+    for z_view, z_ref, g, g_ref in kept:
+        assert z_view.tobytes() == z_ref.tobytes() and g.tobytes() == g_ref.tobytes()
+
+
 def test_public_functions_are_thread_safe():
     from concurrent.futures import ThreadPoolExecutor
 

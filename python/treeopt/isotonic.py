@@ -21,7 +21,11 @@ thread (for batches of up to ``2**20`` values), so a call costs what a warm
 thread's last ``tree_pav`` call does not solve again. The solver keeps no copy of ``q``
 and sizes and writes its memory in proportion to the values that can enter a support, so
 even a first call touches little new memory besides its outputs (on 512 x 127 normal
-scores, ``lam = 1``, about 5 pages of 4 KB besides the 127 of ``z``).
+scores, ``lam = 1``, about 5 pages of 4 KB besides the 127 of ``z``). Outputs ``z`` and
+``dL/dq`` of ``2**15`` to ``2**20`` values are made in the memory of earlier outputs of the
+same size that Python has freed (a few are kept; such an array's ``base`` is the owner of
+that memory, which takes it back once the array and its views are gone), so calls in a
+loop do not fault their pages in again.
 """
 
 from __future__ import annotations

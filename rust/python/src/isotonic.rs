@@ -6,12 +6,13 @@
 //! The GIL is released while the solver runs; errors become `ValueError`.
 
 use numpy::ndarray::{Array2, Dimension, Ix1};
-use numpy::npyffi::{npy_intp, NpyTypes};
+use numpy::npyffi::{npy_intp, NpyTypes, NPY_ARRAY_CARRAY};
 use numpy::{
     Element, IntoPyArray, PyArray, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
     PyUntypedArrayMethods, PY_ARRAY_API,
 };
 use std::mem::MaybeUninit;
+use std::sync::Mutex;
 use crate::errors::{guarded, run_released_if_large, value_error};
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError};
 use pyo3::prelude::*;
@@ -95,9 +96,88 @@ fn empty_array<'py, D: Dimension>(py: Python<'py>, dims: &[usize], what: &str) -
     Ok(unsafe { array.downcast_into_unchecked() })
 }
 
-/// [`empty_array`] of `rows x cols` values.
+/// Outputs of at least this many values (256 KB) are lent from [`POOL`].
+const POOLED_MIN_VALUES: usize = 1 << 15;
+
+/// Outputs of at most this many values (8 MB, as `CACHED_MAX_VALUES` of the Python
+/// module) are lent from [`POOL`], which then holds at most [`POOLED_BUFFERS`] x 8 MB.
+const POOLED_MAX_VALUES: usize = 1 << 20;
+
+/// Buffers [`POOL`] keeps at most.
+const POOLED_BUFFERS: usize = 4;
+
+/// Memory of the large outputs (`z`, `dL/dq`) that Python has freed, for the next
+/// outputs of the same size: flat float64 arrays from numpy's allocator. An output made
+/// in fresh memory has its pages faulted in by its first writes, and the C allocator
+/// gives memory back to the kernel when a freed block lies at the top of its heap, so
+/// that, in a loop that draws new scores each time, about every other call paid for
+/// all its pages again (2048 x 127: 476 page faults, about as long as the forward pass
+/// itself on a virtual machine). Touched only with the GIL held.
+static POOL: Mutex<Vec<Py<PyArray1<f64>>>> = Mutex::new(Vec::new());
+
+/// The owner (numpy's base object) of a pooled output's memory: holds the flat buffer
+/// while an array uses it, and gives it back to [`POOL`] when the last array that
+/// uses it (the output, or a view of it) is freed.
+#[pyclass(module = "treeopt._core", frozen)]
+struct PooledBuffer {
+    buffer: Mutex<Option<Py<PyArray1<f64>>>>,
+}
+
+impl Drop for PooledBuffer {
+    fn drop(&mut self) {
+        let buffer = self.buffer.get_mut().ok().and_then(|b| b.take());
+        if let (Some(buffer), Ok(mut pool)) = (buffer, POOL.lock()) {
+            if pool.len() < POOLED_BUFFERS {
+                pool.push(buffer);
+            }
+            // (else the buffer is dropped here: freed once the GIL is next held)
+        }
+    }
+}
+
+/// A new C-contiguous float64 matrix of `rows x cols` values that holds no values yet:
+/// in memory of [`POOL`] when the pool has a buffer of that size (outputs of
+/// [`POOLED_MIN_VALUES`] to [`POOLED_MAX_VALUES`] values; the array's base is then a
+/// `PooledBuffer`, which gives the memory back to the pool when the array is freed),
+/// else from [`empty_array`].
 fn empty_matrix<'py>(py: Python<'py>, rows: usize, cols: usize, what: &str) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    empty_array(py, &[rows, cols], what)
+    let len = rows.saturating_mul(cols);
+    if !(POOLED_MIN_VALUES..=POOLED_MAX_VALUES).contains(&len) {
+        return empty_array(py, &[rows, cols], what);
+    }
+    let pooled = POOL.lock().ok().and_then(|mut pool| {
+        let k = pool.iter().position(|b| b.bind(py).len() == len)?;
+        Some(pool.swap_remove(k))
+    });
+    let buffer = match pooled {
+        Some(buffer) => buffer,
+        None => empty_array::<Ix1>(py, &[len], what)?.unbind(),
+    };
+    let data = buffer.bind(py).data();
+    let owner = Bound::new(py, PooledBuffer { buffer: Mutex::new(Some(buffer)) })?;
+    let dims = [rows as npy_intp, cols as npy_intp];
+    // SAFETY: a float64 C-contiguous writeable array of `dims` over the `len` values at
+    // `data` (the buffer's, which `owner` keeps alive: it becomes the array's base, the
+    // reference passed being stolen by PyArray_SetBaseObject); a null result, or a
+    // failure to set the base, sets a Python error.
+    unsafe {
+        let ptr = PY_ARRAY_API.PyArray_NewFromDescr(
+            py,
+            PY_ARRAY_API.get_type_object(py, NpyTypes::PyArray_Type),
+            f64::get_dtype(py).into_dtype_ptr(),
+            2,
+            dims.as_ptr() as *mut npy_intp,
+            std::ptr::null_mut(),
+            data as *mut std::os::raw::c_void,
+            NPY_ARRAY_CARRAY,
+            std::ptr::null_mut(),
+        );
+        let array = Bound::from_owned_ptr_or_err(py, ptr)?;
+        if PY_ARRAY_API.PyArray_SetBaseObject(py, array.as_ptr() as *mut _, owner.into_ptr()) < 0 {
+            return Err(PyErr::fetch(py));
+        }
+        Ok(array.downcast_into_unchecked())
+    }
 }
 
 /// The memory of an array made by `empty_array`, as values that are not yet written.
