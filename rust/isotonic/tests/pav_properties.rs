@@ -677,7 +677,7 @@ fn tiled_problem() -> impl Strategy<Value = Problem> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    #![proptest_config(ProptestConfig::with_cases(100))]
 
     /// `z` and `dL/dq` are those of `direct_outputs` (to rounding: the gradient to a
     /// group's value sums its members' gradients in another order), whichever kind of
