@@ -457,6 +457,7 @@ impl Sweep {
                 h.begin(th.split_of(j, 0), j);
                 match self.c {
                     2 => self.sweep_whole::<O, 2>(&mut h, j, obj, rules),
+                    3 => self.sweep_whole::<O, 3>(&mut h, j, obj, rules),
                     _ => self.sweep_whole::<O, 0>(&mut h, j, obj, rules),
                 }
             }
@@ -475,9 +476,10 @@ impl Sweep {
                 let o = order.remove(p);
                 order.insert(0, o);
             }
-            // Two classes, the common case, compiled apart (its loops unrolled).
+            // Two and three classes, the common cases, compiled apart (their loops unrolled).
             let proved = match self.c {
                 2 => self.depth_two::<O, S, 2>(t, th, rows, floor, bound, &mut best, &order, rules, stop)?,
+                3 => self.depth_two::<O, S, 3>(t, th, rows, floor, bound, &mut best, &order, rules, stop)?,
                 _ => self.depth_two::<O, S, 0>(t, th, rows, floor, bound, &mut best, &order, rules, stop)?,
             };
             if best.cost >= bound {
@@ -665,6 +667,12 @@ impl Sweep {
         self.left_mask.resize(masks, 0);
         self.left_pos = 0;
         for i in 0..self.marks.len() {
+            if self.marks[i] == n {
+                // Every member left: the slots' own sums and masks, without a pass.
+                self.saved.extend_from_slice(&self.slot_sums);
+                self.saved_masks.extend_from_slice(&self.full_mask);
+                continue;
+            }
             self.move_to::<C>(f, self.marks[i]);
             self.saved.extend_from_slice(&self.left);
             self.saved_masks.extend_from_slice(&self.left_mask);
@@ -1257,6 +1265,7 @@ mod tests {
                     let from = kernel.left_pos;
                     match kernel.c {
                         2 => kernel.shift::<2>(f, to),
+                        3 => kernel.shift::<3>(f, to),
                         _ => kernel.shift::<0>(f, to),
                     }
                     let (inner, far) = (kernel.marks.len() > 2, from != usize::MAX && from.abs_diff(to) > n / 4);
