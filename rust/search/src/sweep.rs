@@ -203,6 +203,24 @@ impl Helper {
         self.col_done || self.acc_mass + mass <= self.skip_until
     }
 
+    /// True when no boundary up to the end of a block with sums `block` (statistics,
+    /// rows, mass) can beat `best`: every boundary there sends left a superset of what
+    /// is summed left now and right a superset of what lies past the block, and a leaf
+    /// only grows dearer with more rows (misclassified weight under any cost matrix is
+    /// the least over labels of sums of non-negative terms), so both leaves' losses
+    /// now and past the block bound every such boundary's cost from below (ConTree's
+    /// sub-interval bound, within a column). Classification objectives only
+    /// (`inv_unit`); a margin keeps rounding from skipping a tie.
+    #[inline(always)]
+    fn block_beaten<O: Objective, const C: usize>(&mut self, obj: &O, block: &[f64], rules: &Rules) -> bool {
+        let c = width::<C>(&self.acc);
+        for i in 0..c {
+            self.rest[i] = self.total[i] - self.acc[i] - block[i];
+        }
+        let lb = obj.leaf_loss(&self.acc[..c]) + obj.leaf_loss(&self.rest[..c]) + 2.0 * rules.penalty;
+        lb - 1e-9 * self.total_mass.max(1.0) >= self.best
+    }
+
     /// Sums `c + 2` statistics, rows and mass left without scoring a boundary (a block
     /// the side [`skips`](Self::skips)).
     #[inline(always)]
@@ -254,7 +272,7 @@ const _: () = assert!(BLOCK <= 32);
 /// values (at most half its members) has a slot per value and is swept value by value;
 /// any other column has a slot per block of [`BLOCK`] positions and is swept member by
 /// member, a side skipping whole blocks while no boundary in them can beat its best.
-/// A root threshold's left side is kept as per-slot sums too (and a flag per member),
+/// A root threshold's left side is kept as per-slot sums too (and a mask per block),
 /// updated as members cross the root.
 #[derive(Default)]
 pub(crate) struct Sweep {
@@ -270,8 +288,6 @@ pub(crate) struct Sweep {
     members: Vec<u32>,
     /// Per member, `c + 2` sums: its statistics, rows and mass.
     member_sums: Vec<f64>,
-    /// Per member, whether it lies left of the current root threshold.
-    on_left: Vec<bool>,
     /// Per column (`m * n`), the members (local indices) in sorted order, and their ranks.
     cols: Vec<u32>,
     col_rank: Vec<u32>,
@@ -353,7 +369,6 @@ impl Sweep {
     /// Bytes held by the kernel's buffers.
     pub fn bytes(&self) -> usize {
         4 * (self.local.capacity() + self.members.capacity() + self.cols.capacity() + self.col_rank.capacity() + self.slot.capacity() + self.slot_rank.capacity())
-            + self.on_left.capacity()
             + self.offset.capacity()
             + 4 * (self.left_mask.capacity() + self.full_mask.capacity() + self.saved_masks.capacity())
             + 8 * (self.saved.capacity() + self.marks.capacity())
@@ -376,7 +391,6 @@ impl Sweep {
     pub fn release(&mut self) {
         (self.cols, self.col_rank, self.slot, self.slot_rank) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         (self.member_sums, self.slot_sums, self.left) = (Vec::new(), Vec::new(), Vec::new());
-        self.on_left = Vec::new();
         (self.offset, self.left_mask, self.full_mask) = (Vec::new(), Vec::new(), Vec::new());
         (self.prefix, self.found, self.cuts) = (Vec::new(), Vec::new(), Vec::new());
         (self.saved, self.saved_masks, self.marks) = (Vec::new(), Vec::new(), Vec::new());
@@ -443,6 +457,7 @@ impl Sweep {
                 h.begin(th.split_of(j, 0), j);
                 match self.c {
                     2 => self.sweep_whole::<O, 2>(&mut h, j, obj, rules),
+                    3 => self.sweep_whole::<O, 3>(&mut h, j, obj, rules),
                     _ => self.sweep_whole::<O, 0>(&mut h, j, obj, rules),
                 }
             }
@@ -461,9 +476,10 @@ impl Sweep {
                 let o = order.remove(p);
                 order.insert(0, o);
             }
-            // Two classes, the common case, compiled apart (its loops unrolled).
+            // Two and three classes, the common cases, compiled apart (their loops unrolled).
             let proved = match self.c {
                 2 => self.depth_two::<O, S, 2>(t, th, rows, floor, bound, &mut best, &order, rules, stop)?,
+                3 => self.depth_two::<O, S, 3>(t, th, rows, floor, bound, &mut best, &order, rules, stop)?,
                 _ => self.depth_two::<O, S, 0>(t, th, rows, floor, bound, &mut best, &order, rules, stop)?,
             };
             if best.cost >= bound {
@@ -523,8 +539,6 @@ impl Sweep {
                 rows += r;
             });
         }
-        self.on_left.clear();
-        self.on_left.resize(n, false);
         self.checkpoint_col = NONE;
         self.budget_bytes = budget;
         self.cols.resize(m * n, 0);
@@ -619,7 +633,7 @@ impl Sweep {
         if self.checkpoint_col != f {
             self.checkpoint::<C>(f);
         }
-        let (n, m) = (self.members.len(), self.m);
+        let m = self.m;
         let direct = if self.left_pos == usize::MAX { usize::MAX } else { self.left_pos.abs_diff(to) };
         let restore = self.slot_rank.len() / m.max(1);
         let (i, &at) = self.marks.iter().enumerate().min_by_key(|(_, &a)| a.abs_diff(to)).expect("a checkpoint at 0");
@@ -629,9 +643,6 @@ impl Sweep {
             self.left.extend_from_slice(&self.saved[i * len..(i + 1) * len]);
             self.left_mask.clear();
             self.left_mask.extend_from_slice(&self.saved_masks[i * masks..(i + 1) * masks]);
-            for (p, &q) in self.cols[f * n..(f + 1) * n].iter().enumerate() {
-                self.on_left[q as usize] = p < at;
-            }
             self.left_pos = at;
         }
         self.move_to::<C>(f, to);
@@ -654,9 +665,14 @@ impl Sweep {
         self.left.resize(len, 0.0);
         self.left_mask.clear();
         self.left_mask.resize(masks, 0);
-        self.on_left.fill(false);
         self.left_pos = 0;
         for i in 0..self.marks.len() {
+            if self.marks[i] == n {
+                // Every member left: the slots' own sums and masks, without a pass.
+                self.saved.extend_from_slice(&self.slot_sums);
+                self.saved_masks.extend_from_slice(&self.full_mask);
+                continue;
+            }
             self.move_to::<C>(f, self.marks[i]);
             self.saved.extend_from_slice(&self.left);
             self.saved_masks.extend_from_slice(&self.left_mask);
@@ -678,7 +694,6 @@ impl Sweep {
         let (left, mask) = (&mut self.left, &mut self.left_mask);
         for &q in &self.cols[f * n + lo..f * n + hi] {
             let q = q as usize;
-            self.on_left[q] = into_left;
             let sums = &self.member_sums[q * w..q * w + w];
             for (&v, &o) in self.slot[q * m..(q + 1) * m].iter().zip(&self.offset[q * m..(q + 1) * m]) {
                 let v = v as usize;
@@ -752,30 +767,24 @@ impl Sweep {
             for ((x, a), l) in scratch.iter_mut().zip(&self.slot_sums[v * w..(v + 1) * w]).zip(left) {
                 *x = a - l;
             }
-            let walk_left = !hl.skips(left[w - 1]);
-            let walk_right = !hr.skips(scratch[w - 1]);
+            let bounded = self.inv_unit.is_some();
+            let walk_left = !hl.skips(left[w - 1]) && !(bounded && hl.block_beaten::<O, C>(obj, left, rules));
+            let walk_right = !hr.skips(scratch[w - 1]) && !(bounded && hr.block_beaten::<O, C>(obj, scratch, rules));
             if !walk_left && !hl.col_done {
                 hl.absorb::<C>(left);
             }
             if !walk_right && !hr.col_done {
                 hr.absorb::<C>(scratch);
             }
+            // A walking side visits only its own members of the block, by their bits
+            // (the sides' pushes are independent: each sees its members in order).
             let base = j * n + b * BLOCK;
-            if walk_left && walk_right {
-                for p in base..j * n + ((b + 1) * BLOCK).min(n) {
-                    let q = self.cols[p] as usize;
-                    let sums = &self.member_sums[q * w..(q + 1) * w];
-                    if self.on_left[q] {
-                        hl.push::<O, C>(obj, sums, self.col_rank[p], rules, self.inv_unit);
-                    } else {
-                        hr.push::<O, C>(obj, sums, self.col_rank[p], rules, self.inv_unit);
-                    }
+            let len = BLOCK.min(n - b * BLOCK);
+            let all = if len == 32 { u32::MAX } else { (1u32 << len) - 1 };
+            for (walk, h, mut bits) in [(walk_left, &mut *hl, self.left_mask[v]), (walk_right, &mut *hr, !self.left_mask[v] & all)] {
+                if !walk {
+                    continue;
                 }
-            } else if walk_left || walk_right {
-                // One side walks: only its own members of the block, by their bits.
-                let len = BLOCK.min(n - b * BLOCK);
-                let all = if len == 32 { u32::MAX } else { (1u32 << len) - 1 };
-                let (h, mut bits) = if walk_left { (&mut *hl, self.left_mask[v]) } else { (&mut *hr, !self.left_mask[v] & all) };
                 while bits != 0 {
                     let p = base + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
@@ -1256,16 +1265,15 @@ mod tests {
                     let from = kernel.left_pos;
                     match kernel.c {
                         2 => kernel.shift::<2>(f, to),
+                        3 => kernel.shift::<3>(f, to),
                         _ => kernel.shift::<0>(f, to),
                     }
                     let (inner, far) = (kernel.marks.len() > 2, from != usize::MAX && from.abs_diff(to) > n / 4);
                     restored += (inner && far) as u32;
                     let mut want = vec![0.0; kernel.slot_sums.len()];
                     let mut want_mask = vec![0u32; kernel.slot_rank.len()];
-                    let mut want_on = vec![false; n];
                     for &q in &kernel.cols[f * n..f * n + to] {
                         let q = q as usize;
-                        want_on[q] = true;
                         for j in 0..m {
                             let v = kernel.slot[q * m + j] as usize;
                             want_mask[v] ^= 1 << kernel.offset[q * m + j];
@@ -1275,7 +1283,6 @@ mod tests {
                         }
                     }
                     assert_eq!(kernel.left_pos, to);
-                    assert_eq!(want_on, kernel.on_left, "seed {seed}, column {f}, position {to}");
                     assert_eq!(want_mask, kernel.left_mask, "seed {seed}, column {f}, position {to}");
                     for (a, b) in want.iter().zip(&kernel.left) {
                         assert!((a - b).abs() < 1e-9, "seed {seed}, column {f}, position {to}: from scratch {a}, kernel {b}");
