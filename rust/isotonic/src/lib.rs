@@ -70,7 +70,8 @@
 //!   binary search. No violator heap, no Newton steps: on 1 x 127 normal scores a
 //!   forward and backward pass takes about 105 k instructions instead of 153 k, on
 //!   1 x 1023 1.0 M instead of 1.5 M. Merges draw on a budget of `O(m + T)` copies;
-//!   past it the violator heap solves the problem from the start.
+//!   past it the violator heap pools the rest, from the groups pooled so far (exact:
+//!   these groups never split).
 //! * **Violators** are taken largest first from a binary heap. A node is absorbed at
 //!   most `D` times, so there are `O(T D)` pushes of `O(log T)` each.
 //!
@@ -226,9 +227,12 @@ pub const BOTTOM_UP_ROWS: usize = 16;
 /// Copies of values that the merges of bottom-up pooling may make per column slot (a
 /// candidate or a node) before the violator heap takes over: normal scores on up to 16
 /// rows take at most about 2, scores that pool bottom up over many levels 3 to 8, a
-/// chain that one group absorbs node by node `O(T)`; a failed attempt costs a chain
-/// about a third of the violator heap's solve.
-const MERGE_COPIES: u64 = 4;
+/// chain that one group absorbs node by node `O(T)`. Past the budget the violator heap
+/// continues from the groups pooled so far, so the attempt's merges are not lost: a
+/// 1 x 511 chain takes 8% more instructions than the violator heap alone (3.49 M
+/// against 3.23 M; with a budget of 2 3.41 M, but scores that pool over many levels
+/// take more or less, either way).
+pub const MERGE_COPIES: u64 = 4;
 
 /// How [`TreePav::forward`] pools nodes into groups when `lam > 0` (with `lam == 0` the
 /// solution is not unique and the violator heap always pools). Both ways find the unique
@@ -242,7 +246,8 @@ pub enum Pooling {
     Auto,
     /// Bottom up, each node's subtrees first, merging the pooled groups' sorted values
     /// (`O(T log T)` for the heaps of hanging groups plus the merges, which draw on a
-    /// budget of `O(m + T)` copies; past it the violator heap takes over).
+    /// budget of `O(m + T)` copies; past it the violator heap takes over, from the
+    /// groups pooled so far).
     BottomUp,
     /// Largest violator first from one heap (Algorithm 1), groups as sorted runs searched
     /// by Newton steps, with the treap guard: `O(m log m)` on any input.
@@ -420,6 +425,9 @@ pub struct TreePav {
     work_factor: Option<u64>,
     /// How the nodes are pooled (see [`TreePav::set_pooling`]).
     pooling: Pooling,
+    /// Merge budget of bottom-up pooling, in copies per column slot (`None`:
+    /// [`MERGE_COPIES`]).
+    merge_copies: Option<u64>,
     /// The kept test of the candidates: `v = q + 1/2 >= kept_at` (see `kept_threshold`).
     kept_at: f64,
     /// Clipped node values of the last forward pass.
@@ -1091,6 +1099,14 @@ impl TreePav {
         self.work_factor = Some(factor);
     }
 
+    /// Sets the merge budget of bottom-up pooling (default [`MERGE_COPIES`]): its merges
+    /// may copy `copies` values per column slot, and past that the violator heap pools
+    /// the nodes left. Only the speed depends on it (the results agree to rounding);
+    /// tests use small budgets to hand over at any point.
+    pub fn set_merge_copies(&mut self, copies: u64) {
+        self.merge_copies = Some(copies);
+    }
+
     /// Sets how later forward passes pool the nodes (default [`Pooling::Auto`]); the
     /// results agree to rounding, and tests compare the ways.
     pub fn set_pooling(&mut self, pooling: Pooling) {
@@ -1603,8 +1619,14 @@ impl TreePav {
                 Pooling::BottomUp => true,
                 Pooling::Violators => false,
             };
-        if !(bottom_up && self.pool_bottom_up()) {
-            self.pool_violators();
+        let unsolved = if bottom_up {
+            self.pool_bottom_up()
+        } else {
+            self.reset_groups();
+            Some(self.n_nodes)
+        };
+        if let Some(unsolved) = unsolved {
+            self.pool_violators(unsolved);
         }
         self.finish_groups();
     }
@@ -1651,8 +1673,17 @@ impl TreePav {
 
     /// Algorithm 1: solve every node alone, then pool the largest violator with its
     /// parent's group until no constraint `a_t <= a_parent(t)` is violated.
-    fn pool_violators(&mut self) {
-        self.reset_groups();
+    ///
+    /// Nodes `unsolved..T` may come already pooled, by a bottom-up pass that stopped
+    /// (see [`TreePav::pool_bottom_up`]): each of their groups is then solved and has
+    /// one run, and is contained in a group of the solution (bottom-up pooling only
+    /// ever joins groups, and ends at the solution), so the problem with each such group
+    /// contracted to one node has the same solution. That problem is again tree
+    /// ordered (a group's parent is the group of its top's parent) with group
+    /// objectives of the same form, and Algorithm 1 solves it from its single nodes:
+    /// the nodes `0..unsolved` alone and the groups as they come. With `unsolved = T`
+    /// (after `reset_groups`) this is Algorithm 1 from the start.
+    fn pool_violators(&mut self, unsolved: usize) {
         let t_count = self.n_nodes;
 
         // Work account of the Newton searches, in probes (one step of a binary search in
@@ -1664,12 +1695,23 @@ impl TreePav {
         let deposit = factor * (n + MAX_RUNS as u64) * (log_m + 1);
         let mut credit = 0u64;
 
-        for t in 0..t_count {
+        for t in 0..unsolved {
             self.solve_alone(t);
         }
+        for g in unsolved..t_count {
+            // a bottom-up group's one run, as the run list of a group (the bottom-up
+            // pass keeps the run, owned by the top, but not the list)
+            if self.uf[g] as usize == g {
+                self.run_head[g] = if self.run_len[g] > 0 { g as u32 } else { NIL };
+                self.run_next[g] = NIL;
+            }
+        }
         for t in 1..t_count {
-            if self.value[t] > self.value[parent(t)] {
-                self.push(t);
+            if self.uf[t] as usize == t {
+                let p = self.find(parent(t));
+                if self.value[t] > self.value[p] {
+                    self.push(t);
+                }
             }
         }
 
@@ -1791,10 +1833,12 @@ impl TreePav {
     /// violator heap or Newton steps, and on small batches it is several times cheaper.
     ///
     /// A merge copies both runs, so a chain of poolings can copy `O(m T)` values; the
-    /// merges draw on a budget of [`MERGE_COPIES`] copies per column slot and the pass
-    /// returns `false`, with its state to be reset, when one would overdraw it (the
-    /// caller then pools by the violator heap).
-    fn pool_bottom_up(&mut self) -> bool {
+    /// merges draw on a budget of [`MERGE_COPIES`] copies per column slot. When one
+    /// would overdraw it, at node `t`, the pass stops and returns `Some(t)`: nodes
+    /// `0..t` are not solved yet, the others are in solved groups (`t`'s possibly not
+    /// done pooling), from which the violator heap continues
+    /// ([`TreePav::pool_violators`]). `None` when every node is pooled.
+    fn pool_bottom_up(&mut self) -> Option<usize> {
         self.reset_groups();
         let t_count = self.n_nodes;
         let slots = self.col_start[t_count] as u64;
@@ -1802,7 +1846,7 @@ impl TreePav {
         resize(&mut self.heap_left, t_count, NIL);
         resize(&mut self.heap_right, t_count, NIL);
         resize(&mut self.heap_rank, t_count, 0);
-        let mut budget = MERGE_COPIES * (slots + t_count as u64);
+        let mut budget = self.merge_copies.unwrap_or(MERGE_COPIES) * (slots + t_count as u64);
         let c1 = self.lam;
         for t in (0..t_count).rev() {
             self.solve_alone(t);
@@ -1820,7 +1864,8 @@ impl TreePav {
                 let (lt, lh) = (self.run_len[t] as u64, self.run_len[h] as u64);
                 if lt > 0 && lh > 0 {
                     if budget < lt + lh {
-                        return false;
+                        // (h stays a group of its own, hanging below t's)
+                        return Some(t);
                     }
                     budget -= lt + lh;
                     self.merge_runs(t, h);
@@ -1839,7 +1884,7 @@ impl TreePav {
             }
             self.below[t] = below;
         }
-        true
+        None
     }
 
     /// `k*` and the sum of the support of the pooled group `g`, whose values are the

@@ -451,9 +451,12 @@ proptest! {
 /// merges that may run out): node values, `z`, `dL/dq` and each node's group, value,
 /// denominator and support rows.
 #[allow(clippy::type_complexity)]
-fn solve_pooled(p: &Problem, pooling: Pooling) -> (Vec<f64>, Vec<f64>, Vec<f64>, Vec<(usize, f64, f64, Vec<u32>)>) {
+fn solve_pooled(p: &Problem, pooling: Pooling, merge_copies: Option<u64>) -> (Vec<f64>, Vec<f64>, Vec<f64>, Vec<(usize, f64, f64, Vec<u32>)>) {
     let mut pav = TreePav::new();
     pav.set_pooling(pooling);
+    if let Some(copies) = merge_copies {
+        pav.set_merge_copies(copies);
+    }
     let (a, z) = solve(p, &mut pav);
     let info = (0..p.t)
         .map(|t| {
@@ -497,11 +500,14 @@ proptest! {
     /// Bottom-up pooling gives what the violator heap gives: node values and `z` to
     /// 1e-12, and the same groups, denominators, supports and (to 1e-12) gradients,
     /// except where two adjacent groups end with exactly equal values (then either may
-    /// pool them: another Clarke gradient), which only ties in the scores make.
+    /// pool them: another Clarke gradient), which only ties in the scores make. With a
+    /// merge budget of 0 to 3 copies per slot (the default or none at all when the
+    /// budget is `None`), bottom-up pooling stops at some node, possibly in the middle
+    /// of its pooling, and the violator heap continues from its groups.
     #[test]
-    fn bottom_up_pooling_matches_the_violator_heap(p in pooling_problem()) {
-        let (a0, z0, g0, info0) = solve_pooled(&p, Pooling::Violators);
-        let (a1, z1, g1, info1) = solve_pooled(&p, Pooling::BottomUp);
+    fn bottom_up_pooling_matches_the_violator_heap(p in pooling_problem(), copies in prop_oneof![Just(None), (0u64..4).prop_map(Some)]) {
+        let (a0, z0, g0, info0) = solve_pooled(&p, Pooling::Violators, None);
+        let (a1, z1, g1, info1) = solve_pooled(&p, Pooling::BottomUp, copies);
         let tol = 1e-12 * scale(&p);
         for (x, y) in a0.iter().zip(&a1).chain(z0.iter().zip(&z1)) {
             prop_assert!((x - y).abs() <= tol, "{x} vs {y}");
@@ -524,18 +530,25 @@ proptest! {
 }
 
 /// A chain that the root's group absorbs node by node (the root has no candidate, every
-/// other node the same scores) overdraws the merge budget of bottom-up pooling, which
-/// then hands the problem to the violator heap: the same solution as that heap alone.
+/// other node the same scores) overdraws the merge budget of bottom-up pooling in the
+/// middle of the root's pooling, and the violator heap pools the rest from there: the
+/// violator heap's solution, the same group, denominators and supports, and values,
+/// `z` and gradients to 1e-12 (the group's sums are added in another order).
 #[test]
 fn bottom_up_pooling_past_its_budget_gives_the_violator_heaps_solution() {
     for (depth, n) in [(8, 1), (6, 3)] {
         let t = nodes_for_depth(depth).unwrap();
         let q = (0..n * t).map(|k| if k % t == 0 { -1.0 } else { 0.3 + 0.01 * (k / t) as f64 }).collect();
         let p = Problem { q, n, t, lam: 1.0 };
-        let (a0, z0, g0, info0) = solve_pooled(&p, Pooling::Violators);
-        let (a1, z1, g1, info1) = solve_pooled(&p, Pooling::BottomUp);
+        let (a0, z0, g0, info0) = solve_pooled(&p, Pooling::Violators, None);
+        let (a1, z1, g1, info1) = solve_pooled(&p, Pooling::BottomUp, None);
         assert_eq!(info0.iter().filter(|x| x.0 == 0).count(), t, "the root's group holds every node");
-        assert_eq!((a0, z0, g0, info0), (a1, z1, g1, info1));
+        let close = |x: &[f64], y: &[f64]| x.len() == y.len() && x.iter().zip(y).all(|(x, y)| (x - y).abs() <= 1e-12 * (1.0 + x.abs()));
+        assert!(close(&a0, &a1) && close(&z0, &z1) && close(&g0, &g1), "values, z or gradients differ");
+        for (x, y) in info0.iter().zip(&info1) {
+            assert_eq!((x.0, x.2, &x.3), (y.0, y.2, &y.3), "groups, denominators or supports differ");
+            assert!((x.1 - y.1).abs() <= 1e-12, "group values {} vs {}", x.1, y.1);
+        }
     }
 }
 
