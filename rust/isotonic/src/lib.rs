@@ -428,6 +428,9 @@ pub struct TreePav {
     /// Merge budget of bottom-up pooling, in copies per column slot (`None`:
     /// [`MERGE_COPIES`]).
     merge_copies: Option<u64>,
+    /// Held memory past which a forward pass frees its own buffers at its end (see
+    /// [`TreePav::set_max_held_bytes`]).
+    max_held_bytes: Option<usize>,
     /// The kept test of the candidates: `v = q + 1/2 >= kept_at` (see `kept_threshold`).
     kept_at: f64,
     /// Clipped node values of the last forward pass.
@@ -1099,6 +1102,93 @@ impl TreePav {
         self.work_factor = Some(factor);
     }
 
+    /// Bytes the solver's buffers hold now (their capacities): what it keeps between
+    /// calls. At most [`TreePav::bytes_needed`] of the largest shape it has solved, and
+    /// on scores with few candidates (a few percent of the values on normal scores) a
+    /// small part of it.
+    pub fn held_bytes(&self) -> usize {
+        fn held<T>(v: &Vec<T>) -> usize {
+            v.capacity() * std::mem::size_of::<T>()
+        }
+        held(&self.a)
+            + held(&self.col_start)
+            + held(&self.col_len)
+            + held(&self.val)
+            + held(&self.row)
+            + held(&self.pre)
+            + held(&self.kept_count)
+            + held(&self.kept_sum)
+            + held(&self.top)
+            + held(&self.bound)
+            + held(&self.count)
+            + held(&self.uf)
+            + held(&self.next)
+            + held(&self.tail)
+            + held(&self.size)
+            + held(&self.support)
+            + held(&self.value)
+            + held(&self.stamp)
+            + held(&self.in_treap)
+            + held(&self.treap)
+            + held(&self.boundary)
+            + held(&self.run_head)
+            + held(&self.run_next)
+            + held(&self.run_len)
+            + held(&self.run_start)
+            + held(&self.run_in_arena)
+            + held(&self.run_live)
+            + held(&self.run_val)
+            + held(&self.run_pre)
+            + held(&self.threshold)
+            + held(&self.spent)
+            + held(&self.live)
+            + held(&self.nodes)
+            + held(&self.stack)
+            + held(&self.heap)
+            + held(&self.below)
+            + held(&self.heap_left)
+            + held(&self.heap_right)
+            + held(&self.heap_rank)
+            + held(&self.kept)
+            + held(&self.kept_q)
+            + held(&self.row_kept)
+            + held(&self.sorted)
+            + held(&self.hist)
+            + held(&self.grad_a_eff)
+            + held(&self.a_tile)
+            + held(&self.out_tile)
+            + held(&self.ga_tile)
+    }
+
+    /// Frees the buffers that only a forward pass uses (the candidates' columns and
+    /// their prefix sums, the sort's entries and buckets, the arenas of merged runs and
+    /// treaps), keeping the state of the last forward pass for [`TreePav::backward`],
+    /// [`TreePav::backward_at`] and [`TreePav::node_info`]. What stays is at most about
+    /// 16 bytes a value (the candidates' places, scores and rows) and a few hundred
+    /// bytes a node, of the largest shape solved so far; the next forward pass reserves
+    /// the freed buffers again.
+    pub fn release_forward_buffers(&mut self) {
+        fn free<T>(v: &mut Vec<T>) {
+            *v = Vec::new();
+        }
+        free(&mut self.val);
+        free(&mut self.pre);
+        free(&mut self.sorted);
+        free(&mut self.hist);
+        free(&mut self.run_val);
+        free(&mut self.run_pre);
+        free(&mut self.nodes);
+    }
+
+    /// Sets the held memory (see [`TreePav::held_bytes`]) past which each later forward
+    /// pass ends with [`TreePav::release_forward_buffers`]: a solver kept between calls
+    /// then holds at most the larger of `bytes` and about 16 bytes a value plus a few
+    /// hundred a node (of the largest shape it solved), whatever the scores, and reuses
+    /// all its buffers on scores with few candidates.
+    pub fn set_max_held_bytes(&mut self, bytes: usize) {
+        self.max_held_bytes = Some(bytes);
+    }
+
     /// Sets the merge budget of bottom-up pooling (default [`MERGE_COPIES`]): its merges
     /// may copy `copies` values per column slot, and past that the violator heap pools
     /// the nodes left. Only the speed depends on it (the results agree to rounding);
@@ -1195,6 +1285,9 @@ impl TreePav {
             },
         );
         self.solved = true;
+        if self.max_held_bytes.is_some_and(|most| self.held_bytes() > most) {
+            self.release_forward_buffers();
+        }
         Ok(())
     }
 
@@ -1217,6 +1310,7 @@ impl TreePav {
     /// one that passes it, so equal counts and equal values at the old places suffice.
     fn same_candidates(&self, q: &[f64], n_kept: usize) -> bool {
         n_kept == self.kept.len()
+            && n_kept == self.kept_q.len()
             && self.kept.iter().zip(&self.kept_q).all(|(&e, x)| q[e as usize].to_bits() == x.to_bits())
     }
 

@@ -732,3 +732,45 @@ proptest! {
         prop_assert_eq!(&gq_m, &gq);
     }
 }
+
+/// A solver that frees its forward-only buffers after each forward pass (held memory
+/// limit 0) gives what a fresh solver gives, forward, backward and node by node, over
+/// changing shapes and scores with few or many candidates, and then holds at most about
+/// 16 bytes a value of the largest batch so far (plus a few hundred per node), where a
+/// solver without a limit holds more on scores with many candidates.
+#[test]
+fn a_solver_past_its_held_memory_keeps_only_the_backward_state() {
+    let mut state = 4242u64;
+    let mut lean = TreePav::new();
+    lean.set_max_held_bytes(0);
+    let (mut most_values, mut most_nodes, mut most_rows) = (0, 0, 0);
+    for (round, (n, depth, lam)) in [(64, 5, 1.0), (300, 6, 100.0), (17, 3, 0.0), (300, 6, 0.01), (5, 8, 1.0)].into_iter().enumerate() {
+        let t = nodes_for_depth(depth).unwrap();
+        let q: Vec<f64> = (0..n * t).map(|k| lcg(&mut state) * 3.0 - 1.0 + 0.3 * ((k % t + 1).ilog2() as f64)).collect();
+        let ga: Vec<f64> = (0..t).map(|_| lcg(&mut state) - 0.5).collect();
+        let gz: Vec<f64> = (0..n * t).map(|_| lcg(&mut state) - 0.5).collect();
+        let mut fresh = TreePav::new();
+        let mut outs = Vec::new();
+        for pav in [&mut fresh, &mut lean] {
+            let (mut a, mut z, mut gq) = (vec![0.0; t], vec![0.0; n * t], vec![0.0; n * t]);
+            pav.forward(&q, n, t, lam, &mut a, &mut z).unwrap();
+            let info: Vec<_> = (0..t).map(|u| pav.node_info(u).unwrap()).map(|i| (i.group, i.value, i.denominator, i.support_rows.to_vec())).collect();
+            assert!(pav.is_solved_for(&q, n, t, lam));
+            // another value at the place of the largest score: another problem
+            let mut other = q.clone();
+            let top = (0..n * t).max_by(|&i, &j| q[i].total_cmp(&q[j])).unwrap();
+            other[top] += 0.25;
+            assert!(!pav.is_solved_for(&other, n, t, lam));
+            assert!(pav.backward_at(&q, n, t, lam, &ga, &gz, &mut gq).unwrap());
+            outs.push((a, z, gq, info));
+        }
+        assert!(outs[0] == outs[1], "round {round}: results differ");
+        (most_values, most_nodes, most_rows) = (most_values.max(n * t), most_nodes.max(t), most_rows.max(n));
+        let most = 16 * most_values + 512 * most_nodes + 64 * most_rows + 4096;
+        assert!(lean.held_bytes() <= most, "round {round}: {} bytes held, at most {most}", lean.held_bytes());
+        assert!(fresh.held_bytes() <= TreePav::bytes_needed(n, t).unwrap());
+        if round == 1 {
+            assert!(fresh.held_bytes() > most, "many candidates: {} bytes", fresh.held_bytes());
+        }
+    }
+}
