@@ -412,6 +412,38 @@ def test_batches_above_the_cache_limit_use_their_own_solver(monkeypatch):
     assert iso._thread.solver is cached and cached._shape == small.shape
 
 
+def test_the_thread_solver_past_its_memory_limit_frees_its_forward_buffers(monkeypatch):
+    # a new thread's solver with a held-memory limit of 0 frees what only the forward
+    # pass uses after each one: the same results, the backward pass still reuses the
+    # forward state, and it holds less than a solver without the limit
+    import threading
+
+    import treeopt.isotonic as iso
+
+    monkeypatch.setattr(iso, "CACHED_MAX_BYTES", 0)
+    rng = np.random.default_rng(31)
+    out = {}
+
+    def run():
+        for n, t, lam in [(300, 63, 100.0), (40, 15, 0.5), (300, 63, 1.0)]:
+            q, ga, gz = rng.normal(size=(n, t)), rng.normal(size=t), rng.normal(size=(n, t))
+            a_ref, z_ref, g_ref = fresh_solution(q, lam, ga, gz)
+            a, z = tree_pav(q, lam)
+            solver = iso._thread.solver._solver
+            assert solver.backward_checked(q, lam, ga, gz, iso.CACHED_MAX_VALUES) is not None  # no second solve
+            g = tree_pav_backward(q, lam, ga, gz)
+            assert a.tobytes() == a_ref.tobytes() and z.tobytes() == z_ref.tobytes() and g.tobytes() == g_ref.tobytes()
+        unlimited = TreePAV()
+        unlimited.forward(np.random.default_rng(31).normal(size=(300, 63)), 100.0)
+        out["held"] = (solver.held_bytes(), unlimited._solver.held_bytes())
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    limited, unlimited = out["held"]
+    assert limited < unlimited / 2, (limited, unlimited)
+
+
 def test_large_outputs_reuse_freed_memory_and_never_memory_in_use():
     # z and dL/dq of 2**15 values or more are lent from a pool of freed outputs: every
     # result must be a fresh solver's, and an output (or a view of it) that is still

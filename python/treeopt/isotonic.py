@@ -16,13 +16,14 @@ returns ``dL/dq`` from ``dL/da`` and ``dL/dz`` with the Jacobian of the paper's
 section 3.2. For use inside PyTorch see :mod:`treeopt.torch`.
 
 The functions :func:`tree_pav` and :func:`tree_pav_backward` reuse one solver per
-thread (for batches of up to ``2**20`` values), so a call costs what a warm
+thread (for batches of up to ``2**21`` values; past 64 MB it frees, after each forward
+pass, the buffers only that pass uses), so a call costs what a warm
 :meth:`TreePAV.forward` costs, and ``tree_pav_backward`` at the ``q`` and ``lam`` of the
 thread's last ``tree_pav`` call does not solve again. The solver keeps no copy of ``q``
 and sizes and writes its memory in proportion to the values that can enter a support, so
 even a first call touches little new memory besides its outputs (on 512 x 127 normal
 scores, ``lam = 1``, about 5 pages of 4 KB besides the 127 of ``z``). Outputs ``z`` and
-``dL/dq`` of ``2**15`` to ``2**20`` values are made in the memory of earlier outputs of the
+``dL/dq`` of ``2**15`` to ``2**21`` values are made in the memory of earlier outputs of the
 same size that Python has freed (a few are kept; such an array's ``base`` is the owner of
 that memory, which takes it back once the array and its views are gone), so calls in a
 loop do not fault their pages in again.
@@ -46,9 +47,17 @@ __all__ = ["TreePAV", "tree_pav", "tree_pav_backward", "tree_depth"]
 MAX_DEPTH = 24
 
 #: Largest batch (rows x nodes) for which :func:`tree_pav` and :func:`tree_pav_backward`
-#: keep their per-thread solver, and its buffers, between calls; larger batches use a
-#: solver of their own, so a thread never holds more than about 120 MB for them.
-CACHED_MAX_VALUES = 2**20
+#: keep their per-thread solver, and its buffers, between calls (8192 x 255 is 2.09 M
+#: values); larger batches use a solver of their own.
+CACHED_MAX_VALUES = 2**21
+
+#: Memory past which the per-thread solver frees, after each forward pass, the buffers
+#: only that pass uses (it keeps the state for the backward pass). Its buffers are
+#: sized to the candidate values (normal scores on 8192 x 255: about 10 MB); scores
+#: with many candidates (large ``lam``, drifting scores) could make it hold up to 144
+#: bytes a value, 300 MB at ``CACHED_MAX_VALUES``, and with this limit a thread holds at
+#: most 64 MB for them (16 bytes a value are kept: 34 MB at ``CACHED_MAX_VALUES``).
+CACHED_MAX_BYTES = 64 * 2**20
 
 _thread = threading.local()
 
@@ -245,6 +254,7 @@ def _cached_solver() -> TreePAV:
         solver: TreePAV = _thread.solver
     except AttributeError:
         solver = _thread.solver = TreePAV()
+        solver._solver.set_max_held_bytes(CACHED_MAX_BYTES)
     return solver
 
 

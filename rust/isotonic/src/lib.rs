@@ -70,7 +70,8 @@
 //!   binary search. No violator heap, no Newton steps: on 1 x 127 normal scores a
 //!   forward and backward pass takes about 105 k instructions instead of 153 k, on
 //!   1 x 1023 1.0 M instead of 1.5 M. Merges draw on a budget of `O(m + T)` copies;
-//!   past it the violator heap solves the problem from the start.
+//!   past it the violator heap pools the rest, from the groups pooled so far (exact:
+//!   these groups never split).
 //! * **Violators** are taken largest first from a binary heap. A node is absorbed at
 //!   most `D` times, so there are `O(T D)` pushes of `O(log T)` each.
 //!
@@ -226,9 +227,12 @@ pub const BOTTOM_UP_ROWS: usize = 16;
 /// Copies of values that the merges of bottom-up pooling may make per column slot (a
 /// candidate or a node) before the violator heap takes over: normal scores on up to 16
 /// rows take at most about 2, scores that pool bottom up over many levels 3 to 8, a
-/// chain that one group absorbs node by node `O(T)`; a failed attempt costs a chain
-/// about a third of the violator heap's solve.
-const MERGE_COPIES: u64 = 4;
+/// chain that one group absorbs node by node `O(T)`. Past the budget the violator heap
+/// continues from the groups pooled so far, so the attempt's merges are not lost: a
+/// 1 x 511 chain takes 8% more instructions than the violator heap alone (3.49 M
+/// against 3.23 M; with a budget of 2 3.41 M, but scores that pool over many levels
+/// take more or less, either way).
+pub const MERGE_COPIES: u64 = 4;
 
 /// How [`TreePav::forward`] pools nodes into groups when `lam > 0` (with `lam == 0` the
 /// solution is not unique and the violator heap always pools). Both ways find the unique
@@ -242,7 +246,8 @@ pub enum Pooling {
     Auto,
     /// Bottom up, each node's subtrees first, merging the pooled groups' sorted values
     /// (`O(T log T)` for the heaps of hanging groups plus the merges, which draw on a
-    /// budget of `O(m + T)` copies; past it the violator heap takes over).
+    /// budget of `O(m + T)` copies; past it the violator heap takes over, from the
+    /// groups pooled so far).
     BottomUp,
     /// Largest violator first from one heap (Algorithm 1), groups as sorted runs searched
     /// by Newton steps, with the treap guard: `O(m log m)` on any input.
@@ -420,6 +425,12 @@ pub struct TreePav {
     work_factor: Option<u64>,
     /// How the nodes are pooled (see [`TreePav::set_pooling`]).
     pooling: Pooling,
+    /// Merge budget of bottom-up pooling, in copies per column slot (`None`:
+    /// [`MERGE_COPIES`]).
+    merge_copies: Option<u64>,
+    /// Held memory past which a forward pass frees its own buffers at its end (see
+    /// [`TreePav::set_max_held_bytes`]).
+    max_held_bytes: Option<usize>,
     /// The kept test of the candidates: `v = q + 1/2 >= kept_at` (see `kept_threshold`).
     kept_at: f64,
     /// Clipped node values of the last forward pass.
@@ -1091,6 +1102,101 @@ impl TreePav {
         self.work_factor = Some(factor);
     }
 
+    /// Bytes the solver's buffers hold now (their capacities): what it keeps between
+    /// calls. At most [`TreePav::bytes_needed`] of the largest shape it has solved, and
+    /// on scores with few candidates (a few percent of the values on normal scores) a
+    /// small part of it.
+    pub fn held_bytes(&self) -> usize {
+        fn held<T>(v: &Vec<T>) -> usize {
+            v.capacity() * std::mem::size_of::<T>()
+        }
+        held(&self.a)
+            + held(&self.col_start)
+            + held(&self.col_len)
+            + held(&self.val)
+            + held(&self.row)
+            + held(&self.pre)
+            + held(&self.kept_count)
+            + held(&self.kept_sum)
+            + held(&self.top)
+            + held(&self.bound)
+            + held(&self.count)
+            + held(&self.uf)
+            + held(&self.next)
+            + held(&self.tail)
+            + held(&self.size)
+            + held(&self.support)
+            + held(&self.value)
+            + held(&self.stamp)
+            + held(&self.in_treap)
+            + held(&self.treap)
+            + held(&self.boundary)
+            + held(&self.run_head)
+            + held(&self.run_next)
+            + held(&self.run_len)
+            + held(&self.run_start)
+            + held(&self.run_in_arena)
+            + held(&self.run_live)
+            + held(&self.run_val)
+            + held(&self.run_pre)
+            + held(&self.threshold)
+            + held(&self.spent)
+            + held(&self.live)
+            + held(&self.nodes)
+            + held(&self.stack)
+            + held(&self.heap)
+            + held(&self.below)
+            + held(&self.heap_left)
+            + held(&self.heap_right)
+            + held(&self.heap_rank)
+            + held(&self.kept)
+            + held(&self.kept_q)
+            + held(&self.row_kept)
+            + held(&self.sorted)
+            + held(&self.hist)
+            + held(&self.grad_a_eff)
+            + held(&self.a_tile)
+            + held(&self.out_tile)
+            + held(&self.ga_tile)
+    }
+
+    /// Frees the buffers that only a forward pass uses (the candidates' columns and
+    /// their prefix sums, the sort's entries and buckets, the arenas of merged runs and
+    /// treaps), keeping the state of the last forward pass for [`TreePav::backward`],
+    /// [`TreePav::backward_at`] and [`TreePav::node_info`]. What stays is at most about
+    /// 16 bytes a value (the candidates' places, scores and rows) and a few hundred
+    /// bytes a node, of the largest shape solved so far; the next forward pass reserves
+    /// the freed buffers again.
+    pub fn release_forward_buffers(&mut self) {
+        fn free<T>(v: &mut Vec<T>) {
+            *v = Vec::new();
+        }
+        free(&mut self.val);
+        free(&mut self.pre);
+        free(&mut self.sorted);
+        free(&mut self.hist);
+        free(&mut self.run_val);
+        free(&mut self.run_pre);
+        free(&mut self.nodes);
+    }
+
+    /// Sets the held memory (see [`TreePav::held_bytes`]) past which each later forward
+    /// pass ends with [`TreePav::release_forward_buffers`]: a solver kept between calls
+    /// then holds at most the larger of `bytes` and about 16 bytes a value plus a few
+    /// hundred a node (of the largest shape it solved), whatever the scores, and reuses
+    /// all its buffers on scores with few candidates.
+    pub fn set_max_held_bytes(&mut self, bytes: usize) {
+        self.max_held_bytes = Some(bytes);
+    }
+
+    /// Sets the merge budget of bottom-up pooling (default [`MERGE_COPIES`]): its merges
+    /// may copy `copies` values per column slot, and past that the violator heap pools
+    /// the nodes left. Only the speed depends on it (the results agree to rounding);
+    /// tests use small budgets to hand over at any point.
+    pub fn set_merge_copies(&mut self, copies: u64) {
+        self.merge_copies = Some(copies);
+    }
+
     /// Sets how later forward passes pool the nodes (default [`Pooling::Auto`]); the
     /// results agree to rounding, and tests compare the ways.
     pub fn set_pooling(&mut self, pooling: Pooling) {
@@ -1179,6 +1285,9 @@ impl TreePav {
             },
         );
         self.solved = true;
+        if self.max_held_bytes.is_some_and(|most| self.held_bytes() > most) {
+            self.release_forward_buffers();
+        }
         Ok(())
     }
 
@@ -1201,6 +1310,7 @@ impl TreePav {
     /// one that passes it, so equal counts and equal values at the old places suffice.
     fn same_candidates(&self, q: &[f64], n_kept: usize) -> bool {
         n_kept == self.kept.len()
+            && n_kept == self.kept_q.len()
             && self.kept.iter().zip(&self.kept_q).all(|(&e, x)| q[e as usize].to_bits() == x.to_bits())
     }
 
@@ -1603,8 +1713,14 @@ impl TreePav {
                 Pooling::BottomUp => true,
                 Pooling::Violators => false,
             };
-        if !(bottom_up && self.pool_bottom_up()) {
-            self.pool_violators();
+        let unsolved = if bottom_up {
+            self.pool_bottom_up()
+        } else {
+            self.reset_groups();
+            Some(self.n_nodes)
+        };
+        if let Some(unsolved) = unsolved {
+            self.pool_violators(unsolved);
         }
         self.finish_groups();
     }
@@ -1651,8 +1767,17 @@ impl TreePav {
 
     /// Algorithm 1: solve every node alone, then pool the largest violator with its
     /// parent's group until no constraint `a_t <= a_parent(t)` is violated.
-    fn pool_violators(&mut self) {
-        self.reset_groups();
+    ///
+    /// Nodes `unsolved..T` may come already pooled, by a bottom-up pass that stopped
+    /// (see [`TreePav::pool_bottom_up`]): each of their groups is then solved and has
+    /// one run, and is contained in a group of the solution (bottom-up pooling only
+    /// ever joins groups, and ends at the solution), so the problem with each such group
+    /// contracted to one node has the same solution. That problem is again tree
+    /// ordered (a group's parent is the group of its top's parent) with group
+    /// objectives of the same form, and Algorithm 1 solves it from its single nodes:
+    /// the nodes `0..unsolved` alone and the groups as they come. With `unsolved = T`
+    /// (after `reset_groups`) this is Algorithm 1 from the start.
+    fn pool_violators(&mut self, unsolved: usize) {
         let t_count = self.n_nodes;
 
         // Work account of the Newton searches, in probes (one step of a binary search in
@@ -1664,12 +1789,23 @@ impl TreePav {
         let deposit = factor * (n + MAX_RUNS as u64) * (log_m + 1);
         let mut credit = 0u64;
 
-        for t in 0..t_count {
+        for t in 0..unsolved {
             self.solve_alone(t);
         }
+        for g in unsolved..t_count {
+            // a bottom-up group's one run, as the run list of a group (the bottom-up
+            // pass keeps the run, owned by the top, but not the list)
+            if self.uf[g] as usize == g {
+                self.run_head[g] = if self.run_len[g] > 0 { g as u32 } else { NIL };
+                self.run_next[g] = NIL;
+            }
+        }
         for t in 1..t_count {
-            if self.value[t] > self.value[parent(t)] {
-                self.push(t);
+            if self.uf[t] as usize == t {
+                let p = self.find(parent(t));
+                if self.value[t] > self.value[p] {
+                    self.push(t);
+                }
             }
         }
 
@@ -1791,10 +1927,12 @@ impl TreePav {
     /// violator heap or Newton steps, and on small batches it is several times cheaper.
     ///
     /// A merge copies both runs, so a chain of poolings can copy `O(m T)` values; the
-    /// merges draw on a budget of [`MERGE_COPIES`] copies per column slot and the pass
-    /// returns `false`, with its state to be reset, when one would overdraw it (the
-    /// caller then pools by the violator heap).
-    fn pool_bottom_up(&mut self) -> bool {
+    /// merges draw on a budget of [`MERGE_COPIES`] copies per column slot. When one
+    /// would overdraw it, at node `t`, the pass stops and returns `Some(t)`: nodes
+    /// `0..t` are not solved yet, the others are in solved groups (`t`'s possibly not
+    /// done pooling), from which the violator heap continues
+    /// ([`TreePav::pool_violators`]). `None` when every node is pooled.
+    fn pool_bottom_up(&mut self) -> Option<usize> {
         self.reset_groups();
         let t_count = self.n_nodes;
         let slots = self.col_start[t_count] as u64;
@@ -1802,7 +1940,7 @@ impl TreePav {
         resize(&mut self.heap_left, t_count, NIL);
         resize(&mut self.heap_right, t_count, NIL);
         resize(&mut self.heap_rank, t_count, 0);
-        let mut budget = MERGE_COPIES * (slots + t_count as u64);
+        let mut budget = self.merge_copies.unwrap_or(MERGE_COPIES) * (slots + t_count as u64);
         let c1 = self.lam;
         for t in (0..t_count).rev() {
             self.solve_alone(t);
@@ -1820,7 +1958,8 @@ impl TreePav {
                 let (lt, lh) = (self.run_len[t] as u64, self.run_len[h] as u64);
                 if lt > 0 && lh > 0 {
                     if budget < lt + lh {
-                        return false;
+                        // (h stays a group of its own, hanging below t's)
+                        return Some(t);
                     }
                     budget -= lt + lh;
                     self.merge_runs(t, h);
@@ -1839,7 +1978,7 @@ impl TreePav {
             }
             self.below[t] = below;
         }
-        true
+        None
     }
 
     /// `k*` and the sum of the support of the pooled group `g`, whose values are the

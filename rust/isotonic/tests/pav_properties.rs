@@ -451,9 +451,12 @@ proptest! {
 /// merges that may run out): node values, `z`, `dL/dq` and each node's group, value,
 /// denominator and support rows.
 #[allow(clippy::type_complexity)]
-fn solve_pooled(p: &Problem, pooling: Pooling) -> (Vec<f64>, Vec<f64>, Vec<f64>, Vec<(usize, f64, f64, Vec<u32>)>) {
+fn solve_pooled(p: &Problem, pooling: Pooling, merge_copies: Option<u64>) -> (Vec<f64>, Vec<f64>, Vec<f64>, Vec<(usize, f64, f64, Vec<u32>)>) {
     let mut pav = TreePav::new();
     pav.set_pooling(pooling);
+    if let Some(copies) = merge_copies {
+        pav.set_merge_copies(copies);
+    }
     let (a, z) = solve(p, &mut pav);
     let info = (0..p.t)
         .map(|t| {
@@ -497,11 +500,14 @@ proptest! {
     /// Bottom-up pooling gives what the violator heap gives: node values and `z` to
     /// 1e-12, and the same groups, denominators, supports and (to 1e-12) gradients,
     /// except where two adjacent groups end with exactly equal values (then either may
-    /// pool them: another Clarke gradient), which only ties in the scores make.
+    /// pool them: another Clarke gradient), which only ties in the scores make. With a
+    /// merge budget of 0 to 3 copies per slot (the default or none at all when the
+    /// budget is `None`), bottom-up pooling stops at some node, possibly in the middle
+    /// of its pooling, and the violator heap continues from its groups.
     #[test]
-    fn bottom_up_pooling_matches_the_violator_heap(p in pooling_problem()) {
-        let (a0, z0, g0, info0) = solve_pooled(&p, Pooling::Violators);
-        let (a1, z1, g1, info1) = solve_pooled(&p, Pooling::BottomUp);
+    fn bottom_up_pooling_matches_the_violator_heap(p in pooling_problem(), copies in prop_oneof![Just(None), (0u64..4).prop_map(Some)]) {
+        let (a0, z0, g0, info0) = solve_pooled(&p, Pooling::Violators, None);
+        let (a1, z1, g1, info1) = solve_pooled(&p, Pooling::BottomUp, copies);
         let tol = 1e-12 * scale(&p);
         for (x, y) in a0.iter().zip(&a1).chain(z0.iter().zip(&z1)) {
             prop_assert!((x - y).abs() <= tol, "{x} vs {y}");
@@ -524,18 +530,25 @@ proptest! {
 }
 
 /// A chain that the root's group absorbs node by node (the root has no candidate, every
-/// other node the same scores) overdraws the merge budget of bottom-up pooling, which
-/// then hands the problem to the violator heap: the same solution as that heap alone.
+/// other node the same scores) overdraws the merge budget of bottom-up pooling in the
+/// middle of the root's pooling, and the violator heap pools the rest from there: the
+/// violator heap's solution, the same group, denominators and supports, and values,
+/// `z` and gradients to 1e-12 (the group's sums are added in another order).
 #[test]
 fn bottom_up_pooling_past_its_budget_gives_the_violator_heaps_solution() {
     for (depth, n) in [(8, 1), (6, 3)] {
         let t = nodes_for_depth(depth).unwrap();
         let q = (0..n * t).map(|k| if k % t == 0 { -1.0 } else { 0.3 + 0.01 * (k / t) as f64 }).collect();
         let p = Problem { q, n, t, lam: 1.0 };
-        let (a0, z0, g0, info0) = solve_pooled(&p, Pooling::Violators);
-        let (a1, z1, g1, info1) = solve_pooled(&p, Pooling::BottomUp);
+        let (a0, z0, g0, info0) = solve_pooled(&p, Pooling::Violators, None);
+        let (a1, z1, g1, info1) = solve_pooled(&p, Pooling::BottomUp, None);
         assert_eq!(info0.iter().filter(|x| x.0 == 0).count(), t, "the root's group holds every node");
-        assert_eq!((a0, z0, g0, info0), (a1, z1, g1, info1));
+        let close = |x: &[f64], y: &[f64]| x.len() == y.len() && x.iter().zip(y).all(|(x, y)| (x - y).abs() <= 1e-12 * (1.0 + x.abs()));
+        assert!(close(&a0, &a1) && close(&z0, &z1) && close(&g0, &g1), "values, z or gradients differ");
+        for (x, y) in info0.iter().zip(&info1) {
+            assert_eq!((x.0, x.2, &x.3), (y.0, y.2, &y.3), "groups, denominators or supports differ");
+            assert!((x.1 - y.1).abs() <= 1e-12, "group values {} vs {}", x.1, y.1);
+        }
     }
 }
 
@@ -717,5 +730,47 @@ proptest! {
         };
         prop_assert_eq!(&z_m, &z);
         prop_assert_eq!(&gq_m, &gq);
+    }
+}
+
+/// A solver that frees its forward-only buffers after each forward pass (held memory
+/// limit 0) gives what a fresh solver gives, forward, backward and node by node, over
+/// changing shapes and scores with few or many candidates, and then holds at most about
+/// 16 bytes a value of the largest batch so far (plus a few hundred per node), where a
+/// solver without a limit holds more on scores with many candidates.
+#[test]
+fn a_solver_past_its_held_memory_keeps_only_the_backward_state() {
+    let mut state = 4242u64;
+    let mut lean = TreePav::new();
+    lean.set_max_held_bytes(0);
+    let (mut most_values, mut most_nodes, mut most_rows) = (0, 0, 0);
+    for (round, (n, depth, lam)) in [(64, 5, 1.0), (300, 6, 100.0), (17, 3, 0.0), (300, 6, 0.01), (5, 8, 1.0)].into_iter().enumerate() {
+        let t = nodes_for_depth(depth).unwrap();
+        let q: Vec<f64> = (0..n * t).map(|k| lcg(&mut state) * 3.0 - 1.0 + 0.3 * ((k % t + 1).ilog2() as f64)).collect();
+        let ga: Vec<f64> = (0..t).map(|_| lcg(&mut state) - 0.5).collect();
+        let gz: Vec<f64> = (0..n * t).map(|_| lcg(&mut state) - 0.5).collect();
+        let mut fresh = TreePav::new();
+        let mut outs = Vec::new();
+        for pav in [&mut fresh, &mut lean] {
+            let (mut a, mut z, mut gq) = (vec![0.0; t], vec![0.0; n * t], vec![0.0; n * t]);
+            pav.forward(&q, n, t, lam, &mut a, &mut z).unwrap();
+            let info: Vec<_> = (0..t).map(|u| pav.node_info(u).unwrap()).map(|i| (i.group, i.value, i.denominator, i.support_rows.to_vec())).collect();
+            assert!(pav.is_solved_for(&q, n, t, lam));
+            // another value at the place of the largest score: another problem
+            let mut other = q.clone();
+            let top = (0..n * t).max_by(|&i, &j| q[i].total_cmp(&q[j])).unwrap();
+            other[top] += 0.25;
+            assert!(!pav.is_solved_for(&other, n, t, lam));
+            assert!(pav.backward_at(&q, n, t, lam, &ga, &gz, &mut gq).unwrap());
+            outs.push((a, z, gq, info));
+        }
+        assert!(outs[0] == outs[1], "round {round}: results differ");
+        (most_values, most_nodes, most_rows) = (most_values.max(n * t), most_nodes.max(t), most_rows.max(n));
+        let most = 16 * most_values + 512 * most_nodes + 64 * most_rows + 4096;
+        assert!(lean.held_bytes() <= most, "round {round}: {} bytes held, at most {most}", lean.held_bytes());
+        assert!(fresh.held_bytes() <= TreePav::bytes_needed(n, t).unwrap());
+        if round == 1 {
+            assert!(fresh.held_bytes() > most, "many candidates: {} bytes", fresh.held_bytes());
+        }
     }
 }

@@ -99,9 +99,10 @@ fn empty_array<'py, D: Dimension>(py: Python<'py>, dims: &[usize], what: &str) -
 /// Outputs of at least this many values (256 KB) are lent from [`POOL`].
 const POOLED_MIN_VALUES: usize = 1 << 15;
 
-/// Outputs of at most this many values (8 MB, as `CACHED_MAX_VALUES` of the Python
-/// module) are lent from [`POOL`], which then holds at most [`POOLED_BUFFERS`] x 8 MB.
-const POOLED_MAX_VALUES: usize = 1 << 20;
+/// Outputs of at most this many values (16 MB, as `CACHED_MAX_VALUES` of the Python
+/// module: 8192 x 255 is 2.09 M) are lent from [`POOL`], which then holds at most
+/// [`POOLED_BUFFERS`] x 16 MB.
+const POOLED_MAX_VALUES: usize = 1 << 21;
 
 /// Buffers [`POOL`] keeps at most.
 const POOLED_BUFFERS: usize = 4;
@@ -273,6 +274,18 @@ impl PyTreePav {
             }
         };
         self.backward_at(py, q.readonly(), lam.value(), grad_a, grad_z)
+    }
+
+    /// Held memory (bytes) past which each later forward pass frees the buffers only
+    /// it uses, keeping its state for the backward pass (see
+    /// `TreePav::set_max_held_bytes`).
+    fn set_max_held_bytes(&mut self, bytes: usize) {
+        self.inner.set_max_held_bytes(bytes);
+    }
+
+    /// Bytes the solver's buffers hold now.
+    fn held_bytes(&self) -> usize {
+        self.inner.held_bytes()
     }
 
     /// `(n_rows, n_nodes)` of the last forward pass if it succeeded, else `None`.
