@@ -397,8 +397,19 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
     /// ([`Builder::stump_node`]).
     fn depth_two_ways(&mut self, set: &[u64], budget: f64, ways: &mut Vec<(f64, Way)>) -> Result<(), RashomonError> {
         let limit = budget + self.tol;
-        let sides = self.solver.split_sides(set, 2).map_err(RashomonError::Stopped)?;
-        let mut screened: Vec<u32> = sides.iter().filter(|s| s.left.lb + s.right.lb <= limit).map(|s| s.split).collect();
+        // The sides' bounds (leaf, equivalent points, largest classes: those of the
+        // search's pass over the splits, [`Solver::split_sides`]) from the table's sums
+        // per column, which cost a population count per word of row bits where the
+        // search's pass adds every group's class weights to each of its columns (half
+        // the set builder's instructions on coupon_carryout and broward d3). The sums
+        // are added in another order: the tolerance keeps a split whose bound meets the
+        // limit up to rounding.
+        let rules = self.solver.rules();
+        self.pairs.sum_singles(self.solver.task(), set);
+        let mut screened: Vec<u32> = {
+            let (table, obj) = (self.pairs.table(), &self.solver.task().obj);
+            (0..table.m as u32).filter(|&f| table.sides_bound(f as usize, obj, &rules).is_some_and(|lb| lb <= limit + self.tol)).collect()
+        };
         if screened.is_empty() {
             return Ok(());
         }
@@ -407,7 +418,6 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
         // where many splits pass them it costs less than their pair rows. Its sums are
         // added in another order: the tolerance keeps a split that meets the limit up to
         // rounding.
-        self.pairs.prepare(self.solver.task());
         let (m, c) = (self.solver.task().splits.n_splits(), self.solver.task().data.n_classes());
         let groups = set.iter().map(|w| w.count_ones() as usize).sum();
         if self.screen == KernelScreen::Always || self.pairs.kernel_screen_pays(groups, screened.len(), m, c) {
@@ -419,8 +429,7 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
                 screened.retain(|&f| lower[f as usize] <= limit + self.tol);
             }
         }
-        let rules = self.solver.rules();
-        let table = PairTable::sum(&mut self.pairs, self.solver.task(), set, &screened);
+        let table = self.pairs.sum_rows(self.solver.task(), set, &screened);
         let mut fitting: Vec<(u32, f64, f64)> = Vec::new();
         for &f in &screened {
             let (lo, ro) = (table.stump_optimum(f as usize, false, &rules), table.stump_optimum(f as usize, true, &rules));
@@ -510,6 +519,8 @@ struct PairBuffers {
     /// The set's totals, then per column its counted sums, then the rows of the screened
     /// columns (see [`PairTable`]).
     sums: Vec<f64>,
+    /// The set's equivalent-points floor, then per column that of its counted groups.
+    minority: Vec<f64>,
     /// Per column, the index of its row in `sums`, or [`NO_ROW`].
     row_of: Vec<u32>,
     /// The depth-two kernel's polarity and per-group lists of counted columns
@@ -545,8 +556,13 @@ struct RowBits {
     rows_of: Vec<u32>,
     /// Per column, the rows at the value it is counted at ([`PairTable`]).
     counted: Vec<u64>,
-    /// Scratch: the rows of the current set, and those of the set and one column.
+    /// The rows outside their group's largest class (the first, on ties): their count
+    /// in a set is its equivalent-points floor in rows.
+    minor: Vec<u64>,
+    /// Scratch: the rows of the current set, those of them in `minor`, and those of
+    /// the set and one column.
     set: Vec<u64>,
+    set_minor: Vec<u64>,
     both: Vec<u64>,
 }
 
@@ -593,34 +609,41 @@ impl RowBits {
         let mut next: Vec<usize> = class_start[..c].iter().map(|w| w * 64).collect();
         let mut first_row = Vec::with_capacity(n * c);
         let mut counted = vec![0; m * words];
+        let mut minor = vec![0; words];
         for g in 0..n {
+            let group = &rows_of[g * c..(g + 1) * c];
+            let top = (0..c).fold(0, |t, k| if group[k] > group[t] { k } else { t });
             for k in 0..c {
                 let (start, count) = (next[k], rows_of[g * c + k] as usize);
                 first_row.push(start as u32);
                 next[k] += count;
+                if k != top {
+                    set_range(&mut minor, start, start + count);
+                }
                 for &f in &listed[listed_start[g] as usize..listed_start[g + 1] as usize] {
                     set_range(&mut counted[f as usize * words..(f as usize + 1) * words], start, start + count);
                 }
             }
         }
-        Some(RowBits { unit, words, class_start, first_row, rows_of, counted, set: vec![0; words], both: vec![0; words] })
+        Some(RowBits { unit, words, class_start, first_row, rows_of, counted, minor, set: vec![0; words], set_minor: vec![0; words], both: vec![0; words] })
     }
 
     fn bytes(&self) -> usize {
-        (self.counted.len() + self.set.len() + self.both.len() + self.class_start.len()) * 8 + (self.first_row.len() + self.rows_of.len()) * 4
+        (self.counted.len() + self.minor.len() + self.set.len() + self.set_minor.len() + self.both.len() + self.class_start.len()) * 8 + (self.first_row.len() + self.rows_of.len()) * 4
     }
 
-    /// Fills the table sums `total`, `single` and `rows` (see [`PairTable::sum`]) of the
-    /// groups of `set` by counting rows.
-    fn sum(&mut self, data: &Groups, set: &[u64], row_of: &[u32], screened: &[u32], total: &mut [f64], single: &mut [f64], rows: &mut [f64]) {
+    /// Fills the table sums `total` and `single` and the floors `minority` (see
+    /// [`PairBuffers::sum_singles`]) of the groups of `set` by counting rows, and keeps
+    /// the set's rows for [`RowBits::rows`].
+    fn singles(&mut self, data: &Groups, set: &[u64], total: &mut [f64], single: &mut [f64], minority: &mut [f64]) {
         with_popcount(
             #[inline(always)]
-            || self.sum_body(data, set, row_of, screened, total, single, rows),
+            || self.singles_body(data, set, total, single, minority),
         )
     }
 
     #[inline(always)]
-    fn sum_body(&mut self, data: &Groups, set: &[u64], row_of: &[u32], screened: &[u32], total: &mut [f64], single: &mut [f64], rows: &mut [f64]) {
+    fn singles_body(&mut self, data: &Groups, set: &[u64], total: &mut [f64], single: &mut [f64], minority: &mut [f64]) {
         let (words, c, unit) = (self.words, data.n_classes(), self.unit);
         let m = single.len() / (c + 1);
         self.set.fill(0);
@@ -630,26 +653,31 @@ impl RowBits {
                 set_range(&mut self.set, start, start + self.rows_of[g * c + k] as usize);
             }
         });
-        let class_start = &self.class_start;
-        // Writes into `cell` the sums, per class and in all, of the rows of `among` (and
-        // of `other`).
-        let count_into = |among: &[u64], other: Option<&[u64]>, cell: &mut [f64]| {
-            let mut all = 0u64;
-            for k in 0..c {
-                let range = class_start[k]..class_start[k + 1];
-                let n: u64 = match other {
-                    None => among[range].iter().map(|a| a.count_ones() as u64).sum(),
-                    Some(o) => among[range.clone()].iter().zip(&o[range]).map(|(a, b)| (a & b).count_ones() as u64).sum(),
-                };
-                cell[k] = n as f64 * unit;
-                all += n;
-            }
-            cell[c] = all as f64;
-        };
-        count_into(&self.set, None, total);
-        for f in 0..m {
-            count_into(&self.set, Some(&self.counted[f * words..(f + 1) * words]), &mut single[f * (c + 1)..(f + 1) * (c + 1)]);
+        for ((sm, s), x) in self.set_minor.iter_mut().zip(&self.set).zip(&self.minor) {
+            *sm = s & x;
         }
+        count_rows(&self.class_start, unit, &self.set, None, total);
+        minority[0] = self.set_minor.iter().map(|a| a.count_ones() as u64).sum::<u64>() as f64 * unit;
+        for f in 0..m {
+            let column = &self.counted[f * words..(f + 1) * words];
+            count_rows(&self.class_start, unit, &self.set, Some(column), &mut single[f * (c + 1)..(f + 1) * (c + 1)]);
+            minority[1 + f] = self.set_minor.iter().zip(column).map(|(a, b)| (a & b).count_ones() as u64).sum::<u64>() as f64 * unit;
+        }
+    }
+
+    /// Fills the table's `rows` (see [`PairTable`]) of the set [`RowBits::singles`] last
+    /// counted.
+    fn rows(&mut self, c: usize, row_of: &[u32], screened: &[u32], rows: &mut [f64]) {
+        with_popcount(
+            #[inline(always)]
+            || self.rows_body(c, row_of, screened, rows),
+        )
+    }
+
+    #[inline(always)]
+    fn rows_body(&mut self, c: usize, row_of: &[u32], screened: &[u32], rows: &mut [f64]) {
+        let (words, unit) = (self.words, self.unit);
+        let m = self.counted.len() / words;
         for &f in screened {
             let f = f as usize;
             // The rows of the set counted in `f`.
@@ -659,10 +687,28 @@ impl RowBits {
             let r = row_of[f] as usize;
             let row = &mut rows[r * m * (c + 1)..(r + 1) * m * (c + 1)];
             for (h, cell) in row.chunks_exact_mut(c + 1).enumerate() {
-                count_into(&self.both, Some(&self.counted[h * words..(h + 1) * words]), cell);
+                count_rows(&self.class_start, unit, &self.both, Some(&self.counted[h * words..(h + 1) * words]), cell);
             }
         }
     }
+}
+
+/// Writes into `cell` the sums, per class (`unit` x rows) and in rows, of the rows of
+/// `among` (and of `other`), whose classes lie in the word ranges of `class_start`.
+#[inline(always)]
+fn count_rows(class_start: &[usize], unit: f64, among: &[u64], other: Option<&[u64]>, cell: &mut [f64]) {
+    let c = class_start.len() - 1;
+    let mut all = 0u64;
+    for k in 0..c {
+        let range = class_start[k]..class_start[k + 1];
+        let n: u64 = match other {
+            None => among[range].iter().map(|a| a.count_ones() as u64).sum(),
+            Some(o) => among[range.clone()].iter().zip(&o[range]).map(|(a, b)| (a & b).count_ones() as u64).sum(),
+        };
+        cell[k] = n as f64 * unit;
+        all += n;
+    }
+    cell[c] = all as f64;
 }
 
 /// Runs `f` compiled with the population-count instruction where the CPU has it (`f` is
@@ -691,7 +737,7 @@ fn set_range(bits: &mut [u64], start: usize, end: usize) {
 
 impl PairBuffers {
     fn bytes(&self) -> usize {
-        self.sums.capacity() * 8 + (self.row_of.capacity() + self.listed_start.capacity() + self.listed.capacity()) * 4 + self.flipped.capacity() + self.row_bits.as_ref().map_or(0, RowBits::bytes)
+        (self.sums.capacity() + self.minority.capacity()) * 8 + (self.row_of.capacity() + self.listed_start.capacity() + self.listed.capacity()) * 4 + self.flipped.capacity() + self.row_bits.as_ref().map_or(0, RowBits::bytes)
     }
 
     /// Builds the lists of counted columns and the row bits at the first call.
@@ -727,7 +773,78 @@ impl PairBuffers {
 
     /// The table the buffers hold.
     fn table(&self) -> PairTable<'_> {
-        PairTable { sums: &self.sums, row_of: &self.row_of, flipped: &self.flipped, m: self.m, c: self.c }
+        PairTable { sums: &self.sums, minority: &self.minority, row_of: &self.row_of, flipped: &self.flipped, m: self.m, c: self.c }
+    }
+
+    /// Sums the groups of `set` into a table without rows: its totals, per column its
+    /// counted sums, and the floors (see [`PairTable`]).
+    fn sum_singles<O: crate::objective::Objective, S: SplitFamily>(&mut self, task: &Task<O, S>, set: &[u64]) {
+        let (data, m, c) = (task.data, task.splits.n_splits(), task.data.n_classes());
+        self.prepare(task);
+        let ch = c + 1;
+        self.row_of.clear();
+        self.row_of.resize(m, NO_ROW);
+        self.sums.clear();
+        self.sums.resize((1 + m) * ch, 0.0);
+        self.minority.clear();
+        self.minority.resize(1 + m, 0.0);
+        (self.m, self.c) = (m, c);
+        let (total, single) = self.sums.split_at_mut(ch);
+        if let Some(bits) = self.row_bits.as_mut() {
+            bits.singles(data, set, total, single, &mut self.minority);
+            return;
+        }
+        let (start, listed, minority) = (&self.listed_start, &self.listed, &mut self.minority);
+        treeopt_core::bitset::for_each_one(set, |g| {
+            let (w, n, floor) = (data.class_weights(g), data.group_rows(g) as f64, task.obj.group_floor(g));
+            let add = |cell: &mut [f64]| {
+                for (s, x) in cell.iter_mut().zip(w) {
+                    *s += x;
+                }
+                cell[c] += n;
+            };
+            add(total);
+            minority[0] += floor;
+            for &f in &listed[start[g] as usize..start[g + 1] as usize] {
+                add(&mut single[f as usize * ch..(f as usize + 1) * ch]);
+                minority[1 + f as usize] += floor;
+            }
+        });
+    }
+
+    /// Adds to the table [`PairBuffers::sum_singles`] summed over `set` a row for each
+    /// column of `screened`, and returns it.
+    fn sum_rows<O: crate::objective::Objective, S: SplitFamily>(&mut self, task: &Task<O, S>, set: &[u64], screened: &[u32]) -> PairTable<'_> {
+        let (data, m, c) = (task.data, self.m, self.c);
+        let ch = c + 1;
+        for (r, &f) in screened.iter().enumerate() {
+            self.row_of[f as usize] = r as u32;
+        }
+        self.sums.resize((1 + m + screened.len() * m) * ch, 0.0);
+        let rows = &mut self.sums[(1 + m) * ch..];
+        let (start, listed, row_of) = (&self.listed_start, &self.listed, &self.row_of);
+        if let Some(bits) = self.row_bits.as_mut() {
+            bits.rows(c, row_of, screened, rows);
+            return self.table();
+        }
+        treeopt_core::bitset::for_each_one(set, |g| {
+            let (w, n) = (data.class_weights(g), data.group_rows(g) as f64);
+            let counted = &listed[start[g] as usize..start[g + 1] as usize];
+            for &f in counted {
+                let r = row_of[f as usize];
+                if r != NO_ROW {
+                    let row = &mut rows[r as usize * m * ch..(r as usize + 1) * m * ch];
+                    for &h in counted {
+                        let cell = &mut row[h as usize * ch..(h as usize + 1) * ch];
+                        for (s, x) in cell.iter_mut().zip(w) {
+                            *s += x;
+                        }
+                        cell[c] += n;
+                    }
+                }
+            }
+        });
+        self.table()
     }
 }
 
@@ -743,6 +860,7 @@ const NO_ROW: u32 = u32::MAX;
 /// follow by inclusion and exclusion.
 struct PairTable<'p> {
     sums: &'p [f64],
+    minority: &'p [f64],
     row_of: &'p [u32],
     flipped: &'p [bool],
     m: usize,
@@ -750,51 +868,6 @@ struct PairTable<'p> {
 }
 
 impl<'p> PairTable<'p> {
-    /// Sums the groups of `set` into `buffers`, with a row for each column of `screened`,
-    /// and returns the table over them.
-    fn sum<O: crate::objective::Objective, S: SplitFamily>(buffers: &'p mut PairBuffers, task: &Task<O, S>, set: &[u64], screened: &[u32]) -> PairTable<'p> {
-        let (data, m, c) = (task.data, task.splits.n_splits(), task.data.n_classes());
-        buffers.prepare(task);
-        let ch = c + 1;
-        buffers.row_of.clear();
-        buffers.row_of.resize(m, NO_ROW);
-        for (r, &f) in screened.iter().enumerate() {
-            buffers.row_of[f as usize] = r as u32;
-        }
-        buffers.sums.clear();
-        buffers.sums.resize((1 + m + screened.len() * m) * ch, 0.0);
-        (buffers.m, buffers.c) = (m, c);
-        let (total, rest) = buffers.sums.split_at_mut(ch);
-        let (single, rows) = rest.split_at_mut(m * ch);
-        let (start, listed, row_of) = (&buffers.listed_start, &buffers.listed, &buffers.row_of);
-        if let Some(bits) = buffers.row_bits.as_mut() {
-            bits.sum(data, set, row_of, screened, total, single, rows);
-            return buffers.table();
-        }
-        treeopt_core::bitset::for_each_one(set, |g| {
-            let (w, n) = (data.class_weights(g), data.group_rows(g) as f64);
-            let add = |cell: &mut [f64]| {
-                for (s, x) in cell.iter_mut().zip(w) {
-                    *s += x;
-                }
-                cell[c] += n;
-            };
-            add(total);
-            let counted = &listed[start[g] as usize..start[g + 1] as usize];
-            for &f in counted {
-                add(&mut single[f as usize * ch..(f as usize + 1) * ch]);
-                let r = row_of[f as usize];
-                if r != NO_ROW {
-                    let row = &mut rows[r as usize * m * ch..(r as usize + 1) * m * ch];
-                    for &h in counted {
-                        add(&mut row[h as usize * ch..(h as usize + 1) * ch]);
-                    }
-                }
-            }
-        });
-        buffers.table()
-    }
-
     fn total(&self) -> &[f64] {
         &self.sums[..self.c + 1]
     }
@@ -818,6 +891,21 @@ impl<'p> PairTable<'p> {
         } else {
             self.total().iter().zip(counted).map(|(t, s)| t - s).collect()
         }
+    }
+
+    /// The lower bound the search's pass gives a tree splitting first on `f` (the sum
+    /// of its sides' bounds with one level left, [`crate::rules::side`]), or `None`
+    /// when a side of `f` holds fewer rows than the minimum support (or none).
+    fn sides_bound(&self, f: usize, obj: &Misclassification, rules: &Rules) -> Option<f64> {
+        let c = self.c;
+        let (left, right) = (self.side(f, false), self.side(f, true));
+        if left[c] == 0.0 || right[c] == 0.0 || left[c] < rules.min_support || right[c] < rules.min_support {
+            return None;
+        }
+        let counted = self.minority[1 + f];
+        let (right_floor, left_floor) = if self.is_counted(f, true) { (counted, self.minority[0] - counted) } else { (self.minority[0] - counted, counted) };
+        let bound = |s: &[f64], floor: f64| crate::rules::side(obj, &s[..c], floor, None, s[c], 1, rules).lb;
+        Some(bound(&left, left_floor) + bound(&right, right_floor))
     }
 
     /// The sums of the two sides (`low`: at 0 in `h`, `high`: at 1) of split `h` within
@@ -1158,7 +1246,67 @@ impl RashomonGraph {
 mod tests {
     use super::*;
     use crate::budget::NoMonitor;
-    use crate::testing::random;
+    use crate::testing::{brute, random, random_rows};
+    use treeopt_core::BinaryDataset;
+
+    /// The table's bound on the trees of two levels splitting first on a column
+    /// ([`PairTable::sides_bound`], from its per-column sums and floors) is the one the
+    /// search's pass over the splits gives ([`Solver::split_sides`]): the same columns
+    /// (each side non-empty and with the minimum support) and the same bound up to
+    /// rounding; and it is at most the optimum of those trees by brute force. On random
+    /// subsets of random 0/1 problems, rows of one weight (the table counts row bits)
+    /// and of varied weights (it sums groups), two to four classes.
+    #[test]
+    fn the_table_bounds_each_split_as_the_search_pass() {
+        let mut bounded = 0;
+        for seed in 0..120u64 {
+            let (rows, m, classes) = (15 + (seed % 30) as usize, 2 + (seed % 7) as usize, 2 + (seed % 3) as usize);
+            let (x, y, w) = random_rows(rows, m, classes, seed + 11);
+            let data = if seed % 2 == 0 { BinaryDataset::new(&x, rows, m, &y, classes, Some(&w)).unwrap() } else { BinaryDataset::new(&x, rows, m, &y, classes, None).unwrap() };
+            let config = GosdtConfig {
+                regularization: [0.0, 0.01, 0.05, 0.2][(seed / 2 % 4) as usize],
+                max_depth: Some(2),
+                min_samples_leaf: 1 + (seed / 8 % 3) as usize,
+                ..Default::default()
+            };
+            let mut monitor = NoMonitor;
+            let mut solver = Solver::new(&data, Misclassification::new(&data), ZeroOneColumns::new(&data), &config, None, &mut monitor);
+            let (obj, rules) = (Misclassification::new(&data), solver.rules());
+            let mut pairs = PairBuffers::default();
+            let mut s = seed;
+            for trial in 0..4 {
+                // All the groups, then random subsets of about two thirds of them.
+                let mut set = vec![0u64; data.words()];
+                let mut groups = Vec::new();
+                for g in 0..data.n_groups() {
+                    s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    if trial == 0 || (s >> 33) % 3 != 0 {
+                        set[g / 64] |= 1 << (g % 64);
+                        groups.push(g);
+                    }
+                }
+                if groups.is_empty() {
+                    continue;
+                }
+                let want: Vec<(u32, f64)> = solver.split_sides(&set, 2).unwrap().iter().map(|s| (s.split, s.left.lb + s.right.lb)).collect();
+                pairs.sum_singles(solver.task(), &set);
+                let table = pairs.table();
+                let got: Vec<(u32, f64)> = (0..m as u32).filter_map(|f| table.sides_bound(f as usize, &obj, &rules).map(|b| (f, b))).collect();
+                assert_eq!(got.len(), want.len(), "seed {seed} trial {trial}: {got:?} against {want:?}");
+                for (&(f, b), &(wf, wb)) in got.iter().zip(&want) {
+                    assert_eq!(f, wf, "seed {seed} trial {trial}");
+                    assert!((b - wb).abs() <= 1e-9 * (1.0 + wb.abs()), "seed {seed} trial {trial} split {f}: {b} against {wb}");
+                    let (left, right): (Vec<usize>, Vec<usize>) = groups.iter().partition(|&&g| data.feature_of(g, f as usize) == 0);
+                    let (p, ms) = (rules.penalty, rules.min_support);
+                    let best = brute(&obj, &data, &left, Some(1), p, ms) + brute(&obj, &data, &right, Some(1), p, ms);
+                    assert!(b <= best + 1e-9, "seed {seed} trial {trial} split {f}: bound {b} above the optimum {best}");
+                    bounded += (b > 4.0 * p + 1e-9 && b > 0.0) as usize;
+                }
+            }
+        }
+        // The floors and class bounds do bound beyond the penalties.
+        assert!(bounded > 100, "{bounded}");
+    }
 
     /// Bounding the splits of nodes with two levels left by the depth-two kernel leaves
     /// the set as it is: the same costs, counts and trees as without it (which the
