@@ -193,6 +193,11 @@ struct Level {
     candidates: Vec<Candidate>,
     /// The runs of the set that have candidates, in search order.
     runs: Vec<RunSummary>,
+    /// The set and depth whose totals and runs the level holds (`bounded_depth` 0:
+    /// none): [`Solver::bound_splits`] on them again has nothing to recompute (the
+    /// greedy tree bounds the root's splits just before the search asks for them).
+    bounded: Vec<u64>,
+    bounded_depth: u32,
 }
 
 impl Level {
@@ -201,7 +206,7 @@ impl Level {
     /// (The reference loss per split is kept only when `guessing`.)
     fn bytes_for<O: Objective, S: SplitFamily>(t: &Task<O, S>, run: usize, n_runs: usize, guessing: bool) -> usize {
         let c = t.obj.n_stats();
-        16 * t.data.words() + 16 * c + 8 * run * c + (12 + 8 * guessing as usize) * run + run * std::mem::size_of::<Candidate>() + n_runs * std::mem::size_of::<RunSummary>()
+        24 * t.data.words() + 16 * c + 8 * run * c + (12 + 8 * guessing as usize) * run + run * std::mem::size_of::<Candidate>() + n_runs * std::mem::size_of::<RunSummary>()
     }
 
     /// The left and right sides of split `f` (of the run loaded) of the set last
@@ -243,6 +248,8 @@ impl Level {
             right_reference: vec![0.0; if guessing { run } else { 0 }],
             candidates: Vec::with_capacity(run),
             runs: Vec::new(),
+            bounded: vec![0; data.words()],
+            bounded_depth: 0,
         }
     }
 }
@@ -559,6 +566,9 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         let (data, obj) = (self.t.data, &self.t.obj);
         let reference = self.reference.as_deref();
         let lv = &mut self.levels[level];
+        if lv.bounded_depth == depth && lv.bounded == lv.set {
+            return;
+        }
         lv.totals.fill(0.0);
         let (mut rows, mut minority, mut reference_total) = (0.0, 0.0, 0.0);
         for_each_one(&lv.set, |g| {
@@ -585,7 +595,10 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         // of depth-two subproblems evaluated, with the interval search: breast cancer d4
         // 150k -> 19.6k, bank d4 4.0k -> 2.1k, fico's first 1,000 rows d3 184k -> 175k,
         // raisin d3 51k -> 49k.)
-        self.levels[level].runs.sort_unstable_by(|a, b| a.impurity.total_cmp(&b.impurity).then(a.first.cmp(&b.first)));
+        let lv = &mut self.levels[level];
+        lv.runs.sort_unstable_by(|a, b| a.impurity.total_cmp(&b.impurity).then(a.first.cmp(&b.first)));
+        lv.bounded.copy_from_slice(&lv.set);
+        lv.bounded_depth = depth;
     }
 
     /// Loads the run of splits `first..end` of `levels[level].set` (whose totals
@@ -908,6 +921,9 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
     /// children have `d` levels left) in [`Bisection`] order against `budget`; true when
     /// the search of the record must end (it is solved, or the search stopped).
     fn search_run(&mut self, id: u32, level: usize, d: u32, budget: f64) -> bool {
+        // The search raises its candidates' bounds: the level's bounds are no longer
+        // those of a fresh pass.
+        self.levels[level].bounded_depth = 0;
         let mut order = Bisection::new(self.neighbourhood.is_some(), self.levels[level].candidates.len());
         while let Some((k, reach)) = order.next(&self.levels[level].candidates, self.store.get(id).ub.min(budget)) {
             let cand = self.levels[level].candidates[k];
