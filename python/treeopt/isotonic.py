@@ -249,13 +249,22 @@ def _thread_solver(n_values: int) -> TreePAV:
 
 
 def _cached_solver() -> TreePAV:
-    """This thread's reused solver."""
+    """This thread's reused solver (its Rust solver is also ``_thread.core``)."""
     try:
         solver: TreePAV = _thread.solver
     except AttributeError:
-        solver = _thread.solver = TreePAV()
+        solver = TreePAV()
         solver._solver.set_max_held_bytes(CACHED_MAX_BYTES)
+        _thread.solver, _thread.core = solver, solver._solver
     return solver
+
+
+def _cached_core() -> Any:
+    """The Rust solver of this thread's reused solver."""
+    try:
+        return _thread.core
+    except AttributeError:
+        return _cached_solver()._solver
 
 
 def tree_pav(q: ArrayLike, lam: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -284,7 +293,13 @@ def tree_pav(q: ArrayLike, lam: float) -> tuple[NDArray[np.float64], NDArray[np.
     # Fast path: a C-contiguous float64 q of a cached size and a float lam go straight to
     # the solver, which checks them (shape, finiteness, lam) with the errors of the
     # checks below; anything else is converted and checked here first.
-    solved = _cached_solver()._solver.forward_checked(q, lam, CACHED_MAX_VALUES)
+    # (the thread's Rust solver read inline, not through _cached_solver(): on 1 x 1 a
+    # forward + backward pair takes about 500 of its 17.5 k instructions less)
+    try:
+        core = _thread.core
+    except AttributeError:
+        core = _cached_core()
+    solved = core.forward_checked(q, lam, CACHED_MAX_VALUES)
     if solved is not None:
         return solved
     q = _as_scores(q)
@@ -314,7 +329,11 @@ def tree_pav_backward(
     ndarray of shape (n_rows, n_nodes)
     """
     # fast path as in tree_pav, when this thread's last tree_pav solved this problem
-    grad_q = _cached_solver()._solver.backward_checked(q, lam, grad_a, grad_z, CACHED_MAX_VALUES)
+    try:
+        core = _thread.core
+    except AttributeError:
+        core = _cached_core()
+    grad_q = core.backward_checked(q, lam, grad_a, grad_z, CACHED_MAX_VALUES)
     if grad_q is not None:
         return grad_q
     q = _as_scores(q)
