@@ -2,7 +2,8 @@
 """Time the public tree-PAV call, first call included, against ``numpy.sort``.
 
 For each shape of ``--shapes`` (rows x nodes; by default the issue's 512 x 127 and five
-unseen ones: 4096 x 255, 64 x 1023, 8192 x 31, 2048 x 63 and 1 x 127), each of
+unseen ones: 4096 x 255, 64 x 1023, 8192 x 31, 2048 x 63 and 1 x 127, and the small
+batches 4 x 127, 16 x 127, 64 x 127, 16 x 255 and 1 x 31), each of
 ``--processes`` fresh Python processes imports ``treeopt.isotonic``, draws new N(0,1)
 scores and times, on those very values,
 
@@ -225,7 +226,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--processes", type=int, default=7, help="fresh processes per order of the first calls")
     parser.add_argument("--calls", type=int, default=50)
-    parser.add_argument("--shapes", default="512x127,4096x255,64x1023,8192x31,2048x63,1x127",
+    parser.add_argument("--shapes", default="512x127,4096x255,64x1023,8192x31,2048x63,1x127,4x127,16x127,64x127,16x255,1x31",
                         help="comma-separated rows x nodes (nodes = 2**(depth+1) - 1)")
     parser.add_argument("--grid", action="store_true",
                         help="time the grid --grid-rows x --grid-nodes at every --lams instead of --shapes")
