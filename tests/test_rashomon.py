@@ -192,6 +192,23 @@ def test_sklearn_conventions():
         RashomonSet(regularization=0.0).fit(X, y)
 
 
+def test_parameters_are_checked_at_every_fit_and_default_weights_are_ones():
+    # Parameters that passed scikit-learn's check are not checked again (a cache by
+    # class, type and value): bad values, and good values of a bad type, still fail.
+    rng = np.random.default_rng(2)
+    X = rng.integers(0, 2, size=(30, 3))
+    y = X[:, 0] ^ (rng.random(30) < 0.2)
+    rs = RashomonSet(regularization=0.02, rashomon_bound=0.2, max_depth=2).fit(X, y)
+    for name, bad in [("rashomon_bound", -1.0), ("max_depth", 2.0), ("bound_type", "ratio"), ("min_samples_leaf", 0)]:
+        with pytest.raises(ValueError, match=name):
+            clone(rs).set_params(**{name: bad}).fit(X, y)
+    again = RashomonSet(regularization=0.02, rashomon_bound=0.2, max_depth=2).fit(X, y)
+    weighted = RashomonSet(regularization=0.02, rashomon_bound=0.2, max_depth=2).fit(X, y, sample_weight=np.ones(30))
+    for other in (again, weighted):
+        assert other.n_trees_ == rs.n_trees_ and other._levels == rs._levels
+        assert [other[i].to_dict() for i in range(rs.n_trees_)] == [rs[i].to_dict() for i in range(rs.n_trees_)]
+
+
 test_sklearn_estimator_checks = sklearn_checks_test([RashomonSet(max_depth=2, rashomon_bound=0.01)])
 
 

@@ -399,6 +399,10 @@ def encode_class_labels(y: ArrayLike, needs: str | None = "a classifier") -> tup
 def sample_weights(sample_weight: ArrayLike | None, X: Any) -> NDArray[np.float64]:
     """``sample_weight`` for the rows of ``X`` as float64: non-negative, finite, with a
     positive sum (all ones when None)."""
+    if sample_weight is None and isinstance(X, np.ndarray) and X.ndim == 2 and X.shape[0] > 0:
+        # What scikit-learn's check returns for None, without its ~25 us of checks (a
+        # third of a small Rashomon set's fit, monk3 d3).
+        return np.ones(X.shape[0], dtype=np.float64)
     weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
     if not weight.sum() > 0:
         raise ValueError("sample_weight sums to zero; give some samples a positive weight.")

@@ -201,6 +201,8 @@ def binary_columns(X: Any) -> NDArray[np.bool_]:
     X = _to_2d_array(X)
     if X.dtype.kind == "b":
         return np.ones(X.shape[1], dtype=bool)
+    if X.dtype.kind == "u":  # one comparison instead of three
+        return cast("NDArray[np.bool_]", np.all(X <= 1, axis=0))
     return cast("NDArray[np.bool_]", np.all((X == 0) | (X == 1), axis=0))
 
 
