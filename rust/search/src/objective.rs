@@ -189,9 +189,24 @@ impl Objective for Misclassification<'_> {
 /// predicts one class), and pays `L` penalties; `L <= 2^depth`. With many classes and a
 /// penalty above a class's share this proves a leaf optimal at once.
 fn largest_classes_bound(totals: &[f64], minority: f64, penalty: f64, depth: u32) -> f64 {
-    let mut sorted: Vec<f64> = totals.to_vec();
-    sorted.sort_unstable_by(|a, b| b.total_cmp(a));
     let max_leaves = if depth >= 63 { usize::MAX } else { 1usize << depth };
+    if penalty == 0.0 && max_leaves >= totals.len() {
+        // A leaf per class misclassifies none beyond the floor, at no cost: the bound is
+        // the floor itself (what the loop below ends at). The search's common case
+        // (accuracy with depth two or more left), asked for every candidate's sides.
+        return minority;
+    }
+    // Sorted descending on the stack when the classes are few (no allocation per call).
+    let mut small = [0.0f64; 16];
+    let mut large = Vec::new();
+    let sorted: &mut [f64] = if totals.len() <= small.len() {
+        small[..totals.len()].copy_from_slice(totals);
+        &mut small[..totals.len()]
+    } else {
+        large.extend_from_slice(totals);
+        &mut large
+    };
+    sorted.sort_unstable_by(|a, b| b.total_cmp(a));
     let total: f64 = sorted.iter().sum();
     let mut covered = sorted[0];
     let mut best = f64::INFINITY;
@@ -773,6 +788,29 @@ mod tests {
                 let (gain, next) = (by_k[k - 1] - by_k[k], by_k[k] - by_k[k + 1]);
                 proptest::prop_assert!(next <= gain + 1e-9 * (1.0 + by_k[0]), "KM gains {} then {} at k = {}", gain, next, k + 1);
             }
+        }
+
+        /// The many-class bound, fast paths included (no penalty with a leaf per class;
+        /// the classes sorted on the stack or, past sixteen, on the heap), against its
+        /// definition: the least over `L` in `2..=min(2^depth, k)` leaves of the weight
+        /// outside the `L` largest classes (at least the floor) plus `L` penalties.
+        #[test]
+        fn the_largest_classes_bound_is_its_definition(
+            totals in proptest::collection::vec(0.0f64..5.0, 3..20),
+            floor_share in 0.0f64..1.0,
+            penalty in proptest::prop_oneof![proptest::strategy::Just(0.0), 0.0f64..2.0],
+            depth in 1u32..6,
+        ) {
+            let mut sorted = totals.clone();
+            sorted.sort_by(|a, b| b.total_cmp(a));
+            let total: f64 = totals.iter().sum();
+            let floor = floor_share * (total - sorted[0]);
+            let max_leaves = (1usize << depth).min(totals.len());
+            let want = (2..=max_leaves)
+                .map(|l| (total - sorted[..l].iter().sum::<f64>()).max(0.0).max(floor) + penalty * l as f64)
+                .fold(f64::INFINITY, f64::min);
+            let got = super::largest_classes_bound(&totals, floor, penalty, depth);
+            proptest::prop_assert!((got - want).abs() <= 1e-9 * (1.0 + total), "bound {} against {}", got, want);
         }
     }
 }
