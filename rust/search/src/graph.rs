@@ -57,6 +57,7 @@ use crate::budget::{Budget, Limits, Monitor, Progress};
 use crate::store::{Store, LEAF};
 use crate::depth2::{Depth2, SmallTree};
 use crate::sweep::Sweep;
+use crate::table::{self, Table};
 use crate::objective::{stats_totals, CostSensitive, Misclassification, Objective, SquaredError};
 use crate::rules::{side, Rules, Side};
 use crate::split::{SplitFamily, Task, Thresholds, ZeroOneColumns};
@@ -401,6 +402,9 @@ pub(crate) struct Solver<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> {
     t: Task<'a, O, S>,
     rules: Rules,
     depth2: Kernel,
+    /// With the sweep kernel, the value-sum kernel for sets of depth two whose columns
+    /// hold few distinct values ([`table::pays`]).
+    table: Option<Table>,
     store: Store,
     levels: Vec<Level>,
     /// Bytes the store, the levels and the depth-two kernel may hold together.
@@ -455,6 +459,9 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             if self.store.bytes() + self.other_bytes() + need > self.limit {
                 // The kernel's pair sums are a cache: give their room back first.
                 self.depth2.release();
+                if let Some(t) = &mut self.table {
+                    t.release();
+                }
                 self.store.set_external(self.other_bytes());
                 if self.store.bytes() + self.other_bytes() + need > self.limit {
                     self.stopped.get_or_insert(Status::MemoryLimit);
@@ -474,7 +481,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
 
     /// Bytes held besides the store: the levels and the depth-two kernel.
     fn other_bytes(&self) -> usize {
-        self.levels.len() * self.level_bytes() + self.depth2.bytes()
+        self.levels.len() * self.level_bytes() + self.depth2.bytes() + self.table.as_ref().map_or(0, Table::bytes)
     }
 
     /// Runs the depth-two kernel on `set` within the memory left by the store and the
@@ -534,7 +541,17 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             }
             Kernel::Sweep(k) => {
                 let th = self.t.splits.as_thresholds().expect("the sweep kernel serves thresholds");
-                k.solve_above(&self.t, th, set, depth, &self.rules, known, bound, budget, &mut stop)
+                let n = set.iter().map(|w| w.count_ones() as usize).sum::<usize>();
+                let data = th.numeric();
+                match &mut self.table {
+                    Some(tk) if depth == 2 && table::pays(n, (0..data.n_columns()).map(|j| data.n_thresholds(j) + 1)) => {
+                        tk.solve_above(&self.t, th, set, &self.rules, known, bound, budget.saturating_sub(k.bytes()), &mut stop)
+                    }
+                    tk => {
+                        let held = tk.as_ref().map_or(0, |tk| tk.bytes());
+                        k.solve_above(&self.t, th, set, depth, &self.rules, known, bound, budget.saturating_sub(held), &mut stop)
+                    }
+                }
             }
         };
         self.store.set_external(self.other_bytes());
@@ -1279,6 +1296,10 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
                 Some(th) if sweep => Kernel::Sweep(Sweep::new(&task, th)),
                 _ => Kernel::Pairs(Depth2::new(&task, reference.as_deref(), rules.min_support)),
             },
+            table: match task.splits.as_thresholds() {
+                Some(th) if sweep => Some(Table::new(&task, th)),
+                _ => None,
+            },
             t: task,
             rules,
             store: Store::new(data.words(), config.limits.memory_limit),
@@ -1603,11 +1624,11 @@ fn run_with<M: Monitor, O: Objective, S: SplitFamily>(data: &Groups, obj: O, spl
             kernel_solves: match &solver.depth2 {
                 Kernel::Sweep(k) => k.solves,
                 Kernel::Pairs(_) => 0,
-            },
+            } + solver.table.as_ref().map_or(0, |t| t.solves),
             kernel_roots: match &solver.depth2 {
                 Kernel::Sweep(k) => k.roots,
                 Kernel::Pairs(_) => 0,
-            },
+            } + solver.table.as_ref().map_or(0, |t| t.roots),
         },
     };
     Ok((result, labels))

@@ -17,6 +17,7 @@ pub mod rashomon;
 pub mod split;
 mod store;
 mod sweep;
+mod table;
 #[cfg(test)]
 mod testing;
 

@@ -1,0 +1,769 @@
+//! Exact optimal subtrees of depth two on numeric columns with few distinct values, by
+//! per-value sums: the counterpart of the sweep kernel ([`crate::sweep`]) for sets whose
+//! columns hold few distinct values each (fico: 5,000 rows, at most a few hundred values
+//! per column).
+//!
+//! A depth-two tree is a root split on column `a` at threshold `t`, and on each side the
+//! best tree of depth at most one, the two sides independent given `t`. For a root
+//! column, the members are added to a side one root value at a time, in the column's
+//! sorted order, into per-(column, value) sums (the 2-D count tables of every pair `(a,
+//! b)`, accumulated along `a`); each side's best split on a column `b` is then read from
+//! its `d_b` value sums, without visiting rows. Every root threshold of `a` is visited in
+//! order, twice: right to left to find the right sides' optima `R(t)` (the right side
+//! gains rows), then left to right for the left sides' `L(t)` (the left side gains rows).
+//!
+//! With a minimum leaf support of one, a side's optimum restricted to one column `b`
+//! (leaf included), `V_b`, never decreases as the side gains rows (a split of the larger
+//! side restricted to the smaller is a split or a leaf costing no more): so `V_b` of the
+//! previous threshold bounds it at the next, and a column whose bound reaches the side's
+//! best is not read. The left pass looks only for left sides cheaper than the target
+//! (the best tree's cost, or the caller's bound) less `R(t)`; and it ends once the
+//! least left side to come plus the least `R` to come reaches the target. With a larger
+//! support the restriction argument fails: every column is read and nothing is ended
+//! early, which stays exact.
+
+use crate::depth2::{Halt, SmallTree};
+use crate::objective::Objective;
+use crate::rules::{side, Rules};
+use crate::split::{SplitFamily, Task, Thresholds};
+use treeopt_core::bitset::for_each_one;
+
+/// Units of work (slot additions and reads) between two checks of the clock and the monitor.
+const POLL_WORK: usize = 1 << 18;
+
+/// Whether the value sums pay for a set of `n` groups on `m` columns whose columns have
+/// at most `distinct[j]` distinct values over the whole dataset (the sweep kernel takes
+/// the others). The sums cost one pass of `n m` additions per root column and pass, and a
+/// read of the `S = sum_j min(n, distinct_j)` value sums per root threshold and side not
+/// pruned; the sweep moves members and reads the same `S` sums per root threshold it
+/// evaluates, and on columns of mostly distinct values its slots are blocks of rows, so it
+/// reads far fewer than the value sums would. The sums are used while `S` is at most a
+/// quarter of `n m`, i.e. a column holds four rows per value on average (fico's subsets
+/// of 5,000 rows: about one in twenty; raisin: every value distinct).
+pub(crate) fn pays(n: usize, distinct: impl Iterator<Item = usize>) -> bool {
+    let (mut slots, mut m) = (0usize, 0usize);
+    for d in distinct {
+        slots += d.min(n);
+        m += 1;
+    }
+    n >= 64 && 4 * slots <= n * m
+}
+
+/// Per side, the best tree of depth at most one found at the current root threshold.
+struct SideBest {
+    cost: f64,
+    split: Option<u32>,
+}
+
+/// Reusable buffers of the value-sum kernel for one numeric dataset.
+#[derive(Default)]
+pub(crate) struct Table {
+    c: usize,
+    m: usize,
+    /// Per dataset group, its index among the current set's members.
+    local: Vec<u32>,
+    /// The members of the current set (dataset groups), ascending.
+    members: Vec<u32>,
+    /// Per member, `c + 1` sums: its statistics and rows.
+    sums: Vec<f64>,
+    /// Per column (`m * n`), the members (local indices) in sorted order.
+    cols: Vec<u32>,
+    /// Per (member, column) (`n * m`), the value slot it belongs to.
+    slot: Vec<u32>,
+    /// Per column, its first slot (`m + 1`); per slot, its value's rank in the dataset.
+    col_start: Vec<usize>,
+    slot_rank: Vec<u32>,
+    /// Per slot, the `c + 1` sums of all members, and of the members of the current side.
+    all: Vec<f64>,
+    part: Vec<f64>,
+    /// Statistics and rows of the whole set.
+    totals: Vec<f64>,
+    /// Per root cut of the current column: its position in the column's order, rows, mass,
+    /// the right side's optimum (or a bound at least the target when pruned) and split.
+    cut_pos: Vec<usize>,
+    cut_rows: Vec<f64>,
+    cut_mass: Vec<f64>,
+    right: Vec<(f64, Option<u32>)>,
+    /// Per column, a lower bound on the current side's optimum restricted to it.
+    col_lb: Vec<f64>,
+    col_order: Vec<usize>,
+    work: usize,
+    /// Solves not answered from `last`, and root thresholds read in them (either side).
+    pub(crate) solves: u64,
+    pub(crate) roots: u64,
+    /// The last optimum solved, by set (the search's tree is rebuilt from the kernel).
+    last: Option<(Vec<u64>, SmallTree)>,
+    /// The root column of the last optimum, tried first next time.
+    last_root: usize,
+    /// Recent sets with, per root column `a`, a lower bound on `D_a`: the least cost of a
+    /// tree of depth two rooted at `a` or of depth at most one (see [`Table::similarity`]).
+    history: std::collections::VecDeque<(Vec<u64>, Vec<f64>)>,
+}
+
+/// Recent sets kept for the similarity bound.
+const HISTORY: usize = 4;
+
+impl Table {
+    pub fn new<O: Objective, S: SplitFamily>(t: &Task<O, S>, th: &Thresholds) -> Self {
+        Table { c: t.obj.n_stats(), m: th.numeric().n_columns(), last_root: usize::MAX, ..Default::default() }
+    }
+
+    /// Bytes held by the kernel's buffers.
+    pub fn bytes(&self) -> usize {
+        4 * (self.local.capacity() + self.members.capacity() + self.cols.capacity() + self.slot.capacity() + self.slot_rank.capacity())
+            + 8 * (self.sums.capacity() + self.all.capacity() + self.part.capacity() + self.totals.capacity() + self.col_start.capacity())
+            + 8 * (self.cut_pos.capacity() + self.cut_rows.capacity() + self.cut_mass.capacity() + self.col_lb.capacity() + self.col_order.capacity())
+            + 16 * self.right.capacity()
+            + self.last.as_ref().map_or(0, |l| 8 * l.0.capacity())
+    }
+
+    /// Frees the per-set buffers.
+    pub fn release(&mut self) {
+        let c = self.c;
+        let m = self.m;
+        let (solves, roots, last_root) = (self.solves, self.roots, self.last_root);
+        *self = Table { c, m, solves, roots, last_root, ..Default::default() };
+    }
+
+    #[inline]
+    fn poll(&mut self, work: usize, stop: &mut dyn FnMut() -> Option<Halt>) -> Result<(), Halt> {
+        self.work += work;
+        if self.work >= POLL_WORK {
+            self.work = 0;
+            if let Some(h) = stop() {
+                return Err(h);
+            }
+        }
+        Ok(())
+    }
+
+    /// The optimal subtree of depth at most two for the groups in `set`, with a proven
+    /// lower bound on its cost, under the contract of the sweep kernel's `solve_above`:
+    /// the tree's own cost, unless no tree costs less than `bound` (then the bound
+    /// returned is at least `bound`); `known` is a bound the caller proved (a tree meeting
+    /// it ends the search).
+    #[allow(clippy::too_many_arguments)]
+    pub fn solve_above<O: Objective, S: SplitFamily>(
+        &mut self,
+        t: &Task<O, S>,
+        th: &Thresholds,
+        set: &[u64],
+        rules: &Rules,
+        known: f64,
+        bound: f64,
+        budget_bytes: usize,
+        stop: &mut dyn FnMut() -> Option<Halt>,
+    ) -> Result<(SmallTree, f64), Halt> {
+        if let Some((s, tree)) = &self.last {
+            if s.as_slice() == set {
+                return Ok((*tree, tree.cost));
+            }
+        }
+        self.solves += 1;
+        let (floor, rows) = self.prepare(t, th, set, budget_bytes, stop)?;
+        let obj = &t.obj;
+        let c = self.c;
+        let s = side(obj, &self.totals[..c], floor, None, rows, 2, rules);
+        if s.terminal {
+            return Ok((SmallTree { cost: s.leaf_cost, split: None }, s.leaf_cost));
+        }
+        let mut best = SmallTree { cost: s.leaf_cost, split: None };
+        // The best stump, and each column's: root columns are tried from the best stump's.
+        let mut order: Vec<(f64, usize)> = Vec::with_capacity(self.m);
+        let all = std::mem::take(&mut self.all);
+        let totals = self.totals.clone();
+        for j in 0..self.m {
+            let (cost, split) = self.scan(obj, &all, &totals, j, rules, th);
+            if cost < best.cost {
+                best = SmallTree { cost, split: split.map(|f| (f, None, None)) };
+            }
+            order.push((if j == self.last_root { f64::NEG_INFINITY } else { cost }, j));
+        }
+        self.all = all;
+        let depth_one = best.cost;
+        let mut col_bound = self.similarity(obj, set, rules);
+        for o in order.iter_mut() {
+            // Columns whose trees were best in a similar set first.
+            if col_bound[o.1] > f64::NEG_INFINITY && o.0 > f64::NEG_INFINITY {
+                o.0 = col_bound[o.1];
+            }
+        }
+        order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let floor = s.proven.max(known);
+        let mut proved = f64::INFINITY;
+        let r = match c {
+            2 => self.depth_two::<O, 2>(obj, th, rows, floor, bound, &mut best, &order, rules, &mut proved, &mut col_bound, stop),
+            3 => self.depth_two::<O, 3>(obj, th, rows, floor, bound, &mut best, &order, rules, &mut proved, &mut col_bound, stop),
+            _ => self.depth_two::<O, 0>(obj, th, rows, floor, bound, &mut best, &order, rules, &mut proved, &mut col_bound, stop),
+        };
+        r?;
+        if rules.min_support <= 1.0 {
+            // D_a = min(the best tree rooted at a, the best of depth one), for later sets.
+            col_bound.iter_mut().for_each(|b| *b = b.min(depth_one));
+            if self.history.len() == HISTORY {
+                self.history.pop_back();
+            }
+            self.history.push_front((set.to_vec(), col_bound));
+        }
+        if best.cost >= bound {
+            return Ok((best, proved.min(best.cost)));
+        }
+        debug_assert!(proved >= best.cost - 1e-9 * best.cost.abs().max(1.0));
+        self.last = Some((set.to_vec(), best));
+        Ok((best, best.cost))
+    }
+
+    /// Per root column `a`, a lower bound on `D_a` of `set` from the recent sets (STreeD's
+    /// similarity bound, per root column): a tree of `set` restricted to a kept set's
+    /// common groups is still a tree rooted at `a` or, when a side empties, a tree of
+    /// depth at most one, costing no more (a minimum support of one: every part of a
+    /// non-empty side is a leaf); and adding the kept set's other groups back raises it by
+    /// at most their insertion costs ([`Objective::insertion_cost`]). So `D_a(set) >=
+    /// D_a(kept) - insertion costs of (kept minus set)`. Minus infinity where nothing is
+    /// known.
+    fn similarity<O: Objective>(&self, obj: &O, set: &[u64], rules: &Rules) -> Vec<f64> {
+        let mut out = vec![f64::NEG_INFINITY; self.m];
+        if rules.min_support > 1.0 {
+            return out;
+        }
+        for (kept, bounds) in &self.history {
+            let mut lost = 0.0;
+            let mut known = true;
+            for (i, (&k, &s)) in kept.iter().zip(set).enumerate() {
+                let mut bits = k & !s;
+                while bits != 0 {
+                    let g = i * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    match obj.insertion_cost(g) {
+                        Some(x) => lost += x,
+                        None => known = false,
+                    }
+                }
+                if !known {
+                    break;
+                }
+            }
+            if !known {
+                return out;
+            }
+            let margin = 1e-9 * (lost + bounds.iter().filter(|b| b.is_finite()).fold(1.0f64, |a, b| a.max(b.abs())));
+            for (o, b) in out.iter_mut().zip(bounds) {
+                *o = o.max(b - lost - margin);
+            }
+        }
+        out
+    }
+
+    /// Lists the members of `set` in every column's sorted order and sums them per value.
+    /// Returns the equivalent-points floor and the rows of the set.
+    fn prepare<O: Objective, S: SplitFamily>(&mut self, t: &Task<O, S>, th: &Thresholds, set: &[u64], budget: usize, stop: &mut dyn FnMut() -> Option<Halt>) -> Result<(f64, f64), Halt> {
+        let data = th.numeric();
+        let (m, c) = (self.m, self.c);
+        let w = c + 1;
+        let n_all = data.n_groups();
+        let n = set.iter().map(|w| w.count_ones() as usize).sum::<usize>();
+        let slots_max: usize = (0..m).map(|j| (data.n_thresholds(j) + 1).min(n)).sum();
+        let need = 4 * n_all + 12 * m * n + 8 * w * n + 2 * 8 * w * slots_max + 12 * slots_max + 48 * n;
+        if self.bytes() + need > budget {
+            self.release();
+            if self.bytes() + need > budget {
+                return Err(Halt::MemoryLimit);
+            }
+        }
+        if self.local.len() != n_all {
+            self.local = vec![0; n_all];
+        }
+        self.members.clear();
+        self.sums.clear();
+        self.totals.clear();
+        self.totals.resize(w, 0.0);
+        let (mut floor, mut rows) = (0.0, 0.0);
+        {
+            let (members, sums, totals, local) = (&mut self.members, &mut self.sums, &mut self.totals, &mut self.local);
+            for_each_one(set, |g| {
+                local[g] = members.len() as u32;
+                members.push(g as u32);
+                let st = t.obj.group_stats(g);
+                let r = t.data.group_rows(g) as f64;
+                for (s, v) in totals.iter_mut().zip(st.iter().chain([&r])) {
+                    *s += v;
+                }
+                sums.extend_from_slice(st);
+                sums.push(r);
+                floor += t.obj.group_floor(g);
+                rows += r;
+            });
+        }
+        self.cols.resize(m * n, 0);
+        self.slot.resize(n * m, 0);
+        self.col_start.clear();
+        self.slot_rank.clear();
+        self.all.clear();
+        let filter = n * 16 >= n_all;
+        for j in 0..m {
+            self.col_start.push(self.slot_rank.len());
+            let out = &mut self.cols[j * n..(j + 1) * n];
+            if filter {
+                let mut k = 0;
+                for &g in data.sorted(j) {
+                    if set[g as usize >> 6] >> (g & 63) & 1 == 1 {
+                        out[k] = self.local[g as usize];
+                        k += 1;
+                    }
+                }
+            } else {
+                let members = &self.members;
+                out.iter_mut().enumerate().for_each(|(q, o)| *o = q as u32);
+                out.sort_unstable_by_key(|&q| data.rank(members[q as usize] as usize, j));
+            }
+            let mut prev = u32::MAX;
+            for k in 0..n {
+                let q = self.cols[j * n + k] as usize;
+                let r = data.rank(self.members[q] as usize, j);
+                if k == 0 || r != prev {
+                    self.slot_rank.push(r);
+                    self.all.extend(std::iter::repeat(0.0).take(w));
+                    prev = r;
+                }
+                let v = self.slot_rank.len() - 1;
+                for (a, s) in self.all[v * w..(v + 1) * w].iter_mut().zip(&self.sums[q * w..(q + 1) * w]) {
+                    *a += s;
+                }
+                self.slot[q * m + j] = v as u32;
+            }
+            self.poll(if filter { n_all } else { 4 * n }, stop)?;
+        }
+        self.col_start.push(self.slot_rank.len());
+        self.part.clear();
+        self.part.resize(self.all.len(), 0.0);
+        Ok((floor, rows))
+    }
+
+    /// The best split of a side on column `j` (cost with its two leaves' penalties, and
+    /// the split), from the side's per-value sums `part` and totals `tot` (`c + 1` each:
+    /// statistics, rows); infinite cost when no split of the column parts the side with
+    /// the support in both leaves.
+    #[inline]
+    fn scan<O: Objective>(&self, obj: &O, part: &[f64], tot: &[f64], j: usize, rules: &Rules, th: &Thresholds) -> (f64, Option<u32>) {
+        match self.c {
+            2 => self.scan_c::<O, 2>(obj, part, tot, j, rules, th),
+            3 => self.scan_c::<O, 3>(obj, part, tot, j, rules, th),
+            _ => self.scan_c::<O, 0>(obj, part, tot, j, rules, th),
+        }
+    }
+
+    #[inline(always)]
+    fn scan_c<O: Objective, const C: usize>(&self, obj: &O, part: &[f64], tot: &[f64], j: usize, rules: &Rules, th: &Thresholds) -> (f64, Option<u32>) {
+        let c = if C > 0 { C } else { self.c };
+        let w = c + 1;
+        let mut acc = [0.0f64; 8];
+        let mut rest = [0.0f64; 8];
+        let mut acc_v = vec![];
+        let (acc, rest): (&mut [f64], &mut [f64]) = if w <= 8 {
+            (&mut acc[..w], &mut rest[..w])
+        } else {
+            acc_v.resize(2 * w, 0.0);
+            acc_v.split_at_mut(w)
+        };
+        let (mut best, mut split) = (f64::INFINITY, None);
+        let base = th.split_of(j, 0);
+        let ms = rules.min_support;
+        for v in self.col_start[j]..self.col_start[j + 1] {
+            let p = &part[v * w..(v + 1) * w];
+            if p[c] <= 0.0 {
+                continue;
+            }
+            for (a, x) in acc.iter_mut().zip(p) {
+                *a += x;
+            }
+            if tot[c] - acc[c] < ms {
+                break;
+            }
+            if acc[c] < ms {
+                continue;
+            }
+            for ((r, t), a) in rest.iter_mut().zip(tot).zip(acc.iter()) {
+                *r = t - a;
+            }
+            let cost = obj.leaf_loss(&acc[..c]) + obj.leaf_loss(&rest[..c]);
+            if cost < best {
+                best = cost;
+                split = Some(base + self.slot_rank[v]);
+            }
+        }
+        (best + 2.0 * rules.penalty, split)
+    }
+
+    /// Adds (`sign` 1) the members at positions `lo..hi` of column `a`'s order to the
+    /// side's per-value sums.
+    #[inline]
+    fn add<const C: usize>(&mut self, a: usize, lo: usize, hi: usize) {
+        let (n, m) = (self.members.len(), self.m);
+        let w = if C > 0 { C + 1 } else { self.c + 1 };
+        for &q in &self.cols[a * n + lo..a * n + hi] {
+            let q = q as usize;
+            let s = &self.sums[q * w..q * w + w];
+            for &v in &self.slot[q * m..(q + 1) * m] {
+                let v = v as usize;
+                let d = &mut self.part[v * w..v * w + w];
+                for i in 0..w {
+                    d[i] += s[i];
+                }
+            }
+        }
+    }
+
+    /// The best tree of depth at most one of the current side (sums in `part`, totals
+    /// `tot`), looking only for trees cheaper than `cap`: returns its cost and split
+    /// (`cap` and no split when none is cheaper). With `monotone`, the columns whose bound
+    /// in `col_lb` reaches the best found are not read, and the columns read get their
+    /// exact optimum (leaf included) as new bound.
+    #[allow(clippy::too_many_arguments)]
+    fn best_side<O: Objective>(&mut self, obj: &O, tot: &[f64], cap: f64, monotone: bool, rules: &Rules, th: &Thresholds, stop: &mut dyn FnMut() -> Option<Halt>) -> Result<SideBest, Halt> {
+        let c = self.c;
+        let leaf = obj.leaf_loss(&tot[..c]) + rules.penalty;
+        let mut best = SideBest { cost: cap, split: None };
+        if leaf < cap {
+            best.cost = leaf;
+        }
+        let splittable = tot[c] >= 2.0 * rules.min_support;
+        if !splittable {
+            return Ok(if leaf < cap { SideBest { cost: leaf, split: None } } else { best });
+        }
+        // Columns by their bound, least first: the best column is met early, and the
+        // loop ends at the first bound that reaches the best.
+        let mut order = std::mem::take(&mut self.col_order);
+        if monotone {
+            let lb = &self.col_lb;
+            order.sort_by(|&x, &y| lb[x].total_cmp(&lb[y]));
+        }
+        let part = std::mem::take(&mut self.part);
+        let mut read = 0;
+        for &j in &order {
+            if monotone && self.col_lb[j] >= best.cost {
+                break;
+            }
+            let (cost, split) = self.scan(obj, &part, tot, j, rules, th);
+            read += self.col_start[j + 1] - self.col_start[j];
+            if monotone {
+                self.col_lb[j] = cost.min(leaf);
+            }
+            if cost < best.cost {
+                best = SideBest { cost, split };
+            }
+        }
+        self.part = part;
+        self.col_order = order;
+        self.poll(read, stop)?;
+        Ok(best)
+    }
+
+    /// Searches the depth-two trees for one cheaper than `best` (and, for pruning, than
+    /// `bound`), root column by root column in `order`; `lb` bounds every tree of the
+    /// set. Lowers `proved` to the least bound by which a tree was pruned.
+    #[allow(clippy::too_many_arguments)]
+    fn depth_two<O: Objective, const C: usize>(
+        &mut self,
+        obj: &O,
+        th: &Thresholds,
+        rows: f64,
+        lb: f64,
+        bound: f64,
+        best: &mut SmallTree,
+        order: &[(f64, usize)],
+        rules: &Rules,
+        proved: &mut f64,
+        col_bound: &mut [f64],
+        stop: &mut dyn FnMut() -> Option<Halt>,
+    ) -> Result<(), Halt> {
+        let (n, m, c) = (self.members.len(), self.m, self.c);
+        let w = c + 1;
+        let monotone = rules.min_support <= 1.0;
+        let data = th.numeric();
+        for (k, &(_, a)) in order.iter().enumerate() {
+            if best.cost.min(bound) <= lb {
+                *proved = proved.min(lb);
+                order[k..].iter().for_each(|&(_, j)| col_bound[j] = lb);
+                return Ok(());
+            }
+            // What the trees rooted at column a were shown to cost at least.
+            let mut col_min = f64::INFINITY;
+            macro_rules! pruned {
+                ($x:expr) => {{
+                    let x = $x;
+                    *proved = proved.min(x);
+                    col_min = col_min.min(x);
+                }};
+            }
+            if col_bound[a] >= best.cost.min(bound) {
+                // The similarity bound: no tree rooted here beats the target.
+                *proved = proved.min(col_bound[a]);
+                continue;
+            }
+            // The root cuts of column a: after each value with both sides supported.
+            self.cut_pos.clear();
+            self.cut_rows.clear();
+            self.cut_mass.clear();
+            let (mut acc_rows, mut acc_mass) = (0.0, 0.0);
+            for p in 0..n {
+                let q = self.cols[a * n + p] as usize;
+                if p > 0 {
+                    let prev = self.cols[a * n + p - 1] as usize;
+                    if self.slot[q * m + a] != self.slot[prev * m + a] && acc_rows >= rules.min_support && rows - acc_rows >= rules.min_support {
+                        self.cut_pos.push(p);
+                        self.cut_rows.push(acc_rows);
+                        self.cut_mass.push(acc_mass);
+                    }
+                }
+                acc_rows += self.sums[q * w + c];
+                acc_mass += self.sums[q * w..q * w + c].iter().sum::<f64>();
+            }
+            let n_cuts = self.cut_pos.len();
+            if n_cuts == 0 {
+                col_bound[a] = col_min;
+                continue;
+            }
+            // Right to left: the right sides' optima.
+            self.right.clear();
+            self.right.resize(n_cuts, (f64::INFINITY, None));
+            self.part.fill(0.0);
+            self.col_lb.clear();
+            self.col_lb.resize(m, f64::NEG_INFINITY);
+            self.col_order.clear();
+            self.col_order.extend(0..m);
+            let mut side_tot = vec![0.0; w];
+            let mut end = n;
+            let mut first = 0;
+            for i in (0..n_cuts).rev() {
+                let pos = self.cut_pos[i];
+                self.add::<C>(a, pos, end);
+                self.poll((end - pos) * m, stop)?;
+                for p in pos..end {
+                    let q = self.cols[a * n + p] as usize;
+                    side_tot.iter_mut().zip(&self.sums[q * w..(q + 1) * w]).for_each(|(t, s)| *t += s);
+                }
+                end = pos;
+                self.roots += 1;
+                let target = best.cost.min(bound);
+                let r = self.best_side(obj, &side_tot, f64::INFINITY, monotone, rules, th, stop)?;
+                self.right[i] = (r.cost, r.split);
+                if monotone && r.cost >= target {
+                    // Every cut to the left has a right side at least as dear.
+                    pruned!(target);
+                    first = i + 1;
+                    break;
+                }
+            }
+            if first >= n_cuts {
+                col_bound[a] = col_min;
+                continue;
+            }
+            // Least right side from each cut on.
+            let mut least_right = vec![f64::INFINITY; n_cuts + 1];
+            for i in (first..n_cuts).rev() {
+                least_right[i] = least_right[i + 1].min(self.right[i].0);
+            }
+            // Left to right: the left sides, each searched below the target less its right
+            // (summed afresh from the first member, so that their sums do not depend on
+            // where the right pass stopped).
+            self.part.fill(0.0);
+            side_tot.fill(0.0);
+            self.col_lb.fill(f64::NEG_INFINITY);
+            let mut start = 0;
+            let mut left_floor = 0.0f64;
+            for i in 0..n_cuts {
+                let pos = self.cut_pos[i];
+                self.add::<C>(a, start, pos);
+                self.poll((pos - start) * m, stop)?;
+                for p in start..pos {
+                    let q = self.cols[a * n + p] as usize;
+                    side_tot.iter_mut().zip(&self.sums[q * w..(q + 1) * w]).for_each(|(t, s)| *t += s);
+                }
+                start = pos;
+                if i < first {
+                    continue;
+                }
+                let target = best.cost.min(bound);
+                if target <= lb {
+                    pruned!(lb);
+                    col_bound[a] = col_min;
+                    order[k + 1..].iter().for_each(|&(_, j)| col_bound[j] = lb);
+                    return Ok(());
+                }
+                if monotone && left_floor + least_right[i] >= target {
+                    // Left sides only grow dearer: no cut from here on beats the target.
+                    pruned!(target);
+                    break;
+                }
+                let (r, r_split) = self.right[i];
+                if r >= target {
+                    pruned!(target);
+                    continue;
+                }
+                self.roots += 1;
+                let cap = target - r;
+                let l = self.best_side(obj, &side_tot, cap, monotone, rules, th, stop)?;
+                if monotone {
+                    left_floor = left_floor.max(l.cost.min(cap));
+                }
+                let cost = l.cost + r;
+                if l.cost < cap && cost < best.cost {
+                    let root = th.split_of(a, data.rank(self.members[self.cols[a * n + pos - 1] as usize] as usize, a));
+                    *best = SmallTree { cost, split: Some((root, l.split, r_split)) };
+                    self.last_root = a;
+                    col_min = col_min.min(cost);
+                } else {
+                    pruned!(target);
+                }
+            }
+            col_bound[a] = col_min;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::objective::{CostSensitive, Misclassification};
+    use crate::sweep::Sweep;
+    use crate::testing::{small_tree_cost, stats_of};
+    use proptest::prelude::*;
+    use treeopt_core::NumericDataset;
+
+    /// Exhaustive optimum over every threshold tree of depth at most `depth` on `groups`.
+    fn brute<O: Objective>(obj: &O, th: &Thresholds, data: &NumericDataset, groups: &[usize], depth: u32, penalty: f64, min_support: f64) -> f64 {
+        let mut best = obj.leaf_loss(&stats_of(obj, groups)) + penalty;
+        if depth == 0 {
+            return best;
+        }
+        let rows = |side: &[usize]| side.iter().map(|&g| data.group_rows(g) as f64).sum::<f64>();
+        for s in 0..th.n_splits() {
+            let (l, r): (Vec<usize>, Vec<usize>) = groups.iter().partition(|&&g| !th.goes_right(g, s));
+            if l.is_empty() || r.is_empty() || rows(&l) < min_support || rows(&r) < min_support {
+                continue;
+            }
+            best = best.min(brute(obj, th, data, &l, depth - 1, penalty, min_support) + brute(obj, th, data, &r, depth - 1, penalty, min_support));
+        }
+        best
+    }
+
+    fn set_of(data: &NumericDataset, groups: &[usize]) -> Vec<u64> {
+        let mut set = vec![0u64; data.words()];
+        groups.iter().for_each(|&g| set[g / 64] |= 1 << (g % 64));
+        set
+    }
+
+    /// One kernel over a sequence of sets (its similarity history carries over): each
+    /// answer against the sweep kernel and brute force, with and without a bound.
+    fn check_sequence<O: Objective>(task: &Task<O, Thresholds>, data: &NumericDataset, sets: &[Vec<usize>], rules: &Rules, bounds: &[f64]) -> Result<(), TestCaseError> {
+        let th = &task.splits;
+        let mut table = Table::new(task, th);
+        let mut sweep = Sweep::new(task, th);
+        let mut never = || None;
+        for (k, groups) in sets.iter().enumerate() {
+            // (The search never asks about a set below the support: its parent's split
+            // would not have it.)
+            if groups.iter().map(|&g| data.group_rows(g) as f64).sum::<f64>() < rules.min_support.max(1.0) {
+                continue;
+            }
+            let set = set_of(data, groups);
+            let want = brute(&task.obj, th, data, groups, 2, rules.penalty, rules.min_support);
+            let (swept, _) = sweep.solve_above(task, th, &set, 2, rules, f64::NEG_INFINITY, f64::INFINITY, usize::MAX, &mut never).unwrap();
+            prop_assert!((swept.cost - want).abs() < 1e-9);
+            // A bound relative to the optimum: below, at, just above, far above.
+            let bound = want + bounds[k % bounds.len()];
+            table.last = None;
+            let (got, proved) = table.solve_above(task, th, &set, rules, f64::NEG_INFINITY, bound, usize::MAX, &mut never).unwrap();
+            let again = small_tree_cost(&task.obj, groups, &got, rules.penalty, rules.min_support, |g| data.group_rows(g) as f64, |g, s| th.goes_right(g, s as usize));
+            prop_assert!((again - got.cost).abs() < 1e-9, "set {}: tree costs {}, kernel said {}", k, again, got.cost);
+            prop_assert!(proved <= got.cost + 1e-9 && proved <= want + 1e-9, "set {}: proved {} above the optimum {}", k, proved, want);
+            if proved >= got.cost {
+                prop_assert!((got.cost - want).abs() < 1e-9, "set {}: bound {}, table {} sweep {} brute force {}", k, bound, got.cost, swept.cost, want);
+            } else {
+                prop_assert!(proved >= bound - 1e-9 && got.cost >= bound - 1e-9, "set {}: bound {}, proved {}, table {}", k, bound, proved, got.cost);
+            }
+        }
+        Ok(())
+    }
+
+    /// A numeric dataset from drawn cells: values from a few levels (many ties).
+    fn dataset(rows: usize, m: usize, classes: usize, cells: &[u8], labels: &[u8], weights: &[u8], unit: bool) -> NumericDataset {
+        let x: Vec<f64> = (0..rows * m).map(|i| cells[i % cells.len()] as f64 * 0.5 - 1.0).collect();
+        let y: Vec<u32> = (0..rows).map(|i| labels[i % labels.len()] as u32 % classes as u32).collect();
+        let w: Vec<f64> = (0..rows).map(|i| if unit { 1.0 } else { 0.5 + (weights[i % weights.len()] % 4) as f64 }).collect();
+        NumericDataset::new(&x, rows, m, &y, classes, Some(&w)).unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+        /// Depth two from value sums equals the sweep kernel and brute force on small
+        /// instances with ties, weights, 2-3 classes, penalties, minimum supports and
+        /// misclassification costs, over sequences of nested and overlapping sets (the
+        /// similarity bound carries over between them), under bounds below and above the
+        /// optimum.
+        #[test]
+        fn value_sums_match_the_sweep_and_brute_force(
+            rows in 4usize..30,
+            m in 1usize..5,
+            classes in 2usize..4,
+            levels in 2u8..7,
+            cells in proptest::collection::vec(0u8..16, 1..120),
+            labels in proptest::collection::vec(0u8..3, 1..30),
+            weights in proptest::collection::vec(0u8..4, 1..30),
+            unit in any::<bool>(),
+            penalty in prop_oneof![Just(0.0), Just(0.5), Just(1.0), 0.0f64..3.0],
+            min_support in prop_oneof![Just(1.0), Just(1.0), Just(2.0), Just(3.0)],
+            costed in any::<bool>(),
+            masks in proptest::collection::vec(any::<u32>(), 1..6),
+        ) {
+            let cells: Vec<u8> = cells.iter().map(|c| c % levels).collect();
+            let data = dataset(rows, m, classes, &cells, &labels, &weights, unit);
+            let rules = Rules { penalty, min_support };
+            let n = data.n_groups();
+            let mut sets = vec![(0..n).collect::<Vec<usize>>()];
+            for &mask in &masks {
+                sets.push((0..n).filter(|&g| mask >> (g % 32) & 1 == 1 || g % 7 == 0).collect());
+            }
+            let bounds = [f64::INFINITY, -1.0, 0.0, 1e-6, 2.0];
+            if costed {
+                let cost: Vec<f64> = (0..classes * classes).map(|i| if i / classes == i % classes { 0.0 } else { 0.5 + ((i * 7) % 5) as f64 * 0.75 }).collect();
+                let task = Task { data: &data, obj: CostSensitive::new(&data, &cost).unwrap(), splits: Thresholds::new(&data) };
+                check_sequence(&task, &data, &sets, &rules, &bounds)?;
+            } else {
+                let task = Task { data: &data, obj: Misclassification::new(&data), splits: Thresholds::new(&data) };
+                check_sequence(&task, &data, &sets, &rules, &bounds)?;
+            }
+        }
+    }
+
+    #[test]
+    fn pays_on_few_values_per_column_only() {
+        // fico-like: 5,000 rows, columns of at most a few hundred values.
+        assert!(pays(5000, [2, 20, 60, 526, 237].into_iter()));
+        // Mostly distinct columns (raisin-like), and sets too small to gain.
+        assert!(!pays(900, [900, 890, 880].into_iter()));
+        assert!(!pays(40, [2, 3].into_iter()));
+    }
+
+    #[test]
+    fn stops_when_asked_and_refuses_a_budget_too_small() {
+        let rows = 20000;
+        let mut s = 5u64;
+        let mut next = || {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (s >> 33) as usize
+        };
+        let x: Vec<f64> = (0..rows * 4).map(|_| (next() % 200) as f64).collect();
+        let y: Vec<u32> = (0..rows).map(|_| (next() % 2) as u32).collect();
+        let data = NumericDataset::new(&x, rows, 4, &y, 2, None).unwrap();
+        let task = Task { data: &data, obj: Misclassification::new(&data), splits: Thresholds::new(&data) };
+        let rules = Rules { penalty: 0.0, min_support: 1.0 };
+        let mut table = Table::new(&task, &task.splits);
+        let all = data.all_groups();
+        let mut stop = || Some(crate::Status::TimeLimit);
+        assert_eq!(table.solve_above(&task, &task.splits, all.words(), &rules, f64::NEG_INFINITY, f64::INFINITY, usize::MAX, &mut stop).unwrap_err(), crate::Status::TimeLimit);
+        let mut never = || None;
+        assert_eq!(table.solve_above(&task, &task.splits, all.words(), &rules, f64::NEG_INFINITY, f64::INFINITY, 1000, &mut never).unwrap_err(), crate::Status::MemoryLimit);
+    }
+}
