@@ -716,3 +716,40 @@ def test_dataframe_with_huge_integers_and_floats_is_refused():
         t.predict(df)
     ok = pd.DataFrame({"a": [0.5, 1.5], "b": np.array([3, 0], dtype=np.int64)})
     assert t.predict(ok).tolist() == [7, 3]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_tree_built_from_a_solver_result_equals_the_checked_constructor(seed):
+    # Fitted estimators build their tree with Tree._from_solver (no checks): every
+    # attribute must be what Tree(...) makes of the same arrays, costs and names included.
+    from treeopt import DL85Classifier, GOSDTClassifier
+
+    rng = np.random.default_rng(seed)
+    n, m, k = 60, 3, 2 + seed % 3
+    X = rng.normal(size=(n, m)).round(1)
+    y = np.array(["a", "b", "c", "d"])[rng.integers(0, k, size=n)]
+    if seed % 2:
+        est = DL85Classifier(max_depth=1 + seed % 3).fit(X, y)
+    else:
+        cost = rng.uniform(0.5, 2.0, size=(k, k))
+        np.fill_diagonal(cost, 0.0)
+        est = GOSDTClassifier(max_depth=2, regularization=0.01, misclassification_cost=cost).fit(
+            (X > 0).astype(float), y
+        )
+    t = est.tree_
+    ref = Tree(
+        t.children_left, t.children_right, t.feature, t.threshold, t.value,
+        t.value.sum(axis=1), labels=t.labels, classes=t.classes,
+        feature_names=t.feature_names, n_features=t.n_features,
+        binary_features=t.binary_features,
+    )
+    for name in ("children_left", "children_right", "feature", "threshold", "value",
+                 "weighted_n_node_samples", "classes", "binary_features", "labels",
+                 "_node_depth"):
+        a, b = getattr(t, name), getattr(ref, name)
+        assert (a is None) == (b is None), name
+        if a is not None:
+            assert a.dtype == b.dtype and np.array_equal(a, b), name
+    for name in ("feature_names", "n_features", "weights", "task", "weight_label"):
+        assert getattr(t, name) == getattr(ref, name), name
+    assert t.to_text() == ref.to_text()

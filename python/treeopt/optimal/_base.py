@@ -120,16 +120,18 @@ def _tree_from_result(
     """The shared Tree model from the node arrays of a Rust solver's ``FitResult``, with
     ``value`` the node values and ``threshold`` the node thresholds in the caller's
     units; ``binary`` marks the columns that were 0/1 at fit (True: all)."""
-    return Tree(
+    # The arrays come from the solver and the rest from the fitted estimator: already
+    # consistent, so the checks of Tree() (most of the Python time of a small fit) are
+    # skipped.
+    return Tree._from_solver(
         res.children_left,
         res.children_right,
         res.feature,
         threshold,
         value,
-        value.sum(axis=1),
         labels=res.labels,
         classes=classes,
-        feature_names=None if feature_names is None else list(feature_names),
+        feature_names=None if feature_names is None else [str(f) for f in feature_names],
         n_features=n_features,
         binary_features=binary,
     )

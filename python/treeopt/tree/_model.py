@@ -697,6 +697,62 @@ class Tree:
         self.labels = labels
         self._node_depth = node_depth
 
+    @classmethod
+    def _from_solver(
+        cls,
+        children_left: NDArray[np.int64],
+        children_right: NDArray[np.int64],
+        feature: NDArray[np.int64],
+        threshold: NDArray[np.float64],
+        value: NDArray[np.float64],
+        *,
+        classes: NDArray[Any] | None,
+        feature_names: list[str] | None,
+        n_features: int,
+        binary_features: NDArray[np.bool_] | bool | None,
+        labels: NDArray[np.int64] | None,
+    ) -> Tree:
+        """A classification tree from node arrays a Rust solver built, without the
+        checks of ``__init__``: the solver emits a proper binary tree rooted at node 0
+        (leaves -1 / -2 / -2.0) with finite, non-negative class totals, and the
+        estimator passes its own validated classes and features. Internal: callers
+        with arrays of any other origin use ``Tree(...)``."""
+        tree = cls.__new__(cls)
+        left = np.asarray(children_left, dtype=np.int64)
+        right = np.asarray(children_right, dtype=np.int64)
+        internal = left != TREE_LEAF
+        node_depth = np.zeros(left.shape[0], dtype=np.int64)
+        frontier = np.flatnonzero(internal[:1])
+        level = 1
+        while frontier.size:
+            kids = np.concatenate([left[frontier], right[frontier]])
+            node_depth[kids] = level
+            frontier = kids[internal[kids]]
+            level += 1
+        if binary_features is True:
+            binary_features = np.ones(n_features, dtype=bool)
+        elif binary_features is not None:
+            binary_features = np.asarray(binary_features, dtype=bool)
+        tree.children_left = left
+        tree.children_right = right
+        tree.feature = np.asarray(feature, dtype=np.int64)
+        tree.threshold = np.asarray(threshold, dtype=np.float64)
+        tree.value = value
+        tree.weighted_n_node_samples = value.sum(axis=1)
+        tree.classes = np.array(classes, copy=True) if classes is not None else np.arange(value.shape[1])
+        tree.feature_names = feature_names
+        tree.n_features = int(n_features)
+        tree.weights = None
+        tree.task = "classification"
+        tree.binary_features = binary_features
+        tree.weight_label = "n"
+        labels = None if labels is None else np.asarray(labels, dtype=np.int64)
+        if labels is not None and np.array_equal(labels, np.argmax(value, axis=1)):
+            labels = None
+        tree.labels = labels
+        tree._node_depth = node_depth
+        return tree
+
     # ------------------------------------------------------------------ #
     # structure
     # ------------------------------------------------------------------ #

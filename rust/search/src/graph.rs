@@ -802,17 +802,14 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         if depth == 2 && self.kernel_on && self.solve_small(id, level, f64::INFINITY) {
             return self.store.get(id).ub;
         }
-        if depth == 3 && self.kernel_on && matches!(self.depth2, Kernel::Sweep(_)) {
-            // The best tree of depth two is a tree of depth three: a sweep finds it
-            // quickly, and it is often far better than the greedy stump's.
-            if let Ok((small, _)) = self.kernel(None, id, 2, f64::INFINITY) {
-                let rec = self.store.get_mut(id);
-                if let (Some((root, _, _)), true) = (small.split, small.cost < rec.ub) {
-                    rec.ub = small.cost;
-                    rec.best = root;
-                }
-            }
-        }
+        let first = self.store.get(id).ub;
+        self.greedy_stump(id, level, depth);
+        self.look_ahead(id, depth, first);
+        self.store.get(id).ub
+    }
+
+    /// The greedy tree of [`Solver::greedy`] without the look-ahead at its root.
+    fn greedy_stump(&mut self, id: u32, level: usize, depth: u32) -> f64 {
         // After a stop the greedy tree is still completed (it costs one pass per node),
         // except on the unlimited-depth path, which may be long.
         if !self.level(level) || (depth == UNLIMITED && self.poll()) {
@@ -856,6 +853,30 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             rec.best = feature;
         }
         rec.ub
+    }
+
+    /// The best tree of depth two as a bound of record `id` of depth three (a sweep finds
+    /// it quickly; it is often far better than the greedy stump's), unless the bound
+    /// already meets the record's lower bound: the first tree is only a bound, and no
+    /// tree beats that one. (On easy sets, e.g. those a few splits classify perfectly,
+    /// the greedy tree meets it and this sweep would be most of the fit.) With a
+    /// reference model the lower bound is a guess, not a proof: the sweep always runs.
+    /// (`first`: the record's bound before the greedy tree.)
+    fn look_ahead(&mut self, id: u32, depth: u32, first: f64) {
+        let rec = self.store.get(id);
+        let met = self.reference.is_none() && rec.ub <= rec.lb;
+        if depth != 3 || !self.kernel_on || !matches!(self.depth2, Kernel::Sweep(_)) || met {
+            return;
+        }
+        if let Ok((small, _)) = self.kernel(None, id, 2, f64::INFINITY) {
+            // Ties go to the look-ahead (it ran first before it could be skipped: the
+            // same tree as then whenever it runs).
+            let rec = self.store.get_mut(id);
+            if let (Some((root, _, _)), true) = (small.split, small.cost < first && small.cost <= rec.ub) {
+                rec.ub = small.cost;
+                rec.best = root;
+            }
+        }
     }
 
     /// Tightens record `id` until it is solved or its search bound reaches `budget`
