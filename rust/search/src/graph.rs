@@ -429,6 +429,9 @@ pub(crate) struct Solver<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> {
     /// How often the depth-two kernel's stump pass ([`Depth2::stump_pass`]) settled the
     /// records of two levels it was asked about.
     stump_pass: TrialRate,
+    /// How often STreeD's similarity bound ([`Depth2::similarity_bound`]) settled the
+    /// records of two levels it was asked about.
+    similarity: TrialRate,
     /// Neighbourhood pruning between thresholds of a column, with the objective's loss
     /// per unit of mass moved: on when that exists, the leaf support is one and there is
     /// no reference model.
@@ -519,7 +522,19 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             Kernel::Pairs(k) => {
                 // STreeD's similarity bound: when a recent set's optimum shows that no tree
                 // of this one costs less than the bound, no tree is built (infinite cost).
-                let similar = if depth == 2 && bound.is_finite() { k.similarity_bound(&self.t.obj, set) } else { f64::NEG_INFINITY };
+                // Asked while it settles more of the records it is asked about than one
+                // ask costs against one kernel call: a scan of the few sets kept (words)
+                // against pair sums over the set (groups x features^2, by an eighth for
+                // the features a group has at 1).
+                let asked = depth == 2 && bound.is_finite() && {
+                    let n = self.t.splits.n_splits() as f64;
+                    let size = set.iter().map(|w| w.count_ones()).sum::<u32>() as f64;
+                    self.similarity.ask_while((16.0 * set.len() as f64 / (size * n * n / 8.0).max(1.0)).min(0.5))
+                };
+                let similar = if asked { k.similarity_bound(&self.t.obj, set) } else { f64::NEG_INFINITY };
+                if asked {
+                    self.similarity.record(similar >= bound);
+                }
                 if similar >= bound {
                     Ok((SmallTree { cost: f64::INFINITY, split: None }, similar))
                 } else if let Some(out) = {
@@ -1333,6 +1348,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             root: 0,
             depth_two_bound: TrialRate::default(),
             stump_pass: TrialRate::default(),
+            similarity: TrialRate::default(),
             neighbourhood: task_unit.filter(|_| rules.min_support <= 1.0 && reference.is_none()),
             reference,
             kernel_on,
