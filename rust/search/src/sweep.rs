@@ -402,14 +402,7 @@ impl Sweep {
     /// Counts work and polls `stop` every [`POLL_WORK`] units.
     #[inline]
     fn poll(&mut self, work: usize, stop: &mut dyn FnMut() -> Option<Halt>) -> Result<(), Halt> {
-        self.work += work;
-        if self.work >= POLL_WORK {
-            self.work = 0;
-            if let Some(h) = stop() {
-                return Err(h);
-            }
-        }
-        Ok(())
+        poll_every(&mut self.work, work, POLL_WORK, stop)
     }
 
     /// The optimal subtree of depth at most `depth` (1 or 2) for the groups in `set`
@@ -1068,11 +1061,25 @@ impl Sweep {
     }
 }
 
+/// Adds `work` to the `count` of units done since the last poll and asks `stop` once
+/// `every` units have been done (the kernels' way to honour limits in long loops).
+#[inline]
+pub(crate) fn poll_every(count: &mut usize, work: usize, every: usize, stop: &mut dyn FnMut() -> Option<Halt>) -> Result<(), Halt> {
+    *count += work;
+    if *count >= every {
+        *count = 0;
+        if let Some(h) = stop() {
+            return Err(h);
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::objective::{CostSensitive, Misclassification};
-    use crate::testing::{small_tree_cost, stats_of};
+    use crate::testing::{small_tree_cost, stats_of, threshold_brute};
     use crate::Status;
     use treeopt_core::NumericDataset;
 
@@ -1090,23 +1097,6 @@ mod tests {
         NumericDataset::new(&x, rows, m, &y, classes, Some(&w)).unwrap()
     }
 
-    /// Exhaustive optimum over every threshold tree of depth at most `depth` on `groups`.
-    fn brute<O: Objective>(obj: &O, th: &Thresholds, data: &NumericDataset, groups: &[usize], depth: u32, penalty: f64, min_support: f64) -> f64 {
-        let mut best = obj.leaf_loss(&stats_of(obj, groups)) + penalty;
-        if depth == 0 {
-            return best;
-        }
-        let rows = |side: &[usize]| side.iter().map(|&g| data.group_rows(g) as f64).sum::<f64>();
-        for s in 0..th.n_splits() {
-            let (l, r): (Vec<usize>, Vec<usize>) = groups.iter().partition(|&&g| !th.goes_right(g, s));
-            if l.is_empty() || r.is_empty() || rows(&l) < min_support || rows(&r) < min_support {
-                continue;
-            }
-            best = best.min(brute(obj, th, data, &l, depth - 1, penalty, min_support) + brute(obj, th, data, &r, depth - 1, penalty, min_support));
-        }
-        best
-    }
-
     /// Cost of the kernel's tree, recomputed from the groups it routes to each leaf; and
     /// whether every leaf holds the minimum support.
     fn cost_of<O: Objective>(obj: &O, th: &Thresholds, data: &NumericDataset, groups: &[usize], tree: &SmallTree, penalty: f64, min_support: f64) -> f64 {
@@ -1120,7 +1110,7 @@ mod tests {
         let mut never = || None;
         let mut kernel = Sweep::new(task, th);
         for depth in [1, 2] {
-            let want = brute(&task.obj, th, data, groups, depth, rules.penalty, rules.min_support);
+            let want = threshold_brute(&task.obj, th, data, groups, depth, rules.penalty, rules.min_support);
             let (got, proved) = kernel.solve_above(task, th, &set, depth, rules, f64::NEG_INFINITY, f64::INFINITY, usize::MAX, &mut never).unwrap();
             assert_eq!(proved, got.cost);
             assert!((got.cost - want).abs() < 1e-9, "seed {seed}, depth {depth}: kernel {} brute force {want}", got.cost);
@@ -1173,7 +1163,7 @@ mod tests {
                 let groups: Vec<usize> = (0..data.n_groups()).filter(|g| part == 0 || (g + part) % 3 != 0).collect();
                 let mut set = vec![0u64; data.words()];
                 groups.iter().for_each(|&g| set[g / 64] |= 1 << (g % 64));
-                let want = brute(&task.obj, &task.splits, &data, &groups, 2, rules.penalty, rules.min_support);
+                let want = threshold_brute(&task.obj, &task.splits, &data, &groups, 2, rules.penalty, rules.min_support);
                 for known in [f64::NEG_INFINITY, want - 2.0, want - 0.5, want] {
                     kernel.last = None;
                     let (got, proved) = kernel.solve_above(&task, &task.splits, &set, 2, &rules, known, f64::INFINITY, usize::MAX, &mut never).unwrap();
@@ -1235,7 +1225,7 @@ mod tests {
                 if l.is_empty() || r.is_empty() || rows(&l) < rules.min_support || rows(&r) < rules.min_support {
                     continue;
                 }
-                want = want.min(brute(&task.obj, th, &data, &l, 1, 0.0, rules.min_support) + brute(&task.obj, th, &data, &r, 1, 0.0, rules.min_support));
+                want = want.min(threshold_brute(&task.obj, th, &data, &l, 1, 0.0, rules.min_support) + threshold_brute(&task.obj, th, &data, &r, 1, 0.0, rules.min_support));
             }
             let leaf = task.obj.leaf_loss(&stats_of(&task.obj, &many));
             assert!((got.cost - want.min(leaf)).abs() < 1e-9, "seed {seed}: kernel {} brute force {}", got.cost, want.min(leaf));

@@ -26,6 +26,7 @@ use crate::depth2::{Halt, SmallTree};
 use crate::objective::Objective;
 use crate::rules::{side, Rules};
 use crate::split::{SplitFamily, Task, Thresholds};
+use crate::sweep::poll_every;
 use treeopt_core::bitset::for_each_one;
 
 /// Units of work (slot additions and reads) between two checks of the clock and the monitor.
@@ -127,14 +128,7 @@ impl Table {
 
     #[inline]
     fn poll(&mut self, work: usize, stop: &mut dyn FnMut() -> Option<Halt>) -> Result<(), Halt> {
-        self.work += work;
-        if self.work >= POLL_WORK {
-            self.work = 0;
-            if let Some(h) = stop() {
-                return Err(h);
-            }
-        }
-        Ok(())
+        poll_every(&mut self.work, work, POLL_WORK, stop)
     }
 
     /// The optimal subtree of depth at most two for the groups in `set`, with a proven
@@ -627,26 +621,9 @@ mod tests {
     use super::*;
     use crate::objective::{CostSensitive, Misclassification};
     use crate::sweep::Sweep;
-    use crate::testing::{small_tree_cost, stats_of};
+    use crate::testing::{small_tree_cost, threshold_brute};
     use proptest::prelude::*;
     use treeopt_core::NumericDataset;
-
-    /// Exhaustive optimum over every threshold tree of depth at most `depth` on `groups`.
-    fn brute<O: Objective>(obj: &O, th: &Thresholds, data: &NumericDataset, groups: &[usize], depth: u32, penalty: f64, min_support: f64) -> f64 {
-        let mut best = obj.leaf_loss(&stats_of(obj, groups)) + penalty;
-        if depth == 0 {
-            return best;
-        }
-        let rows = |side: &[usize]| side.iter().map(|&g| data.group_rows(g) as f64).sum::<f64>();
-        for s in 0..th.n_splits() {
-            let (l, r): (Vec<usize>, Vec<usize>) = groups.iter().partition(|&&g| !th.goes_right(g, s));
-            if l.is_empty() || r.is_empty() || rows(&l) < min_support || rows(&r) < min_support {
-                continue;
-            }
-            best = best.min(brute(obj, th, data, &l, depth - 1, penalty, min_support) + brute(obj, th, data, &r, depth - 1, penalty, min_support));
-        }
-        best
-    }
 
     fn set_of(data: &NumericDataset, groups: &[usize]) -> Vec<u64> {
         let mut set = vec![0u64; data.words()];
@@ -668,7 +645,7 @@ mod tests {
                 continue;
             }
             let set = set_of(data, groups);
-            let want = brute(&task.obj, th, data, groups, 2, rules.penalty, rules.min_support);
+            let want = threshold_brute(&task.obj, th, data, groups, 2, rules.penalty, rules.min_support);
             let (swept, _) = sweep.solve_above(task, th, &set, 2, rules, f64::NEG_INFINITY, f64::INFINITY, usize::MAX, &mut never).unwrap();
             prop_assert!((swept.cost - want).abs() < 1e-9);
             // A bound relative to the optimum: below, at, just above, far above.

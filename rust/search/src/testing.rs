@@ -2,7 +2,8 @@
 //! tree, for any objective.
 
 use crate::objective::Objective;
-use treeopt_core::BinaryDataset;
+use crate::split::{SplitFamily, Thresholds};
+use treeopt_core::{BinaryDataset, NumericDataset};
 
 /// A seeded random dataset: about a third of the cells 1, classes uniform, weights in
 /// {0.5, 1.5, 2.5, 3.5}.
@@ -48,6 +49,24 @@ pub(crate) fn brute<O: Objective>(obj: &O, data: &BinaryDataset, groups: &[usize
         }
         let d = depth.map(|d| d - 1);
         best = best.min(brute(obj, data, &l, d, penalty, min_support) + brute(obj, data, &r, d, penalty, min_support));
+    }
+    best
+}
+
+/// Exhaustive optimum (loss + `penalty` per leaf) over every threshold tree of depth at
+/// most `depth` on `groups` of a numeric dataset, every leaf with `min_support` rows.
+pub(crate) fn threshold_brute<O: Objective>(obj: &O, th: &Thresholds, data: &NumericDataset, groups: &[usize], depth: u32, penalty: f64, min_support: f64) -> f64 {
+    let mut best = obj.leaf_loss(&stats_of(obj, groups)) + penalty;
+    if depth == 0 {
+        return best;
+    }
+    let rows = |side: &[usize]| side.iter().map(|&g| data.group_rows(g) as f64).sum::<f64>();
+    for s in 0..th.n_splits() {
+        let (l, r): (Vec<usize>, Vec<usize>) = groups.iter().partition(|&&g| !th.goes_right(g, s));
+        if l.is_empty() || r.is_empty() || rows(&l) < min_support || rows(&r) < min_support {
+            continue;
+        }
+        best = best.min(threshold_brute(obj, th, data, &l, depth - 1, penalty, min_support) + threshold_brute(obj, th, data, &r, depth - 1, penalty, min_support));
     }
     best
 }
