@@ -67,7 +67,7 @@ def test_to_sklearn_works_with_export_text_and_plot_tree_on_named_features():
     sk = clf.tree_.to_sklearn()
     assert list(sk.feature_names_in_) == list(X.columns)
     text = export_text(sk, feature_names=list(X.columns))
-    assert "petal length (cm) <= 4.45" in text
+    assert "petal width (cm) <= 1.65" in text
     np.testing.assert_array_equal(sk.predict(X), clf.predict(X))  # with the frame's names
     fig, ax = plt.subplots()
     boxes = plot_tree(sk, ax=ax, feature_names=list(X.columns), class_names=["setosa", "versicolor", "virginica"])

@@ -301,7 +301,7 @@ def tree_pav(q: ArrayLike, lam: float) -> tuple[NDArray[np.float64], NDArray[np.
         core = _cached_core()
     solved = core.forward_checked(q, lam, CACHED_MAX_VALUES)
     if solved is not None:
-        return solved
+        return cast("tuple[NDArray[np.float64], NDArray[np.float64]]", solved)
     q = _as_scores(q)
     return _thread_solver(q.size)._forward(q, _as_lambda(lam))
 
@@ -335,7 +335,7 @@ def tree_pav_backward(
         core = _cached_core()
     grad_q = core.backward_checked(q, lam, grad_a, grad_z, CACHED_MAX_VALUES)
     if grad_q is not None:
-        return grad_q
+        return cast("NDArray[np.float64]", grad_q)
     q = _as_scores(q)
     lam = _as_lambda(lam)
     solver = _thread_solver(q.size)

@@ -79,14 +79,11 @@ class DL85Classifier(CertifiedTreeClassifier):
     >>> clf.status_, clf.score(X, y)
     ('optimal', 0.96)
     >>> print(clf.tree_.to_text())
-    if petal length (cm) <= 4.45:
-        if petal length (cm) <= 2.45:
-            predict 0  (n=50; 0: 50, 1: 0, 2: 0; p=1)
-        else:  # petal length (cm) > 2.45
-            predict 1  (n=29; 0: 0, 1: 29, 2: 0; p=1)
-    else:  # petal length (cm) > 4.45
+    if petal length (cm) <= 2.45:
+        predict 0  (n=50; 0: 50, 1: 0, 2: 0; p=1)
+    else:  # petal length (cm) > 2.45
         if petal width (cm) <= 1.65:
-            predict 1  (n=23; 0: 0, 1: 19, 2: 4; p=0.8261)
+            predict 1  (n=52; 0: 0, 1: 48, 2: 4; p=0.9231)
         else:  # petal width (cm) > 1.65
             predict 2  (n=48; 0: 0, 1: 2, 2: 46; p=0.9583)
     """

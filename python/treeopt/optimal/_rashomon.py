@@ -168,7 +168,7 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
         value, and the estimator's class) that passed it before: whether they pass is
         fixed by the class's constraints, and the check's ~40 us were a fifth of a
         small set's fit (monk3 d3), where a new estimator is often made for each fit."""
-        key = (type(self), *((type(v), v) for v in (getattr(self, name) for name in self._parameter_constraints)))
+        key: tuple[object, ...] | None = (type(self), *((type(v), v) for v in (getattr(self, name) for name in self._parameter_constraints)))
         try:
             if key in _PASSED_PARAMS:
                 return
