@@ -416,3 +416,40 @@ test_sklearn_estimator_checks = sklearn_checks_test(
         OptimalTreeClassifier(thresholds="exact", max_depth=2, n_estimators=5, time_limit=20),
     ]
 )
+
+
+def _few_values(n_rows: int, seed: int):
+    """Numeric columns of few distinct values each (the value-sum kernel's ground) and
+    noisy labels: large enough for its helper thread."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 40, size=(n_rows, 8)).astype(float)
+    score = X[:, 0] - X[:, 1] + 0.5 * X[:, 2] * (X[:, 3] > 20) + rng.normal(0, 12, n_rows)
+    return X, (score > 5).astype(int)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_n_jobs_gives_the_same_tree_and_certificate(make, seed):
+    # The helper thread runs ahead over the root thresholds of depth-two subproblems;
+    # the answer must be the one thread's, ties included.
+    X, y = _few_values(3000, seed)
+    fits = [make(max_depth=3, n_jobs=nj).fit(X, y) for nj in (1, 2, -1)]
+    for f in fits[1:]:
+        assert f.status_ == fits[0].status_ == "optimal"
+        assert f.objective_ == fits[0].objective_ and f.lower_bound_ == fits[0].lower_bound_
+        assert f.tree_.to_text() == fits[0].tree_.to_text()
+
+
+@pytest.mark.parametrize("bad", [0, 1.5, "2", True])
+def test_n_jobs_must_be_a_nonzero_int(make, bad):
+    X, y = _few_values(50, 0)
+    with pytest.raises(ValueError, match="n_jobs"):
+        make(n_jobs=bad).fit(X, y)
+
+
+def test_n_jobs_follows_scikit_learns_convention():
+    from treeopt._base import effective_n_jobs
+    import os
+
+    assert effective_n_jobs(None) == 1 and effective_n_jobs(3) == 3
+    assert effective_n_jobs(-1) == (os.cpu_count() or 1)
+    assert effective_n_jobs(-10_000) == 1

@@ -16,6 +16,7 @@ the Rust solvers live in :mod:`treeopt.optimal` (its ``_base``).
 
 from __future__ import annotations
 
+import os
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any, overload
 
@@ -26,8 +27,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 __all__ = [
     "INT_SATURATION",
     "COST_AND_THRESHOLD_CONSTRAINTS",
+    "N_JOBS_CONSTRAINTS",
     "SEARCH_CONSTRAINTS",
     "cost_matrix",
+    "effective_n_jobs",
     "refuse_booleans",
     "row_major",
     "saturated",
@@ -73,6 +76,24 @@ def store_init_params(estimator: object, params: dict[str, Any]) -> None:
     for name, value in params.items():
         if name not in ("self", "__class__"):
             setattr(estimator, name, value)
+
+
+#: The ``n_jobs`` of the searches that can use a second thread: scikit-learn's
+#: convention (a positive count, or ``-1`` for every core, ``-2`` all but one, ...; None
+#: is 1). 0 is refused.
+N_JOBS_CONSTRAINTS: dict[str, list[Any]] = {
+    "n_jobs": [Interval(Integral, 1, None, closed="left"), Interval(Integral, None, -1, closed="right"), None],
+}
+
+
+def effective_n_jobs(n_jobs: int | None) -> int:
+    """Threads for ``n_jobs`` (scikit-learn's convention): None is 1, a negative ``k``
+    leaves ``-k - 1`` of the cores idle (at least one thread)."""
+    if n_jobs is None:
+        return 1
+    if n_jobs < 0:
+        return max(1, (os.cpu_count() or 1) + 1 + int(n_jobs))
+    return int(n_jobs)
 
 
 @overload

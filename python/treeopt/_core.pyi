@@ -97,6 +97,7 @@ def fit(
     memory_limit: Optional[int] = None,
     verbose: bool = False,
     slow_fit_warning: Optional[Tuple[float, str]] = None,
+    threads: int = 1,
 ) -> FitResult:
     """Fit a tree: class indices (uint32, with ``n_classes``) or real targets (float64)."""
 

@@ -22,7 +22,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import _num_samples, column_or_1d
 
 from .. import _core
-from .._base import SEARCH_CONSTRAINTS, cost_matrix, refuse_booleans, saturated
+from .._base import INT_SATURATION, SEARCH_CONSTRAINTS, cost_matrix, effective_n_jobs, refuse_booleans, saturated
 from .._binary import BinaryTreeClassifierMixin, as_binary_matrix
 from .._progress import report
 from .._validation import (
@@ -212,12 +212,14 @@ class CertifiedSearch:
 
     def _search_limits(self) -> dict[str, Any]:
         """The keyword arguments every Rust search takes: the seconds left, the slow-fit
-        warning, the memory limit (bytes, capped for Rust) and verbosity."""
+        warning, the memory limit (bytes, capped for Rust), verbosity and the threads
+        (``n_jobs`` of the estimators that take it, else 1)."""
         return {
             "time_limit": self._time_left(),
             "slow_fit_warning": self._slow_fit_warning(),
             "memory_limit": saturated(self.memory_limit),
             "verbose": bool(self.verbose),
+            "threads": min(effective_n_jobs(getattr(self, "n_jobs", None)), INT_SATURATION),
         }
 
     #: Seconds of search after which a fit with no time_limit warns that it is slow.

@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils._param_validation import Interval
 
 from .. import _core
-from .._base import COST_AND_THRESHOLD_CONSTRAINTS, SEARCH_CONSTRAINTS, row_major, saturated, store_init_params
+from .._base import COST_AND_THRESHOLD_CONSTRAINTS, N_JOBS_CONSTRAINTS, SEARCH_CONSTRAINTS, row_major, saturated, store_init_params
 from ._base import CertifiedTreeClassifier
 
 if TYPE_CHECKING:
@@ -59,6 +59,12 @@ class DL85Classifier(CertifiedTreeClassifier):
         Numeric columns only, as for :class:`GOSDTClassifier`: None makes every
         midpoint between consecutive distinct values (within a node's rows) a candidate
         split; ``k`` keeps at most ``k`` per column, at weighted quantiles.
+    n_jobs : int or None, default=None
+        Threads the search may use, as in scikit-learn: None is 1, ``-1`` every core.
+        The tree and its certificate do not depend on it. Today only the depth-two
+        solver on numeric columns with few distinct values each uses a second thread
+        (a helper that runs ahead over the root thresholds), and only on subproblems
+        large enough to pay for it (thousands of rows); 0 is refused.
 
     Attributes
     ----------
@@ -91,6 +97,7 @@ class DL85Classifier(CertifiedTreeClassifier):
     _parameter_constraints: dict[str, list[Any]] = {
         **SEARCH_CONSTRAINTS,
         **COST_AND_THRESHOLD_CONSTRAINTS,
+        **N_JOBS_CONSTRAINTS,
         "max_depth": [Interval(Integral, 0, None, closed="left")],
         "min_samples_leaf": [
             Interval(Integral, 1, None, closed="left"),
@@ -104,6 +111,7 @@ class DL85Classifier(CertifiedTreeClassifier):
     min_samples_leaf: int | float
     misclassification_cost: ArrayLike | None
     max_thresholds: int | None
+    n_jobs: int | None
 
     def __init__(
         self,
@@ -116,6 +124,7 @@ class DL85Classifier(CertifiedTreeClassifier):
         memory_limit: int | None = None,
         verbose: bool = False,
         max_thresholds: int | None = None,
+        n_jobs: int | None = None,
     ) -> None:
         store_init_params(self, locals())
 

@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils._param_validation import Interval
 
 from .. import _core
-from .._base import COST_AND_THRESHOLD_CONSTRAINTS, SEARCH_CONSTRAINTS, row_major, saturated, store_init_params
+from .._base import COST_AND_THRESHOLD_CONSTRAINTS, N_JOBS_CONSTRAINTS, SEARCH_CONSTRAINTS, row_major, saturated, store_init_params
 from ._base import CertifiedTreeClassifier
 
 if TYPE_CHECKING:
@@ -67,6 +67,12 @@ class GOSDTClassifier(CertifiedTreeClassifier):
         training values (by ``sample_weight * class_weight``; ties can leave fewer), and
         the tree's thresholds are among them; the optimum is then over those
         thresholds only, and the search is faster.
+    n_jobs : int or None, default=None
+        Threads the search may use, as in scikit-learn: None is 1, ``-1`` every core.
+        The tree and its certificate do not depend on it. Today only the depth-two
+        solver on numeric columns with few distinct values each uses a second thread
+        (a helper that runs ahead over the root thresholds), and only on subproblems
+        large enough to pay for it (thousands of rows); 0 is refused.
 
     Attributes
     ----------
@@ -125,6 +131,7 @@ class GOSDTClassifier(CertifiedTreeClassifier):
     _parameter_constraints: dict[str, list[Any]] = {
         **SEARCH_CONSTRAINTS,
         **COST_AND_THRESHOLD_CONSTRAINTS,
+        **N_JOBS_CONSTRAINTS,
         "max_depth": [Interval(Integral, 0, None, closed="left"), None],
     }
 
@@ -133,6 +140,7 @@ class GOSDTClassifier(CertifiedTreeClassifier):
     max_depth: int | None
     misclassification_cost: ArrayLike | None
     max_thresholds: int | None
+    n_jobs: int | None
 
     def __init__(
         self,
@@ -144,6 +152,7 @@ class GOSDTClassifier(CertifiedTreeClassifier):
         verbose: bool = False,
         misclassification_cost: ArrayLike | None = None,
         max_thresholds: int | None = None,
+        n_jobs: int | None = None,
     ) -> None:
         store_init_params(self, locals())
 

@@ -20,7 +20,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _core
-from .._base import SEARCH_CONSTRAINTS, refuse_booleans, saturated, store_init_params
+from .._base import N_JOBS_CONSTRAINTS, SEARCH_CONSTRAINTS, refuse_booleans, saturated, store_init_params
 from .._validation import sample_weights, scaled_to_max, validate_numeric_data
 from ..tree import Tree
 from ._base import CertifiedSearch, pack_features, require_features
@@ -39,6 +39,7 @@ __all__ = ["CertifiedTreeRegressor", "DL85Regressor", "GOSDTRegressor"]
 #: The parameters every regressor takes (``class_weight`` has no meaning here).
 _REGRESSOR_CONSTRAINTS: dict[str, list[Any]] = {
     **{k: v for k, v in SEARCH_CONSTRAINTS.items() if k != "class_weight"},
+    **N_JOBS_CONSTRAINTS,
     "max_thresholds": [Interval(Integral, 1, None, closed="left"), None],
     "min_samples_leaf": [
         Interval(Integral, 1, None, closed="left"),
@@ -61,6 +62,7 @@ class CertifiedTreeRegressor(CertifiedSearch, RegressorMixin, BaseEstimator):
     regularization: float
     min_samples_leaf: int | float
     max_thresholds: int | None
+    n_jobs: int | None
     n_features_in_: int
 
     if TYPE_CHECKING:
@@ -237,6 +239,12 @@ _LIMITS_DOC = """
         Numeric columns only: None tries every midpoint between consecutive distinct
         values of a column; an int ``k`` keeps ``k`` of them per column, at weighted
         quantiles of its training values (the optimum is then over those).
+    n_jobs : int or None, default=None
+        Threads the search may use, as in scikit-learn: None is 1, ``-1`` every core.
+        The tree and its certificate do not depend on it. Today only the depth-two
+        solver on numeric columns with few distinct values each uses a second thread
+        (a helper that runs ahead over the root thresholds), and only on subproblems
+        large enough to pay for it (thousands of rows); 0 is refused.
 """
 
 #: The run limits, then the fitted tree, of both regressors' docstrings.
@@ -306,6 +314,7 @@ class GOSDTRegressor(CertifiedTreeRegressor):
         memory_limit: int | None = None,
         verbose: bool = False,
         max_thresholds: int | None = None,
+        n_jobs: int | None = None,
     ) -> None:
         store_init_params(self, locals())
 
@@ -369,6 +378,7 @@ class DL85Regressor(CertifiedTreeRegressor):
         memory_limit: int | None = None,
         verbose: bool = False,
         max_thresholds: int | None = None,
+        n_jobs: int | None = None,
     ) -> None:
         store_init_params(self, locals())
 

@@ -172,8 +172,12 @@ impl FitInput<'_> {
     }
 }
 
-/// The search limits from the seconds left (positive, or None) and the bytes allowed.
-pub(crate) fn limits(time_limit: Option<f64>, memory_limit: Option<usize>) -> PyResult<Limits> {
+/// The search limits from the seconds left (positive, or None), the bytes allowed and
+/// the threads (at least one).
+pub(crate) fn limits(time_limit: Option<f64>, memory_limit: Option<usize>, threads: usize) -> PyResult<Limits> {
+    if threads == 0 {
+        return Err(value_error("threads must be at least 1"));
+    }
     let time_limit = match time_limit {
         Some(t) if !(t.is_finite() && t > 0.0) => {
             return Err(value_error(format!("time_limit must be a positive number of seconds, got {t}")))
@@ -182,7 +186,7 @@ pub(crate) fn limits(time_limit: Option<f64>, memory_limit: Option<usize>) -> Py
         Some(t) => Some(Duration::try_from_secs_f64(t).unwrap_or(Duration::MAX)),
         None => None,
     };
-    Ok(Limits { time_limit, memory_limit })
+    Ok(Limits { time_limit, memory_limit, threads })
 }
 
 #[cfg(test)]

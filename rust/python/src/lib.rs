@@ -45,9 +45,10 @@ enum Targets<'py> {
 /// node's weight and mean target, with `labels` empty. A Ctrl-C during the search stops
 /// it and is handed back in the result's `interrupt` with the best tree found.
 /// `slow_fit_warning` is `(seconds, message)`, warned once if the search is still running
-/// after that many seconds; `verbose` logs progress on the `treeopt` logger.
+/// after that many seconds; `verbose` logs progress on the `treeopt` logger; `threads`
+/// is how many threads the search may use (the answer does not depend on it).
 #[pyfunction]
-#[pyo3(name = "fit", signature = (x, y, sample_weight, search, n_classes=None, time_limit=None, memory_limit=None, verbose=false, slow_fit_warning=None))]
+#[pyo3(name = "fit", signature = (x, y, sample_weight, search, n_classes=None, time_limit=None, memory_limit=None, verbose=false, slow_fit_warning=None, threads=1))]
 #[allow(clippy::too_many_arguments)]
 fn fit_tree<'py>(
     py: Python<'py>,
@@ -60,9 +61,10 @@ fn fit_tree<'py>(
     memory_limit: Option<usize>,
     verbose: bool,
     slow_fit_warning: Option<(f64, String)>,
+    threads: usize,
 ) -> PyResult<FitResult> {
     guarded(|| {
-        let limits = limits(time_limit, memory_limit)?;
+        let limits = limits(time_limit, memory_limit, threads)?;
         match (y, n_classes) {
             (Targets::Classes(y), Some(n_classes)) => {
                 let input = FitInput { x, y, n_classes, sample_weight, verbose, slow_fit_warning };

@@ -125,7 +125,7 @@ fn rashomon_set<'py>(
             "additive" => RashomonBound::Additive(rashomon_bound),
             other => return Err(value_error(format!("bound_type must be 'multiplicative' or 'additive', got {other:?}"))),
         };
-        let limits = limits(time_limit, memory_limit)?;
+        let limits = limits(time_limit, memory_limit, 1)?;
         let config = RashomonConfig { regularization, max_depth, min_samples_leaf, bound, limits };
         let input = FitInput { x, y, n_classes, sample_weight, verbose: false, slow_fit_warning: None };
         let data = input.dataset()?;

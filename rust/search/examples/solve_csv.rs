@@ -3,7 +3,7 @@
 //! header; `numeric` reads a header row and numeric features, split at every midpoint;
 //! `regression` reads a header row, 0/1 features and a real target last, and minimises
 //! squared error; `numeric-regression` the same with numeric features:
-//! `cargo run --release -p treeopt-search --example solve_csv -- FILE REG [MAX_DEPTH|none] [TIME_LIMIT] [gosdt|dl85] [binary|numeric|regression|numeric-regression]`
+//! `cargo run --release -p treeopt-search --example solve_csv -- FILE REG [MAX_DEPTH|none] [TIME_LIMIT] [gosdt|dl85] [binary|numeric|regression|numeric-regression] [THREADS]`
 
 use std::path::Path;
 use std::time::Duration;
@@ -53,7 +53,7 @@ fn read_numeric_regression_csv(path: &Path) -> (NumericDataset, Vec<f64>) {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 3 {
-        exit_with("usage: solve_csv FILE REGULARIZATION [MAX_DEPTH|none] [TIME_LIMIT_SECONDS] [gosdt|dl85] [binary|numeric]");
+        exit_with("usage: solve_csv FILE REGULARIZATION [MAX_DEPTH|none] [TIME_LIMIT_SECONDS] [gosdt|dl85] [binary|numeric] [THREADS]");
     }
     let config = GosdtConfig {
         regularization: args[2].parse().expect("regularization must be a number"),
@@ -61,6 +61,7 @@ fn main() {
         limits: Limits {
             time_limit: args.get(4).map(|t| Duration::from_secs_f64(t.parse().expect("seconds"))),
             memory_limit: None,
+            threads: args.get(7).map_or(1, |t| t.parse().expect("threads must be a count")),
         },
         ..Default::default()
     };

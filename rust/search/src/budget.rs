@@ -11,6 +11,9 @@ pub struct Limits {
     pub time_limit: Option<Duration>,
     /// Bytes the subproblem store may hold.
     pub memory_limit: Option<usize>,
+    /// Threads the search may use (0 and 1: the calling thread only). The answer does
+    /// not depend on it; only the depth-two kernel on numeric columns uses a second one.
+    pub threads: usize,
 }
 
 /// A snapshot of a running search, in objective units.

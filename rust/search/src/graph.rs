@@ -1333,7 +1333,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
                 _ => Kernel::Pairs(Depth2::new(&task, reference.as_deref(), rules.min_support)),
             },
             table: match task.splits.as_thresholds() {
-                Some(th) if sweep => Some(Table::new(&task, th)),
+                Some(th) if sweep => Some(Table::new(&task, th, config.limits.threads)),
                 _ => None,
             },
             t: task,

@@ -30,7 +30,7 @@ use treeopt_core::dataset::leaf_loss;
 use treeopt_core::Groups;
 
 /// A leaf objective over the groups of a dataset ([`Groups`]).
-pub trait Objective {
+pub trait Objective: Sync {
     /// What a leaf predicts (a class index for classification).
     type Label: Copy;
     /// Number of statistics per group (channels summed by the search).
@@ -336,7 +336,7 @@ pub struct SquaredError {
     /// Per rank, its group.
     by_rank: Vec<u32>,
     /// Scratch of the k-means bound: the bitset over ranks and the programme's buffers.
-    scratch: std::cell::RefCell<(Vec<u64>, KMeans)>,
+    scratch: std::sync::Mutex<(Vec<u64>, KMeans)>,
 }
 
 /// Weighted sum of squared deviations from the mean of statistics (weight, Σwz, Σwz²).
@@ -393,7 +393,7 @@ impl SquaredError {
         for (r, &g) in by_rank.iter().enumerate() {
             rank[g as usize] = r as u32;
         }
-        let scratch = std::cell::RefCell::new((vec![0u64; data.words()], KMeans::default()));
+        let scratch = std::sync::Mutex::new((vec![0u64; data.words()], KMeans::default()));
         Ok(SquaredError { stats, floor, insertion, empty_below, mean, scale, rank, by_rank, scratch })
     }
 
@@ -450,7 +450,7 @@ impl Objective for SquaredError {
     }
     /// OSRT's k-means equivalent-points bound (Zhang et al. 2023, §4).
     fn set_bound(&self, set: &[u64], penalty: f64, depth: u32, target: f64) -> Option<f64> {
-        let mut scratch = self.scratch.borrow_mut();
+        let mut scratch = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
         let (ranks, kmeans) = &mut *scratch;
         let mut floor = 0.0;
         treeopt_core::bitset::for_each_one(set, |g| {

@@ -27,6 +27,8 @@ use crate::objective::Objective;
 use crate::rules::{side, Rules};
 use crate::split::{SplitFamily, Task, Thresholds};
 use crate::sweep::poll_every;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
 use treeopt_core::bitset::for_each_one;
 
 /// Units of work (slot additions and reads) between two checks of the clock and the monitor.
@@ -49,20 +51,18 @@ pub(crate) fn pays(n: usize, distinct: impl Iterator<Item = usize>) -> bool {
     }
     n >= 64 && 4 * slots <= n * m
 }
-
 /// Per side, the best tree of depth at most one found at the current root threshold.
 struct SideBest {
     cost: f64,
     split: Option<u32>,
 }
 
-/// Reusable buffers of the value-sum kernel for one numeric dataset.
+/// The members of the current set laid out for the passes: read-only while they run,
+/// so that a helper thread shares them.
 #[derive(Default)]
-pub(crate) struct Table {
+struct Layout {
     c: usize,
     m: usize,
-    /// Per dataset group, its index among the current set's members.
-    local: Vec<u32>,
     /// The members of the current set (dataset groups), ascending.
     members: Vec<u32>,
     /// Per member, `c + 1` sums: its statistics and rows.
@@ -74,20 +74,58 @@ pub(crate) struct Table {
     /// Per column, its first slot (`m + 1`); per slot, its value's rank in the dataset.
     col_start: Vec<usize>,
     slot_rank: Vec<u32>,
-    /// Per slot, the `c + 1` sums of all members, and of the members of the current side.
-    all: Vec<f64>,
+}
+
+/// The mutable state of one pass over a root column's cuts: the side's per-value sums
+/// and totals, and per column a lower bound on the side's optimum restricted to it.
+#[derive(Default)]
+struct Pass {
     part: Vec<f64>,
-    /// Statistics and rows of the whole set.
-    totals: Vec<f64>,
-    /// Per root cut of the current column: its position in the column's order, rows, mass,
-    /// the right side's optimum (or a bound at least the target when pruned) and split.
-    cut_pos: Vec<usize>,
-    cut_rows: Vec<f64>,
-    cut_mass: Vec<f64>,
-    right: Vec<(f64, Option<u32>)>,
-    /// Per column, a lower bound on the current side's optimum restricted to it.
+    side_tot: Vec<f64>,
     col_lb: Vec<f64>,
     col_order: Vec<usize>,
+    /// Root thresholds read.
+    roots: u64,
+}
+
+/// The right pass of one root column: its cuts and, from `low` on, the right sides'
+/// optima (cost and split); with `record`, per cut read (right to left), the column
+/// order the pass left behind it (`m` entries each).
+#[derive(Default)]
+struct Right {
+    a: usize,
+    cut_pos: Vec<usize>,
+    right: Vec<(f64, Option<u32>)>,
+    low: usize,
+    orders: Vec<usize>,
+}
+
+impl Right {
+    fn bytes(&self) -> usize {
+        8 * (self.cut_pos.capacity() + self.orders.capacity()) + 16 * self.right.capacity()
+    }
+}
+
+/// Reusable buffers of the value-sum kernel for one numeric dataset.
+#[derive(Default)]
+pub(crate) struct Table {
+    lay: Layout,
+    /// Per dataset group, its index among the current set's members.
+    local: Vec<u32>,
+    /// Per slot, the `c + 1` sums of all members.
+    all: Vec<f64>,
+    /// Statistics and rows of the whole set.
+    totals: Vec<f64>,
+    /// The passes of the calling thread, and of the helper thread.
+    main: Pass,
+    helper: Pass,
+    /// The calling thread's right pass, and spare ones for the helper.
+    right: Right,
+    spare: Vec<Right>,
+    /// Threads a solve may use (1: the calling thread only), and the least members
+    /// times columns for which it starts a helper.
+    threads: usize,
+    helper_min_work: usize,
     work: usize,
     /// Solves not answered from `last`, and root thresholds read in them (either side).
     pub(crate) solves: u64,
@@ -104,26 +142,35 @@ pub(crate) struct Table {
 /// Recent sets kept for the similarity bound.
 const HISTORY: usize = 4;
 
+/// Members (groups) times columns from which a solve hands its right passes to a helper
+/// thread: below, a solve takes well under a millisecond and a thread would not pay.
+const HELPER_MIN_WORK: usize = 1 << 14;
+
 impl Table {
-    pub fn new<O: Objective, S: SplitFamily>(t: &Task<O, S>, th: &Thresholds) -> Self {
-        Table { c: t.obj.n_stats(), m: th.numeric().n_columns(), last_root: usize::MAX, ..Default::default() }
+    /// The kernel for `t`'s dataset, solving on the calling thread and, with `threads`
+    /// above one, on one helper thread ([`Table::depth_two`]).
+    pub fn new<O: Objective, S: SplitFamily>(t: &Task<O, S>, th: &Thresholds, threads: usize) -> Self {
+        Table { lay: Layout { c: t.obj.n_stats(), m: th.numeric().n_columns(), ..Default::default() }, last_root: usize::MAX, threads: threads.max(1), helper_min_work: HELPER_MIN_WORK, ..Default::default() }
     }
 
     /// Bytes held by the kernel's buffers.
     pub fn bytes(&self) -> usize {
-        4 * (self.local.capacity() + self.members.capacity() + self.cols.capacity() + self.slot.capacity() + self.slot_rank.capacity())
-            + 8 * (self.sums.capacity() + self.all.capacity() + self.part.capacity() + self.totals.capacity() + self.col_start.capacity())
-            + 8 * (self.cut_pos.capacity() + self.cut_rows.capacity() + self.cut_mass.capacity() + self.col_lb.capacity() + self.col_order.capacity())
-            + 16 * self.right.capacity()
+        let l = &self.lay;
+        let pass = |p: &Pass| 8 * (p.part.capacity() + p.side_tot.capacity() + p.col_lb.capacity() + p.col_order.capacity());
+        4 * (self.local.capacity() + l.members.capacity() + l.cols.capacity() + l.slot.capacity() + l.slot_rank.capacity())
+            + 8 * (l.sums.capacity() + self.all.capacity() + self.totals.capacity() + l.col_start.capacity())
+            + pass(&self.main)
+            + pass(&self.helper)
+            + self.right.bytes()
+            + self.spare.iter().map(Right::bytes).sum::<usize>()
             + self.last.as_ref().map_or(0, |l| 8 * l.0.capacity())
     }
 
     /// Frees the per-set buffers.
     pub fn release(&mut self) {
-        let c = self.c;
-        let m = self.m;
-        let (solves, roots, last_root) = (self.solves, self.roots, self.last_root);
-        *self = Table { c, m, solves, roots, last_root, ..Default::default() };
+        let (c, m) = (self.lay.c, self.lay.m);
+        let (solves, roots, last_root, threads, helper_min_work) = (self.solves, self.roots, self.last_root, self.threads, self.helper_min_work);
+        *self = Table { lay: Layout { c, m, ..Default::default() }, solves, roots, last_root, threads, helper_min_work, ..Default::default() };
     }
 
     #[inline]
@@ -156,24 +203,21 @@ impl Table {
         self.solves += 1;
         let (floor, rows) = self.prepare(t, th, set, budget_bytes, stop)?;
         let obj = &t.obj;
-        let c = self.c;
+        let (c, m) = (self.lay.c, self.lay.m);
         let s = side(obj, &self.totals[..c], floor, None, rows, 2, rules);
         if s.terminal {
             return Ok((SmallTree { cost: s.leaf_cost, split: None }, s.leaf_cost));
         }
         let mut best = SmallTree { cost: s.leaf_cost, split: None };
         // The best stump, and each column's: root columns are tried from the best stump's.
-        let mut order: Vec<(f64, usize)> = Vec::with_capacity(self.m);
-        let all = std::mem::take(&mut self.all);
-        let totals = self.totals.clone();
-        for j in 0..self.m {
-            let (cost, split) = self.scan(obj, &all, &totals, j, rules, th);
+        let mut order: Vec<(f64, usize)> = Vec::with_capacity(m);
+        for j in 0..m {
+            let (cost, split) = self.lay.scan(obj, &self.all, &self.totals, j, rules, th);
             if cost < best.cost {
                 best = SmallTree { cost, split: split.map(|f| (f, None, None)) };
             }
             order.push((if j == self.last_root { f64::NEG_INFINITY } else { cost }, j));
         }
-        self.all = all;
         let depth_one = best.cost;
         let mut col_bound = self.similarity(obj, set, rules);
         for o in order.iter_mut() {
@@ -216,7 +260,7 @@ impl Table {
     /// D_a(kept) - insertion costs of (kept minus set)`. Minus infinity where nothing is
     /// known.
     fn similarity<O: Objective>(&self, obj: &O, set: &[u64], rules: &Rules) -> Vec<f64> {
-        let mut out = vec![f64::NEG_INFINITY; self.m];
+        let mut out = vec![f64::NEG_INFINITY; self.lay.m];
         if rules.min_support > 1.0 {
             return out;
         }
@@ -252,12 +296,14 @@ impl Table {
     /// Returns the equivalent-points floor and the rows of the set.
     fn prepare<O: Objective, S: SplitFamily>(&mut self, t: &Task<O, S>, th: &Thresholds, set: &[u64], budget: usize, stop: &mut dyn FnMut() -> Option<Halt>) -> Result<(f64, f64), Halt> {
         let data = th.numeric();
-        let (m, c) = (self.m, self.c);
+        let (m, c) = (self.lay.m, self.lay.c);
         let w = c + 1;
         let n_all = data.n_groups();
         let n = set.iter().map(|w| w.count_ones() as usize).sum::<usize>();
         let slots_max: usize = (0..m).map(|j| (data.n_thresholds(j) + 1).min(n)).sum();
-        let need = 4 * n_all + 12 * m * n + 8 * w * n + 2 * 8 * w * slots_max + 12 * slots_max + 48 * n;
+        // (A helper thread adds its side's sums and up to three right passes' column orders.)
+        let helper = if self.threads > 1 { 8 * w * slots_max + 24 * m * n } else { 0 };
+        let need = 4 * n_all + 12 * m * n + 8 * w * n + 2 * 8 * w * slots_max + 12 * slots_max + 48 * n + helper;
         if self.bytes() + need > budget {
             self.release();
             if self.bytes() + need > budget {
@@ -267,13 +313,13 @@ impl Table {
         if self.local.len() != n_all {
             self.local = vec![0; n_all];
         }
-        self.members.clear();
-        self.sums.clear();
+        self.lay.members.clear();
+        self.lay.sums.clear();
         self.totals.clear();
         self.totals.resize(w, 0.0);
         let (mut floor, mut rows) = (0.0, 0.0);
         {
-            let (members, sums, totals, local) = (&mut self.members, &mut self.sums, &mut self.totals, &mut self.local);
+            let (members, sums, totals, local) = (&mut self.lay.members, &mut self.lay.sums, &mut self.totals, &mut self.local);
             for_each_one(set, |g| {
                 local[g] = members.len() as u32;
                 members.push(g as u32);
@@ -288,15 +334,15 @@ impl Table {
                 rows += r;
             });
         }
-        self.cols.resize(m * n, 0);
-        self.slot.resize(n * m, 0);
-        self.col_start.clear();
-        self.slot_rank.clear();
+        self.lay.cols.resize(m * n, 0);
+        self.lay.slot.resize(n * m, 0);
+        self.lay.col_start.clear();
+        self.lay.slot_rank.clear();
         self.all.clear();
         let filter = n * 16 >= n_all;
         for j in 0..m {
-            self.col_start.push(self.slot_rank.len());
-            let out = &mut self.cols[j * n..(j + 1) * n];
+            self.lay.col_start.push(self.lay.slot_rank.len());
+            let out = &mut self.lay.cols[j * n..(j + 1) * n];
             if filter {
                 let mut k = 0;
                 for &g in data.sorted(j) {
@@ -306,33 +352,46 @@ impl Table {
                     }
                 }
             } else {
-                let members = &self.members;
+                let members = &self.lay.members;
                 out.iter_mut().enumerate().for_each(|(q, o)| *o = q as u32);
                 out.sort_unstable_by_key(|&q| data.rank(members[q as usize] as usize, j));
             }
             let mut prev = u32::MAX;
             for k in 0..n {
-                let q = self.cols[j * n + k] as usize;
-                let r = data.rank(self.members[q] as usize, j);
+                let q = self.lay.cols[j * n + k] as usize;
+                let r = data.rank(self.lay.members[q] as usize, j);
                 if k == 0 || r != prev {
-                    self.slot_rank.push(r);
+                    self.lay.slot_rank.push(r);
                     self.all.extend(std::iter::repeat(0.0).take(w));
                     prev = r;
                 }
-                let v = self.slot_rank.len() - 1;
-                for (a, s) in self.all[v * w..(v + 1) * w].iter_mut().zip(&self.sums[q * w..(q + 1) * w]) {
+                let v = self.lay.slot_rank.len() - 1;
+                for (a, s) in self.all[v * w..(v + 1) * w].iter_mut().zip(&self.lay.sums[q * w..(q + 1) * w]) {
                     *a += s;
                 }
-                self.slot[q * m + j] = v as u32;
+                self.lay.slot[q * m + j] = v as u32;
             }
             self.poll(if filter { n_all } else { 4 * n }, stop)?;
         }
-        self.col_start.push(self.slot_rank.len());
-        self.part.clear();
-        self.part.resize(self.all.len(), 0.0);
+        self.lay.col_start.push(self.lay.slot_rank.len());
         Ok((floor, rows))
     }
+}
 
+impl Pass {
+    /// Empties the side for a new pass over `lay`'s set (`slots` value slots), every
+    /// column unread; the column order is kept.
+    fn clear_side(&mut self, lay: &Layout, slots: usize) {
+        self.part.clear();
+        self.part.resize(slots, 0.0);
+        self.side_tot.clear();
+        self.side_tot.resize(lay.c + 1, 0.0);
+        self.col_lb.clear();
+        self.col_lb.resize(lay.m, f64::NEG_INFINITY);
+    }
+}
+
+impl Layout {
     /// The best split of a side on column `j` (cost with its two leaves' penalties, and
     /// the split), from the side's per-value sums `part` and totals `tot` (`c + 1` each:
     /// statistics, rows); infinite cost when no split of the column parts the side with
@@ -345,7 +404,6 @@ impl Table {
             _ => self.scan_c::<O, 0>(obj, part, tot, j, rules, th),
         }
     }
-
     #[inline(always)]
     fn scan_c<O: Objective, const C: usize>(&self, obj: &O, part: &[f64], tot: &[f64], j: usize, rules: &Rules, th: &Thresholds) -> (f64, Option<u32>) {
         let c = if C > 0 { C } else { self.c };
@@ -388,10 +446,10 @@ impl Table {
         (best + 2.0 * rules.penalty, split)
     }
 
-    /// Adds (`sign` 1) the members at positions `lo..hi` of column `a`'s order to the
-    /// side's per-value sums.
+    /// Adds the members at positions `lo..hi` of column `a`'s order to a side's per-value
+    /// sums `part`.
     #[inline]
-    fn add<const C: usize>(&mut self, a: usize, lo: usize, hi: usize) {
+    fn add<const C: usize>(&self, part: &mut [f64], a: usize, lo: usize, hi: usize) {
         let (n, m) = (self.members.len(), self.m);
         let w = if C > 0 { C + 1 } else { self.c + 1 };
         for &q in &self.cols[a * n + lo..a * n + hi] {
@@ -399,7 +457,7 @@ impl Table {
             let s = &self.sums[q * w..q * w + w];
             for &v in &self.slot[q * m..(q + 1) * m] {
                 let v = v as usize;
-                let d = &mut self.part[v * w..v * w + w];
+                let d = &mut part[v * w..v * w + w];
                 for i in 0..w {
                     d[i] += s[i];
                 }
@@ -407,14 +465,45 @@ impl Table {
         }
     }
 
-    /// The best tree of depth at most one of the current side (sums in `part`, totals
-    /// `tot`), looking only for trees cheaper than `cap`: returns its cost and split
-    /// (`cap` and no split when none is cheaper). With `monotone`, the columns whose bound
-    /// in `col_lb` reaches the best found are not read, and the columns read get their
+    /// Adds the members at positions `lo..hi` of column `a`'s order to a pass's side
+    /// (sums and totals).
+    #[inline]
+    fn grow<const C: usize>(&self, pass: &mut Pass, a: usize, lo: usize, hi: usize) {
+        self.add::<C>(&mut pass.part, a, lo, hi);
+        let (n, w) = (self.members.len(), self.c + 1);
+        for &q in &self.cols[a * n + lo..a * n + hi] {
+            let q = q as usize;
+            pass.side_tot.iter_mut().zip(&self.sums[q * w..(q + 1) * w]).for_each(|(t, s)| *t += s);
+        }
+    }
+
+    /// The root cuts of column `a` into `out`: the positions in its order after which
+    /// the value changes, with both sides supported.
+    fn cuts(&self, a: usize, rows: f64, rules: &Rules, out: &mut Vec<usize>) {
+        let (n, m, c) = (self.members.len(), self.m, self.c);
+        let w = c + 1;
+        out.clear();
+        let mut acc_rows = 0.0;
+        for p in 0..n {
+            let q = self.cols[a * n + p] as usize;
+            if p > 0 {
+                let prev = self.cols[a * n + p - 1] as usize;
+                if self.slot[q * m + a] != self.slot[prev * m + a] && acc_rows >= rules.min_support && rows - acc_rows >= rules.min_support {
+                    out.push(p);
+                }
+            }
+            acc_rows += self.sums[q * w + c];
+        }
+    }
+
+    /// The best tree of depth at most one of a pass's side, looking only for trees
+    /// cheaper than `cap`: returns its cost and split (`cap` and no split when none is
+    /// cheaper), and the slots read. With `monotone`, the columns whose bound in
+    /// `col_lb` reaches the best found are not read, and the columns read get their
     /// exact optimum (leaf included) as new bound.
-    #[allow(clippy::too_many_arguments)]
-    fn best_side<O: Objective>(&mut self, obj: &O, tot: &[f64], cap: f64, monotone: bool, rules: &Rules, th: &Thresholds, stop: &mut dyn FnMut() -> Option<Halt>) -> Result<SideBest, Halt> {
+    fn best_side<O: Objective>(&self, obj: &O, pass: &mut Pass, cap: f64, monotone: bool, rules: &Rules, th: &Thresholds) -> (SideBest, usize) {
         let c = self.c;
+        let tot = &pass.side_tot;
         let leaf = obj.leaf_loss(&tot[..c]) + rules.penalty;
         let mut best = SideBest { cost: cap, split: None };
         if leaf < cap {
@@ -422,39 +511,94 @@ impl Table {
         }
         let splittable = tot[c] >= 2.0 * rules.min_support;
         if !splittable {
-            return Ok(if leaf < cap { SideBest { cost: leaf, split: None } } else { best });
+            return (if leaf < cap { SideBest { cost: leaf, split: None } } else { best }, 0);
         }
         // Columns by their bound, least first: the best column is met early, and the
         // loop ends at the first bound that reaches the best.
-        let mut order = std::mem::take(&mut self.col_order);
         if monotone {
-            let lb = &self.col_lb;
-            order.sort_by(|&x, &y| lb[x].total_cmp(&lb[y]));
+            let lb = &pass.col_lb;
+            pass.col_order.sort_by(|&x, &y| lb[x].total_cmp(&lb[y]));
         }
-        let part = std::mem::take(&mut self.part);
         let mut read = 0;
-        for &j in &order {
-            if monotone && self.col_lb[j] >= best.cost {
+        for &j in &pass.col_order {
+            if monotone && pass.col_lb[j] >= best.cost {
                 break;
             }
-            let (cost, split) = self.scan(obj, &part, tot, j, rules, th);
+            let (cost, split) = self.scan(obj, &pass.part, tot, j, rules, th);
             read += self.col_start[j + 1] - self.col_start[j];
             if monotone {
-                self.col_lb[j] = cost.min(leaf);
+                pass.col_lb[j] = cost.min(leaf);
             }
             if cost < best.cost {
                 best = SideBest { cost, split };
             }
         }
-        self.part = part;
-        self.col_order = order;
-        self.poll(read, stop)?;
-        Ok(best)
+        (best, read)
     }
 
+    /// The right pass of column `out.a` over its cuts `out.cut_pos`: right to left, the
+    /// right side gains members and each cut's right optimum `R` is found exactly. With
+    /// `monotone` (`R` never decreases leftwards) it ends after the first cut whose `R`
+    /// reaches `target()`. `tick` is told the work done, and may stop the pass.
+    #[allow(clippy::too_many_arguments)]
+    fn right_pass<O: Objective, const C: usize>(
+        &self,
+        obj: &O,
+        th: &Thresholds,
+        rules: &Rules,
+        monotone: bool,
+        slots: usize,
+        pass: &mut Pass,
+        out: &mut Right,
+        record: bool,
+        target: &dyn Fn() -> f64,
+        tick: &mut dyn FnMut(usize) -> Result<(), Halt>,
+    ) -> Result<(), Halt> {
+        let (n, m, a) = (self.members.len(), self.m, out.a);
+        let n_cuts = out.cut_pos.len();
+        out.right.clear();
+        out.right.resize(n_cuts, (f64::INFINITY, None));
+        out.orders.clear();
+        out.low = n_cuts;
+        pass.clear_side(self, slots);
+        pass.col_order.clear();
+        pass.col_order.extend(0..m);
+        let mut end = n;
+        for i in (0..n_cuts).rev() {
+            let pos = out.cut_pos[i];
+            self.grow::<C>(pass, a, pos, end);
+            tick((end - pos) * m)?;
+            end = pos;
+            pass.roots += 1;
+            let (r, read) = self.best_side(obj, pass, f64::INFINITY, monotone, rules, th);
+            tick(read)?;
+            out.right[i] = (r.cost, r.split);
+            out.low = i;
+            if record {
+                out.orders.extend_from_slice(&pass.col_order);
+            }
+            if monotone && r.cost >= target() {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Table {
     /// Searches the depth-two trees for one cheaper than `best` (and, for pruning, than
     /// `bound`), root column by root column in `order`; `lb` bounds every tree of the
     /// set. Lowers `proved` to the least bound by which a tree was pruned.
+    ///
+    /// With more than one thread and a set large enough, a helper thread runs the right
+    /// passes ([`Layout::right_pass`]) of the columns ahead while this thread runs the
+    /// left passes, in the same order. The answer is the one thread's, bit for bit: a
+    /// right pass depends on the target only through where it ends (after the first cut
+    /// whose right side reaches it), and the helper reads the target this thread last
+    /// published, never below the one this thread holds when it reaches the column;
+    /// right sides only grow dearer leftwards, so the helper ends no earlier than this
+    /// thread would have, and this thread cuts its answer where it would have ended,
+    /// taking the column order the helper recorded there.
     #[allow(clippy::too_many_arguments)]
     fn depth_two<O: Objective, const C: usize>(
         &mut self,
@@ -470,147 +614,237 @@ impl Table {
         col_bound: &mut [f64],
         stop: &mut dyn FnMut() -> Option<Halt>,
     ) -> Result<(), Halt> {
-        let (n, m, c) = (self.members.len(), self.m, self.c);
-        let w = c + 1;
+        let slots = self.all.len();
+        let min_work = self.helper_min_work;
+        let Table { lay, main, helper, right, spare, work, last_root, threads, roots, .. } = self;
+        let lay = &*lay;
+        let mut main_ctx = Columns { lay, pass: &mut *main, seq: right, work, last_root, slots };
+        let use_helper = *threads > 1 && order.len() > 1 && lay.members.len() * lay.m >= min_work;
+        let out = if !use_helper {
+            main_ctx.run::<O, C>(None, obj, th, rows, lb, bound, best, order, rules, proved, col_bound, stop)
+        } else {
+            let monotone = rules.min_support <= 1.0;
+            let target = AtomicU64::new(best.cost.min(bound).to_bits());
+            let cancel = AtomicBool::new(false);
+            let bounds0: Vec<f64> = col_bound.to_vec();
+            let hpass = &mut *helper;
+            let mut pool = std::mem::take(spare);
+            let (out, pool_back) = std::thread::scope(|s| {
+                let (tx, rx) = sync_channel::<Option<Right>>(1);
+                let (back_tx, back_rx) = channel::<Right>();
+                let (target, cancel, bounds0) = (&target, &cancel, &bounds0);
+                let h = s.spawn(move || {
+                    for &(_, a) in order {
+                        if cancel.load(Relaxed) {
+                            break;
+                        }
+                        let t = f64::from_bits(target.load(Relaxed));
+                        if t <= lb {
+                            // The calling thread returns at this column at the latest.
+                            break;
+                        }
+                        if bounds0[a] >= t {
+                            // The calling thread skips this column too.
+                            if tx.send(None).is_err() {
+                                break;
+                            }
+                            continue;
+                        }
+                        pool.extend(back_rx.try_iter());
+                        let mut r = pool.pop().unwrap_or_default();
+                        r.a = a;
+                        lay.cuts(a, rows, rules, &mut r.cut_pos);
+                        let now = || f64::from_bits(target.load(Relaxed));
+                        let mut tick = |_: usize| if cancel.load(Relaxed) { Err(Halt::Interrupted) } else { Ok(()) };
+                        if lay.right_pass::<O, C>(obj, th, rules, monotone, slots, hpass, &mut r, true, &now, &mut tick).is_err() {
+                            pool.push(r);
+                            break;
+                        }
+                        if let Err(e) = tx.send(Some(r)) {
+                            pool.extend(e.0);
+                            break;
+                        }
+                    }
+                    pool.extend(back_rx.try_iter());
+                    pool
+                });
+                let out = main_ctx.run::<O, C>(Some((rx, back_tx, target)), obj, th, rows, lb, bound, best, order, rules, proved, col_bound, stop);
+                cancel.store(true, Relaxed);
+                let pool = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+                (out, pool)
+            });
+            *spare = pool_back;
+            out
+        };
+        *roots += main.roots + helper.roots;
+        main.roots = 0;
+        helper.roots = 0;
+        out
+    }
+}
+
+/// The calling thread's share of [`Table::depth_two`].
+struct Columns<'a> {
+    lay: &'a Layout,
+    pass: &'a mut Pass,
+    /// Its own right pass, when no helper ran it.
+    seq: &'a mut Right,
+    work: &'a mut usize,
+    last_root: &'a mut usize,
+    slots: usize,
+}
+
+/// The receiving end of a helper: its right passes in column order (none for a column
+/// it skipped), the way back for their buffers, and the target it reads.
+type Helper<'h> = (Receiver<Option<Right>>, Sender<Right>, &'h AtomicU64);
+
+impl Columns<'_> {
+    #[allow(clippy::too_many_arguments)]
+    fn run<O: Objective, const C: usize>(
+        &mut self,
+        helper: Option<Helper<'_>>,
+        obj: &O,
+        th: &Thresholds,
+        rows: f64,
+        lb: f64,
+        bound: f64,
+        best: &mut SmallTree,
+        order: &[(f64, usize)],
+        rules: &Rules,
+        proved: &mut f64,
+        col_bound: &mut [f64],
+        stop: &mut dyn FnMut() -> Option<Halt>,
+    ) -> Result<(), Halt> {
+        let lay = self.lay;
+        let (n, m) = (lay.members.len(), lay.m);
         let monotone = rules.min_support <= 1.0;
         let data = th.numeric();
+        let slots = self.slots;
+        let work = &mut *self.work;
+        let mut poll = |w: usize| poll_every(work, w, POLL_WORK, stop);
         for (k, &(_, a)) in order.iter().enumerate() {
+            let from_helper = match &helper {
+                Some((rx, _, _)) => rx.recv().ok().flatten().filter(|r| r.a == a),
+                None => None,
+            };
             if best.cost.min(bound) <= lb {
                 *proved = proved.min(lb);
                 order[k..].iter().for_each(|&(_, j)| col_bound[j] = lb);
                 return Ok(());
             }
-            // What the trees rooted at column a were shown to cost at least.
-            let mut col_min = f64::INFINITY;
-            macro_rules! pruned {
-                ($x:expr) => {{
-                    let x = $x;
-                    *proved = proved.min(x);
-                    col_min = col_min.min(x);
-                }};
-            }
-            if col_bound[a] >= best.cost.min(bound) {
-                // The similarity bound: no tree rooted here beats the target.
-                *proved = proved.min(col_bound[a]);
-                continue;
-            }
-            // The root cuts of column a: after each value with both sides supported.
-            self.cut_pos.clear();
-            self.cut_rows.clear();
-            self.cut_mass.clear();
-            let (mut acc_rows, mut acc_mass) = (0.0, 0.0);
-            for p in 0..n {
-                let q = self.cols[a * n + p] as usize;
-                if p > 0 {
-                    let prev = self.cols[a * n + p - 1] as usize;
-                    if self.slot[q * m + a] != self.slot[prev * m + a] && acc_rows >= rules.min_support && rows - acc_rows >= rules.min_support {
-                        self.cut_pos.push(p);
-                        self.cut_rows.push(acc_rows);
-                        self.cut_mass.push(acc_mass);
+            'col: {
+                // What the trees rooted at column a were shown to cost at least.
+                let mut col_min = f64::INFINITY;
+                macro_rules! pruned {
+                    ($x:expr) => {{
+                        let x = $x;
+                        *proved = proved.min(x);
+                        col_min = col_min.min(x);
+                    }};
+                }
+                if col_bound[a] >= best.cost.min(bound) {
+                    // The similarity bound: no tree rooted here beats the target.
+                    *proved = proved.min(col_bound[a]);
+                    break 'col;
+                }
+                // Right to left: the right sides' optima, from the helper or run here.
+                let target = best.cost.min(bound);
+                let r: &Right = match &from_helper {
+                    Some(r) => r,
+                    None => {
+                        self.seq.a = a;
+                        lay.cuts(a, rows, rules, &mut self.seq.cut_pos);
+                        lay.right_pass::<O, C>(obj, th, rules, monotone, slots, self.pass, self.seq, false, &|| target, &mut poll)?;
+                        &*self.seq
+                    }
+                };
+                let n_cuts = r.cut_pos.len();
+                if n_cuts == 0 {
+                    col_bound[a] = col_min;
+                    break 'col;
+                }
+                // Where the pass ends at this target: every cut to the left of one whose
+                // right side reaches it has a right side at least as dear.
+                let (mut first, mut ended) = (0, r.low);
+                if monotone {
+                    if let Some(i) = (r.low..n_cuts).rev().find(|&i| r.right[i].0 >= target) {
+                        pruned!(target);
+                        (first, ended) = (i + 1, i);
                     }
                 }
-                acc_rows += self.sums[q * w + c];
-                acc_mass += self.sums[q * w..q * w + c].iter().sum::<f64>();
-            }
-            let n_cuts = self.cut_pos.len();
-            if n_cuts == 0 {
-                col_bound[a] = col_min;
-                continue;
-            }
-            // Right to left: the right sides' optima.
-            self.right.clear();
-            self.right.resize(n_cuts, (f64::INFINITY, None));
-            self.part.fill(0.0);
-            self.col_lb.clear();
-            self.col_lb.resize(m, f64::NEG_INFINITY);
-            self.col_order.clear();
-            self.col_order.extend(0..m);
-            let mut side_tot = vec![0.0; w];
-            let mut end = n;
-            let mut first = 0;
-            for i in (0..n_cuts).rev() {
-                let pos = self.cut_pos[i];
-                self.add::<C>(a, pos, end);
-                self.poll((end - pos) * m, stop)?;
-                for p in pos..end {
-                    let q = self.cols[a * n + p] as usize;
-                    side_tot.iter_mut().zip(&self.sums[q * w..(q + 1) * w]).for_each(|(t, s)| *t += s);
-                }
-                end = pos;
-                self.roots += 1;
-                let target = best.cost.min(bound);
-                let r = self.best_side(obj, &side_tot, f64::INFINITY, monotone, rules, th, stop)?;
-                self.right[i] = (r.cost, r.split);
-                if monotone && r.cost >= target {
-                    // Every cut to the left has a right side at least as dear.
-                    pruned!(target);
-                    first = i + 1;
-                    break;
-                }
-            }
-            if first >= n_cuts {
-                col_bound[a] = col_min;
-                continue;
-            }
-            // Least right side from each cut on.
-            let mut least_right = vec![f64::INFINITY; n_cuts + 1];
-            for i in (first..n_cuts).rev() {
-                least_right[i] = least_right[i + 1].min(self.right[i].0);
-            }
-            // Left to right: the left sides, each searched below the target less its right
-            // (summed afresh from the first member, so that their sums do not depend on
-            // where the right pass stopped).
-            self.part.fill(0.0);
-            side_tot.fill(0.0);
-            self.col_lb.fill(f64::NEG_INFINITY);
-            let mut start = 0;
-            let mut left_floor = 0.0f64;
-            for i in 0..n_cuts {
-                let pos = self.cut_pos[i];
-                self.add::<C>(a, start, pos);
-                self.poll((pos - start) * m, stop)?;
-                for p in start..pos {
-                    let q = self.cols[a * n + p] as usize;
-                    side_tot.iter_mut().zip(&self.sums[q * w..(q + 1) * w]).for_each(|(t, s)| *t += s);
-                }
-                start = pos;
-                if i < first {
-                    continue;
-                }
-                let target = best.cost.min(bound);
-                if target <= lb {
-                    pruned!(lb);
+                debug_assert!(first > 0 || r.low == 0, "a right pass ended before its target");
+                if first >= n_cuts {
                     col_bound[a] = col_min;
-                    order[k + 1..].iter().for_each(|&(_, j)| col_bound[j] = lb);
-                    return Ok(());
+                    break 'col;
                 }
-                if monotone && left_floor + least_right[i] >= target {
-                    // Left sides only grow dearer: no cut from here on beats the target.
-                    pruned!(target);
-                    break;
+                // Least right side from each cut on.
+                let mut least_right = vec![f64::INFINITY; n_cuts + 1];
+                for i in (first..n_cuts).rev() {
+                    least_right[i] = least_right[i + 1].min(r.right[i].0);
                 }
-                let (r, r_split) = self.right[i];
-                if r >= target {
-                    pruned!(target);
-                    continue;
+                // Left to right: the left sides, each searched below the target less its
+                // right (summed afresh from the first member, so that their sums do not
+                // depend on where the right pass stopped), columns first in the order
+                // the right pass left.
+                let pass = &mut *self.pass;
+                if from_helper.is_some() {
+                    let at = (n_cuts - 1 - ended) * m;
+                    pass.col_order.clear();
+                    pass.col_order.extend_from_slice(&r.orders[at..at + m]);
                 }
-                self.roots += 1;
-                let cap = target - r;
-                let l = self.best_side(obj, &side_tot, cap, monotone, rules, th, stop)?;
-                if monotone {
-                    left_floor = left_floor.max(l.cost.min(cap));
+                pass.clear_side(lay, slots);
+                let mut start = 0;
+                let mut left_floor = 0.0f64;
+                for i in 0..n_cuts {
+                    let pos = r.cut_pos[i];
+                    lay.grow::<C>(pass, a, start, pos);
+                    poll((pos - start) * m)?;
+                    start = pos;
+                    if i < first {
+                        continue;
+                    }
+                    let target = best.cost.min(bound);
+                    if target <= lb {
+                        pruned!(lb);
+                        col_bound[a] = col_min;
+                        order[k + 1..].iter().for_each(|&(_, j)| col_bound[j] = lb);
+                        return Ok(());
+                    }
+                    if monotone && left_floor + least_right[i] >= target {
+                        // Left sides only grow dearer: no cut from here on beats the target.
+                        pruned!(target);
+                        break;
+                    }
+                    let (rc, r_split) = r.right[i];
+                    if rc >= target {
+                        pruned!(target);
+                        continue;
+                    }
+                    pass.roots += 1;
+                    let cap = target - rc;
+                    let (l, read) = lay.best_side(obj, pass, cap, monotone, rules, th);
+                    poll(read)?;
+                    if monotone {
+                        left_floor = left_floor.max(l.cost.min(cap));
+                    }
+                    let cost = l.cost + rc;
+                    if l.cost < cap && cost < best.cost {
+                        let root = th.split_of(a, data.rank(lay.members[lay.cols[a * n + pos - 1] as usize] as usize, a));
+                        *best = SmallTree { cost, split: Some((root, l.split, r_split)) };
+                        *self.last_root = a;
+                        col_min = col_min.min(cost);
+                        if let Some((_, _, t)) = &helper {
+                            t.store(best.cost.min(bound).to_bits(), Relaxed);
+                        }
+                    } else {
+                        pruned!(target);
+                    }
                 }
-                let cost = l.cost + r;
-                if l.cost < cap && cost < best.cost {
-                    let root = th.split_of(a, data.rank(self.members[self.cols[a * n + pos - 1] as usize] as usize, a));
-                    *best = SmallTree { cost, split: Some((root, l.split, r_split)) };
-                    self.last_root = a;
-                    col_min = col_min.min(cost);
-                } else {
-                    pruned!(target);
-                }
+                col_bound[a] = col_min;
             }
-            col_bound[a] = col_min;
+            if let (Some(r), Some((_, back, _))) = (from_helper, &helper) {
+                let _ = back.send(r);
+            }
         }
         Ok(())
     }
@@ -632,10 +866,13 @@ mod tests {
     }
 
     /// One kernel over a sequence of sets (its similarity history carries over): each
-    /// answer against the sweep kernel and brute force, with and without a bound.
+    /// answer against the sweep kernel and brute force, with and without a bound; and a
+    /// kernel with a helper thread on every set gives the same answers, bit for bit.
     fn check_sequence<O: Objective>(task: &Task<O, Thresholds>, data: &NumericDataset, sets: &[Vec<usize>], rules: &Rules, bounds: &[f64]) -> Result<(), TestCaseError> {
         let th = &task.splits;
-        let mut table = Table::new(task, th);
+        let mut table = Table::new(task, th, 1);
+        let mut helped = Table::new(task, th, 2);
+        helped.helper_min_work = 0;
         let mut sweep = Sweep::new(task, th);
         let mut never = || None;
         for (k, groups) in sets.iter().enumerate() {
@@ -652,6 +889,9 @@ mod tests {
             let bound = want + bounds[k % bounds.len()];
             table.last = None;
             let (got, proved) = table.solve_above(task, th, &set, rules, f64::NEG_INFINITY, bound, usize::MAX, &mut never).unwrap();
+            helped.last = None;
+            let (got2, proved2) = helped.solve_above(task, th, &set, rules, f64::NEG_INFINITY, bound, usize::MAX, &mut never).unwrap();
+            prop_assert!(got2.cost.to_bits() == got.cost.to_bits() && got2.split == got.split && proved2.to_bits() == proved.to_bits(), "set {}: with a helper {:?} {}, alone {:?} {}", k, got2, proved2, got, proved);
             let again = small_tree_cost(&task.obj, groups, &got, rules.penalty, rules.min_support, |g| data.group_rows(g) as f64, |g, s| th.goes_right(g, s as usize));
             prop_assert!((again - got.cost).abs() < 1e-9, "set {}: tree costs {}, kernel said {}", k, again, got.cost);
             prop_assert!(proved <= got.cost + 1e-9 && proved <= want + 1e-9, "set {}: proved {} above the optimum {}", k, proved, want);
@@ -736,7 +976,7 @@ mod tests {
         let data = NumericDataset::new(&x, rows, 4, &y, 2, None).unwrap();
         let task = Task { data: &data, obj: Misclassification::new(&data), splits: Thresholds::new(&data) };
         let rules = Rules { penalty: 0.0, min_support: 1.0 };
-        let mut table = Table::new(&task, &task.splits);
+        let mut table = Table::new(&task, &task.splits, 1);
         let all = data.all_groups();
         let mut stop = || Some(crate::Status::TimeLimit);
         assert_eq!(table.solve_above(&task, &task.splits, all.words(), &rules, f64::NEG_INFINITY, f64::INFINITY, usize::MAX, &mut stop).unwrap_err(), crate::Status::TimeLimit);

@@ -28,7 +28,7 @@ fn time_numeric_dl85_on_shared_sets() {
         let classes = y.iter().max().map_or(1, |&c| c as usize + 1);
         let data = NumericDataset::new(&x, n, m, &y, classes, None).unwrap();
         for &depth in &depths {
-            let config = Dl85Config { max_depth: depth, limits: Limits { time_limit: Some(Duration::from_secs_f64(limit)), memory_limit: None }, ..Default::default() };
+            let config = Dl85Config { max_depth: depth, limits: Limits { time_limit: Some(Duration::from_secs_f64(limit)), memory_limit: None, threads: 1 }, ..Default::default() };
             let t = Instant::now();
             let r = solve_dl85_numeric(&data, &config, &mut NoMonitor).unwrap();
             eprintln!(

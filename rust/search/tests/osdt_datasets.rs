@@ -45,7 +45,7 @@ fn time_limit_returns_the_incumbent_with_a_bound() {
     let Some(data) = dataset("fico_binary") else { return };
     let config = OsdtConfig {
         regularization: 0.001,
-        limits: Limits { time_limit: Some(Duration::from_millis(500)), memory_limit: None },
+        limits: Limits { time_limit: Some(Duration::from_millis(500)), memory_limit: None, threads: 1 },
         ..Default::default()
     };
     let start = std::time::Instant::now();

@@ -212,8 +212,8 @@ fn limits_return_the_incumbent_with_a_sound_bound() {
     assert_eq!(exact.status, Status::Optimal);
     let stump = tree_of(&[Some((0, 1, 2)), None, None]);
     let limited = [
-        (Limits { time_limit: Some(Duration::from_millis(50)), memory_limit: None }, Status::TimeLimit),
-        (Limits { time_limit: Some(Duration::from_secs(60)), memory_limit: Some(300_000) }, Status::MemoryLimit),
+        (Limits { time_limit: Some(Duration::from_millis(50)), memory_limit: None, threads: 1 }, Status::TimeLimit),
+        (Limits { time_limit: Some(Duration::from_secs(60)), memory_limit: Some(300_000), threads: 1 }, Status::MemoryLimit),
     ];
     for (limits, status) in limited {
         let config = OsdtConfig { regularization: reg, limits, warm_start: Some(stump.clone()), ..Default::default() };
