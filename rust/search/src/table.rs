@@ -21,6 +21,11 @@
 //! least left side to come plus the least `R` to come reaches the target. With a larger
 //! support the restriction argument fails: every column is read and nothing is ended
 //! early, which stays exact.
+//!
+//! With two threads allowed, a helper runs the right passes of the root columns ahead
+//! of the left passes ([`Table::depth_two`]); the answer is the one thread's, bit for
+//! bit. Where every group's statistics are integers summing to its rows (unweighted
+//! classes), the rows are not summed: a side's rows are its statistics' exact sum.
 
 use crate::depth2::{Halt, SmallTree};
 use crate::objective::Objective;
@@ -63,9 +68,14 @@ struct SideBest {
 struct Layout {
     c: usize,
     m: usize,
+    /// Sums per member and slot: the `c` statistics, then the rows unless `derived`
+    /// (every group's statistics are integers summing to its rows, as for unweighted
+    /// classes: a sum's rows are then its statistics' exact sum, and not stored).
+    w: usize,
+    derived: bool,
     /// The members of the current set (dataset groups), ascending.
     members: Vec<u32>,
-    /// Per member, `c + 1` sums: its statistics and rows.
+    /// Per member, `w` sums: its statistics and rows.
     sums: Vec<f64>,
     /// Per column (`m * n`), the members (local indices) in sorted order.
     cols: Vec<u32>,
@@ -112,7 +122,7 @@ pub(crate) struct Table {
     lay: Layout,
     /// Per dataset group, its index among the current set's members.
     local: Vec<u32>,
-    /// Per slot, the `c + 1` sums of all members.
+    /// Per slot, the `w` sums of all members.
     all: Vec<f64>,
     /// Statistics and rows of the whole set.
     totals: Vec<f64>,
@@ -150,7 +160,13 @@ impl Table {
     /// The kernel for `t`'s dataset, solving on the calling thread and, with `threads`
     /// above one, on one helper thread ([`Table::depth_two`]).
     pub fn new<O: Objective, S: SplitFamily>(t: &Task<O, S>, th: &Thresholds, threads: usize) -> Self {
-        Table { lay: Layout { c: t.obj.n_stats(), m: th.numeric().n_columns(), ..Default::default() }, last_root: usize::MAX, threads: threads.max(1), helper_min_work: HELPER_MIN_WORK, ..Default::default() }
+        let c = t.obj.n_stats();
+        let derived = (0..t.data.n_groups()).all(|g| {
+            let st = t.obj.group_stats(g);
+            st.iter().all(|x| x.fract() == 0.0 && *x >= 0.0) && st.iter().sum::<f64>() == t.data.group_rows(g) as f64
+        });
+        let lay = Layout { c, m: th.numeric().n_columns(), w: if derived { c } else { c + 1 }, derived, ..Default::default() };
+        Table { lay, last_root: usize::MAX, threads: threads.max(1), helper_min_work: HELPER_MIN_WORK, ..Default::default() }
     }
 
     /// Bytes held by the kernel's buffers.
@@ -168,9 +184,9 @@ impl Table {
 
     /// Frees the per-set buffers.
     pub fn release(&mut self) {
-        let (c, m) = (self.lay.c, self.lay.m);
+        let (c, m, w, derived) = (self.lay.c, self.lay.m, self.lay.w, self.lay.derived);
         let (solves, roots, last_root, threads, helper_min_work) = (self.solves, self.roots, self.last_root, self.threads, self.helper_min_work);
-        *self = Table { lay: Layout { c, m, ..Default::default() }, solves, roots, last_root, threads, helper_min_work, ..Default::default() };
+        *self = Table { lay: Layout { c, m, w, derived, ..Default::default() }, solves, roots, last_root, threads, helper_min_work, ..Default::default() };
     }
 
     #[inline]
@@ -229,9 +245,11 @@ impl Table {
         order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let floor = s.proven.max(known);
         let mut proved = f64::INFINITY;
-        let r = match c {
+        // (Monomorphised on the sums per member.)
+        let r = match self.lay.w {
             2 => self.depth_two::<O, 2>(obj, th, rows, floor, bound, &mut best, &order, rules, &mut proved, &mut col_bound, stop),
             3 => self.depth_two::<O, 3>(obj, th, rows, floor, bound, &mut best, &order, rules, &mut proved, &mut col_bound, stop),
+            4 => self.depth_two::<O, 4>(obj, th, rows, floor, bound, &mut best, &order, rules, &mut proved, &mut col_bound, stop),
             _ => self.depth_two::<O, 0>(obj, th, rows, floor, bound, &mut best, &order, rules, &mut proved, &mut col_bound, stop),
         };
         r?;
@@ -296,8 +314,7 @@ impl Table {
     /// Returns the equivalent-points floor and the rows of the set.
     fn prepare<O: Objective, S: SplitFamily>(&mut self, t: &Task<O, S>, th: &Thresholds, set: &[u64], budget: usize, stop: &mut dyn FnMut() -> Option<Halt>) -> Result<(f64, f64), Halt> {
         let data = th.numeric();
-        let (m, c) = (self.lay.m, self.lay.c);
-        let w = c + 1;
+        let (m, w, derived) = (self.lay.m, self.lay.w, self.lay.derived);
         let n_all = data.n_groups();
         let n = set.iter().map(|w| w.count_ones() as usize).sum::<usize>();
         let slots_max: usize = (0..m).map(|j| (data.n_thresholds(j) + 1).min(n)).sum();
@@ -329,7 +346,9 @@ impl Table {
                     *s += v;
                 }
                 sums.extend_from_slice(st);
-                sums.push(r);
+                if !derived {
+                    sums.push(r);
+                }
                 floor += t.obj.group_floor(g);
                 rows += r;
             });
@@ -385,7 +404,7 @@ impl Pass {
         self.part.clear();
         self.part.resize(slots, 0.0);
         self.side_tot.clear();
-        self.side_tot.resize(lay.c + 1, 0.0);
+        self.side_tot.resize(lay.w, 0.0);
         self.col_lb.clear();
         self.col_lb.resize(lay.m, f64::NEG_INFINITY);
     }
@@ -393,21 +412,31 @@ impl Pass {
 
 impl Layout {
     /// The best split of a side on column `j` (cost with its two leaves' penalties, and
-    /// the split), from the side's per-value sums `part` and totals `tot` (`c + 1` each:
-    /// statistics, rows); infinite cost when no split of the column parts the side with
-    /// the support in both leaves.
+    /// the split), from the side's per-value sums `part` and totals `tot` (`w` each:
+    /// statistics, rows unless derived); infinite cost when no split of the column parts
+    /// the side with the support in both leaves.
     #[inline]
     fn scan<O: Objective>(&self, obj: &O, part: &[f64], tot: &[f64], j: usize, rules: &Rules, th: &Thresholds) -> (f64, Option<u32>) {
-        match self.c {
-            2 => self.scan_c::<O, 2>(obj, part, tot, j, rules, th),
-            3 => self.scan_c::<O, 3>(obj, part, tot, j, rules, th),
-            _ => self.scan_c::<O, 0>(obj, part, tot, j, rules, th),
+        match (self.c, self.derived) {
+            (2, true) => self.scan_c::<O, 2, true>(obj, part, tot, j, rules, th),
+            (2, false) => self.scan_c::<O, 2, false>(obj, part, tot, j, rules, th),
+            (3, true) => self.scan_c::<O, 3, true>(obj, part, tot, j, rules, th),
+            (3, false) => self.scan_c::<O, 3, false>(obj, part, tot, j, rules, th),
+            (_, true) => self.scan_c::<O, 0, true>(obj, part, tot, j, rules, th),
+            (_, false) => self.scan_c::<O, 0, false>(obj, part, tot, j, rules, th),
         }
     }
+
+    /// The rows of sums `x` (`w` entries).
     #[inline(always)]
-    fn scan_c<O: Objective, const C: usize>(&self, obj: &O, part: &[f64], tot: &[f64], j: usize, rules: &Rules, th: &Thresholds) -> (f64, Option<u32>) {
+    fn rows_of(&self, x: &[f64]) -> f64 {
+        if self.derived { x[..self.c].iter().sum() } else { x[self.c] }
+    }
+    #[inline(always)]
+    fn scan_c<O: Objective, const C: usize, const D: bool>(&self, obj: &O, part: &[f64], tot: &[f64], j: usize, rules: &Rules, th: &Thresholds) -> (f64, Option<u32>) {
         let c = if C > 0 { C } else { self.c };
-        let w = c + 1;
+        let w = if D { c } else { c + 1 };
+        let rows = |x: &[f64]| if D { x[..c].iter().sum::<f64>() } else { x[c] };
         let mut acc = [0.0f64; 8];
         let mut rest = [0.0f64; 8];
         let mut acc_v = vec![];
@@ -422,16 +451,17 @@ impl Layout {
         let ms = rules.min_support;
         for v in self.col_start[j]..self.col_start[j + 1] {
             let p = &part[v * w..(v + 1) * w];
-            if p[c] <= 0.0 {
+            if rows(p) <= 0.0 {
                 continue;
             }
             for (a, x) in acc.iter_mut().zip(p) {
                 *a += x;
             }
-            if tot[c] - acc[c] < ms {
+            let acc_rows = rows(acc);
+            if rows(tot) - acc_rows < ms {
                 break;
             }
-            if acc[c] < ms {
+            if acc_rows < ms {
                 continue;
             }
             for ((r, t), a) in rest.iter_mut().zip(tot).zip(acc.iter()) {
@@ -449,9 +479,9 @@ impl Layout {
     /// Adds the members at positions `lo..hi` of column `a`'s order to a side's per-value
     /// sums `part`.
     #[inline]
-    fn add<const C: usize>(&self, part: &mut [f64], a: usize, lo: usize, hi: usize) {
+    fn add<const W: usize>(&self, part: &mut [f64], a: usize, lo: usize, hi: usize) {
         let (n, m) = (self.members.len(), self.m);
-        let w = if C > 0 { C + 1 } else { self.c + 1 };
+        let w = if W > 0 { W } else { self.w };
         for &q in &self.cols[a * n + lo..a * n + hi] {
             let q = q as usize;
             let s = &self.sums[q * w..q * w + w];
@@ -468,9 +498,9 @@ impl Layout {
     /// Adds the members at positions `lo..hi` of column `a`'s order to a pass's side
     /// (sums and totals).
     #[inline]
-    fn grow<const C: usize>(&self, pass: &mut Pass, a: usize, lo: usize, hi: usize) {
-        self.add::<C>(&mut pass.part, a, lo, hi);
-        let (n, w) = (self.members.len(), self.c + 1);
+    fn grow<const W: usize>(&self, pass: &mut Pass, a: usize, lo: usize, hi: usize) {
+        self.add::<W>(&mut pass.part, a, lo, hi);
+        let (n, w) = (self.members.len(), self.w);
         for &q in &self.cols[a * n + lo..a * n + hi] {
             let q = q as usize;
             pass.side_tot.iter_mut().zip(&self.sums[q * w..(q + 1) * w]).for_each(|(t, s)| *t += s);
@@ -480,8 +510,7 @@ impl Layout {
     /// The root cuts of column `a` into `out`: the positions in its order after which
     /// the value changes, with both sides supported.
     fn cuts(&self, a: usize, rows: f64, rules: &Rules, out: &mut Vec<usize>) {
-        let (n, m, c) = (self.members.len(), self.m, self.c);
-        let w = c + 1;
+        let (n, m, w) = (self.members.len(), self.m, self.w);
         out.clear();
         let mut acc_rows = 0.0;
         for p in 0..n {
@@ -492,7 +521,7 @@ impl Layout {
                     out.push(p);
                 }
             }
-            acc_rows += self.sums[q * w + c];
+            acc_rows += self.rows_of(&self.sums[q * w..(q + 1) * w]);
         }
     }
 
@@ -509,7 +538,7 @@ impl Layout {
         if leaf < cap {
             best.cost = leaf;
         }
-        let splittable = tot[c] >= 2.0 * rules.min_support;
+        let splittable = self.rows_of(tot) >= 2.0 * rules.min_support;
         if !splittable {
             return (if leaf < cap { SideBest { cost: leaf, split: None } } else { best }, 0);
         }
@@ -541,7 +570,7 @@ impl Layout {
     /// `monotone` (`R` never decreases leftwards) it ends after the first cut whose `R`
     /// reaches `target()`. `tick` is told the work done, and may stop the pass.
     #[allow(clippy::too_many_arguments)]
-    fn right_pass<O: Objective, const C: usize>(
+    fn right_pass<O: Objective, const W: usize>(
         &self,
         obj: &O,
         th: &Thresholds,
@@ -566,7 +595,7 @@ impl Layout {
         let mut end = n;
         for i in (0..n_cuts).rev() {
             let pos = out.cut_pos[i];
-            self.grow::<C>(pass, a, pos, end);
+            self.grow::<W>(pass, a, pos, end);
             tick((end - pos) * m)?;
             end = pos;
             pass.roots += 1;
@@ -600,7 +629,7 @@ impl Table {
     /// thread would have, and this thread cuts its answer where it would have ended,
     /// taking the column order the helper recorded there.
     #[allow(clippy::too_many_arguments)]
-    fn depth_two<O: Objective, const C: usize>(
+    fn depth_two<O: Objective, const W: usize>(
         &mut self,
         obj: &O,
         th: &Thresholds,
@@ -621,7 +650,7 @@ impl Table {
         let mut main_ctx = Columns { lay, pass: &mut *main, seq: right, work, last_root, slots };
         let use_helper = *threads > 1 && order.len() > 1 && lay.members.len() * lay.m >= min_work;
         let out = if !use_helper {
-            main_ctx.run::<O, C>(None, obj, th, rows, lb, bound, best, order, rules, proved, col_bound, stop)
+            main_ctx.run::<O, W>(None, obj, th, rows, lb, bound, best, order, rules, proved, col_bound, stop)
         } else {
             let monotone = rules.min_support <= 1.0;
             let target = AtomicU64::new(best.cost.min(bound).to_bits());
@@ -656,7 +685,7 @@ impl Table {
                         lay.cuts(a, rows, rules, &mut r.cut_pos);
                         let now = || f64::from_bits(target.load(Relaxed));
                         let mut tick = |_: usize| if cancel.load(Relaxed) { Err(Halt::Interrupted) } else { Ok(()) };
-                        if lay.right_pass::<O, C>(obj, th, rules, monotone, slots, hpass, &mut r, true, &now, &mut tick).is_err() {
+                        if lay.right_pass::<O, W>(obj, th, rules, monotone, slots, hpass, &mut r, true, &now, &mut tick).is_err() {
                             pool.push(r);
                             break;
                         }
@@ -668,7 +697,7 @@ impl Table {
                     pool.extend(back_rx.try_iter());
                     pool
                 });
-                let out = main_ctx.run::<O, C>(Some((rx, back_tx, target)), obj, th, rows, lb, bound, best, order, rules, proved, col_bound, stop);
+                let out = main_ctx.run::<O, W>(Some((rx, back_tx, target)), obj, th, rows, lb, bound, best, order, rules, proved, col_bound, stop);
                 cancel.store(true, Relaxed);
                 let pool = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
                 (out, pool)
@@ -700,7 +729,7 @@ type Helper<'h> = (Receiver<Option<Right>>, Sender<Right>, &'h AtomicU64);
 
 impl Columns<'_> {
     #[allow(clippy::too_many_arguments)]
-    fn run<O: Objective, const C: usize>(
+    fn run<O: Objective, const W: usize>(
         &mut self,
         helper: Option<Helper<'_>>,
         obj: &O,
@@ -754,7 +783,7 @@ impl Columns<'_> {
                     None => {
                         self.seq.a = a;
                         lay.cuts(a, rows, rules, &mut self.seq.cut_pos);
-                        lay.right_pass::<O, C>(obj, th, rules, monotone, slots, self.pass, self.seq, false, &|| target, &mut poll)?;
+                        lay.right_pass::<O, W>(obj, th, rules, monotone, slots, self.pass, self.seq, false, &|| target, &mut poll)?;
                         &*self.seq
                     }
                 };
@@ -797,7 +826,7 @@ impl Columns<'_> {
                 let mut left_floor = 0.0f64;
                 for i in 0..n_cuts {
                     let pos = r.cut_pos[i];
-                    lay.grow::<C>(pass, a, start, pos);
+                    lay.grow::<W>(pass, a, start, pos);
                     poll((pos - start) * m)?;
                     start = pos;
                     if i < first {
