@@ -28,6 +28,7 @@ use crate::depth2::listed_features;
 use crate::split::{SplitFamily, Task, Thresholds, ZeroOneColumns};
 use crate::store::Store;
 use crate::Status;
+use treeopt_core::bitset::with_popcount;
 use treeopt_core::{BinaryDataset, Error, Groups, NumericDataset};
 
 /// Objectives within this of the bound count as within it (rounding of float sums).
@@ -709,23 +710,6 @@ fn count_rows(class_start: &[usize], unit: f64, among: &[u64], other: Option<&[u
         all += n;
     }
     cell[c] = all as f64;
-}
-
-/// Runs `f` compiled with the population-count instruction where the CPU has it (`f` is
-/// inlined into a function with it enabled), else as is: the x86-64 baseline counts the
-/// bits of a word in a dozen instructions.
-#[inline(always)]
-fn with_popcount<R>(f: impl FnOnce() -> R) -> R {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("popcnt") {
-        #[target_feature(enable = "popcnt")]
-        fn popcnt<R>(f: impl FnOnce() -> R) -> R {
-            f()
-        }
-        // SAFETY: the CPU has the instruction, checked just above.
-        return unsafe { popcnt(f) };
-    }
-    f()
 }
 
 /// Sets the bits `start..end` of `bits`.
