@@ -687,3 +687,20 @@ def test_theorem_4_3_with_a_boosted_reference(problem, min_samples_leaf, gbdt):
     if est.status_ == "optimal":
         assert est.objective_ == pytest.approx(opt, abs=TOL)
     assert_valid_tree(est, X, y, w, lam, max_depth, min_leaf)
+
+
+def test_parameters_are_checked_at_every_fit_after_a_good_fit_of_the_class():
+    # scikit-learn's parameter check runs once per class and parameter values (a cache
+    # by class, type and value): after a good fit, bad values and good values of a bad
+    # type still fail, and the cache is per class.
+    rng = np.random.default_rng(3)
+    X = rng.random((30, 3))
+    y = (X[:, 0] > 0.5).astype(int)
+    for make in (lambda: DL85Classifier(max_depth=2), lambda: GOSDTClassifier(regularization=0.02, max_depth=2)):
+        est = make().fit(X, y)
+        for name, bad in [("max_depth", 2.0), ("max_depth", -1), ("regularization", -0.5), ("time_limit", "1")]:
+            with pytest.raises(ValueError, match=name):
+                clone(est).set_params(**{name: bad}).fit(X, y)
+        assert make().fit(X, y).tree_.to_text() == est.tree_.to_text()
+    with pytest.raises(ValueError, match="min_samples_leaf"):
+        DL85Classifier(max_depth=2, min_samples_leaf=0).fit(X, y)

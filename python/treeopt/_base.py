@@ -1,5 +1,7 @@
 """What the estimators share beyond input checks: parameters and their constraints.
 
+* :func:`validate_params_once`: scikit-learn's parameter check, once per class and
+  parameter values;
 * :func:`store_init_params`: the body of every estimator's ``__init__`` (scikit-learn
   estimators store their parameters unchanged, one attribute each);
 * :data:`SEARCH_CONSTRAINTS`: the constraints of the parameters the solvers share
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import os
 from numbers import Integral, Real
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
@@ -94,6 +97,31 @@ def effective_n_jobs(n_jobs: int | None) -> int:
     if n_jobs < 0:
         return max(1, (os.cpu_count() or 1) + 1 + int(n_jobs))
     return int(n_jobs)
+
+
+#: Parameters (estimator class, then type and value of each) that passed scikit-learn's
+#: check (:func:`validate_params_once`); at most 64 kept.
+_PASSED_PARAMS: set[tuple[Any, ...]] = set()
+
+
+def validate_params_once(est: _Constrained, check: Callable[[], None]) -> None:
+    """Runs ``check`` (scikit-learn's ``_validate_params`` of ``est``) unless the same
+    parameters (by type and value, and the estimator's class) passed it before: whether
+    they pass is fixed by the class's constraints, and the check (~40-90 us, it reads
+    the signature of ``__init__``) is a large part of a small fit, where a new
+    estimator is often made for each fit. Unhashable values (arrays, dicts) are checked
+    every time."""
+    key: tuple[object, ...] | None = (type(est), *((type(v), v) for v in (getattr(est, name) for name in est._parameter_constraints)))
+    try:
+        if key in _PASSED_PARAMS:
+            return
+    except TypeError:  # an unhashable value: checked every time
+        key = None
+    check()
+    if key is not None:
+        if len(_PASSED_PARAMS) >= 64:
+            _PASSED_PARAMS.clear()
+        _PASSED_PARAMS.add(key)
 
 
 @overload

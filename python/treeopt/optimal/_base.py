@@ -22,7 +22,15 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import _num_samples, column_or_1d
 
 from .. import _core
-from .._base import INT_SATURATION, SEARCH_CONSTRAINTS, cost_matrix, effective_n_jobs, refuse_booleans, saturated
+from .._base import (
+    INT_SATURATION,
+    SEARCH_CONSTRAINTS,
+    cost_matrix,
+    effective_n_jobs,
+    refuse_booleans,
+    saturated,
+    validate_params_once,
+)
 from .._binary import BinaryTreeClassifierMixin, as_binary_matrix
 from .._progress import report
 from .._validation import (
@@ -137,16 +145,6 @@ def _tree_from_result(
     )
 
 
-def _is_zero_one(X: ArrayLike) -> bool:
-    """True when every value of the validated matrix ``X`` is 0 or 1 (or X is boolean)."""
-    X = np.asarray(X)
-    if X.dtype == np.bool_:
-        return True
-    if not np.issubdtype(X.dtype, np.number):
-        return False
-    return bool(np.all((X == 0) | (X == 1)))
-
-
 def require_features(X: NDArray[Any]) -> None:
     """Refuses a validated matrix with no column."""
     if X.shape[1] == 0:
@@ -165,12 +163,17 @@ def pack_features(
     candidate, or ``est.max_thresholds`` of them). Sets ``est._numeric_columns`` and
     ``est._binary_features`` for the fit's result."""
     est._numeric_columns = None
-    if accepts_numeric and not _is_zero_one(X):
-        # The numeric route: every midpoint a candidate (or max_thresholds of them).
-        cap = getattr(est, "max_thresholds", None)
-        est._numeric_columns = NumericColumns(X, weight, cap)
-        est._binary_features = binary_columns(X)
-        return est._numeric_columns.matrix
+    if accepts_numeric:
+        # Which columns are 0/1, found once (it also tells the 0/1 search from the
+        # numeric one).
+        numbers = X.dtype == np.bool_ or np.issubdtype(X.dtype, np.number)
+        binary = binary_columns(X) if numbers else None
+        if binary is None or not binary.all():
+            # The numeric route: every midpoint a candidate (or max_thresholds of them).
+            cap = getattr(est, "max_thresholds", None)
+            est._numeric_columns = NumericColumns(X, weight, cap)
+            est._binary_features = binary_columns(X) if binary is None else binary
+            return est._numeric_columns.matrix
     est._binary_features = True
     return as_binary_matrix(X, _BINARIZER_HINT, getattr(est, "feature_names_in_", None))
 
@@ -320,6 +323,11 @@ class CertifiedTreeClassifier(BinaryTreeClassifierMixin, CertifiedSearch, Classi
     #: Whether the solver takes numeric columns (GOSDT, DL8.5): then a matrix that is
     #: not all 0/1 goes to the numeric search instead of being refused.
     _accepts_numeric = False
+
+    def _validate_params(self) -> None:
+        """scikit-learn's check of the parameters, once per parameter values
+        (:func:`treeopt._base.validate_params_once`)."""
+        validate_params_once(self, super()._validate_params)
 
     def _binary_input(self, X: ArrayLike) -> NDArray[Any]:
         """X for ``predict``/``predict_proba``/``apply``: any finite numbers for a solver

@@ -86,6 +86,8 @@ class NumericColumns:
         """The node thresholds of a tree fitted on ``matrix`` in the units of X: a split
         of a capped column's codes below ``c + 1`` is ``x <= kept[c]``."""
         threshold = np.array(threshold, dtype=np.float64, copy=True)
+        if all(k is None for k in self.kept):
+            return threshold  # no column capped: the search's own thresholds
         for i, j in enumerate(feature):
             if j >= 0 and self.kept[j] is not None:
                 threshold[i] = self.kept[j][int(np.floor(threshold[i]))]

@@ -28,7 +28,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from .. import _core
-from .._base import saturated, store_init_params
+from .._base import saturated, store_init_params, validate_params_once
 from .._validation import encode_class_labels, sample_weights, validate_numeric_data
 from ..tree import Tree
 from ..tree._model import binary_columns
@@ -37,11 +37,6 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 __all__ = ["RashomonSet"]
-
-#: Parameters (class, then type and value of each) that passed scikit-learn's check
-#: (:meth:`RashomonSet._validate_params`); at most 64 kept.
-_PASSED_PARAMS: set[tuple[Any, ...]] = set()
-
 
 class RashomonSet(ClassifierMixin, BaseEstimator):
     """Every decision tree whose objective is within a bound of the optimal one (the
@@ -164,21 +159,9 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
         store_init_params(self, locals())
 
     def _validate_params(self) -> None:
-        """scikit-learn's check of the parameters, skipped for parameters (by type and
-        value, and the estimator's class) that passed it before: whether they pass is
-        fixed by the class's constraints, and the check's ~40 us were a fifth of a
-        small set's fit (monk3 d3), where a new estimator is often made for each fit."""
-        key: tuple[object, ...] | None = (type(self), *((type(v), v) for v in (getattr(self, name) for name in self._parameter_constraints)))
-        try:
-            if key in _PASSED_PARAMS:
-                return
-        except TypeError:  # an unhashable value: checked every time
-            key = None
-        super()._validate_params()
-        if key is not None:
-            if len(_PASSED_PARAMS) >= 64:
-                _PASSED_PARAMS.clear()
-            _PASSED_PARAMS.add(key)
+        """scikit-learn's check of the parameters, once per parameter values
+        (:func:`treeopt._base.validate_params_once`)."""
+        validate_params_once(self, super()._validate_params)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> RashomonSet:
