@@ -89,6 +89,15 @@ N_JOBS_CONSTRAINTS: dict[str, list[Any]] = {
 }
 
 
+#: The numpydoc entry of ``n_jobs`` in the docstrings of the estimators that take it.
+N_JOBS_DOC = """    n_jobs : int or None, default=None
+        Threads the search may use, as in scikit-learn: None is 1, ``-1`` every core.
+        The tree and its certificate do not depend on it. Today only the depth-two
+        solver on numeric columns with few distinct values each uses a second thread
+        (a helper that runs ahead over the root thresholds), and only on subproblems
+        large enough to pay for it (thousands of rows); 0 is refused.
+"""
+
 def effective_n_jobs(n_jobs: int | None) -> int:
     """Threads for ``n_jobs`` (scikit-learn's convention): None is 1, a negative ``k``
     leaves ``-k - 1`` of the cores idle (at least one thread)."""

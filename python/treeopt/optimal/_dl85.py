@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils._param_validation import Interval
 
 from .. import _core
-from .._base import COST_AND_THRESHOLD_CONSTRAINTS, N_JOBS_CONSTRAINTS, SEARCH_CONSTRAINTS, row_major, saturated, store_init_params
+from .._base import COST_AND_THRESHOLD_CONSTRAINTS, N_JOBS_CONSTRAINTS, N_JOBS_DOC, SEARCH_CONSTRAINTS, row_major, saturated, store_init_params
 from ._base import CertifiedTreeClassifier
 
 if TYPE_CHECKING:
@@ -21,7 +21,8 @@ __all__ = ["DL85Classifier"]
 
 
 class DL85Classifier(CertifiedTreeClassifier):
-    """Optimal decision tree under a depth limit (DL8.5) over 0/1 or numeric features.
+    __doc__ = (
+        """Optimal decision tree under a depth limit (DL8.5) over 0/1 or numeric features.
 
     Minimises the weighted misclassification of trees of depth at most ``max_depth``
     whose leaves each hold at least ``min_samples_leaf`` training rows (DL8.5's
@@ -59,13 +60,9 @@ class DL85Classifier(CertifiedTreeClassifier):
         Numeric columns only, as for :class:`GOSDTClassifier`: None makes every
         midpoint between consecutive distinct values (within a node's rows) a candidate
         split; ``k`` keeps at most ``k`` per column, at weighted quantiles.
-    n_jobs : int or None, default=None
-        Threads the search may use, as in scikit-learn: None is 1, ``-1`` every core.
-        The tree and its certificate do not depend on it. Today only the depth-two
-        solver on numeric columns with few distinct values each uses a second thread
-        (a helper that runs ahead over the root thresholds), and only on subproblems
-        large enough to pay for it (thousands of rows); 0 is refused.
-
+"""
+        + N_JOBS_DOC
+        + """
     Attributes
     ----------
     tree_, classes_, objective_, lower_bound_, guessed_lower_bound_, status_, n_leaves_, search_stats_
@@ -93,6 +90,7 @@ class DL85Classifier(CertifiedTreeClassifier):
         else:  # petal width (cm) > 1.65
             predict 2  (n=48; 0: 0, 1: 2, 2: 46; p=0.9583)
     """
+    )
 
     _parameter_constraints: dict[str, list[Any]] = {
         **SEARCH_CONSTRAINTS,

@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils._param_validation import Interval
 
 from .. import _core
-from .._base import COST_AND_THRESHOLD_CONSTRAINTS, N_JOBS_CONSTRAINTS, SEARCH_CONSTRAINTS, row_major, saturated, store_init_params
+from .._base import COST_AND_THRESHOLD_CONSTRAINTS, N_JOBS_CONSTRAINTS, N_JOBS_DOC, SEARCH_CONSTRAINTS, row_major, saturated, store_init_params
 from ._base import CertifiedTreeClassifier
 
 if TYPE_CHECKING:
@@ -21,7 +21,8 @@ __all__ = ["GOSDTClassifier"]
 
 
 class GOSDTClassifier(CertifiedTreeClassifier):
-    """Provably optimal sparse decision tree (GOSDT) over 0/1 or numeric features.
+    __doc__ = (
+        """Provably optimal sparse decision tree (GOSDT) over 0/1 or numeric features.
 
     Minimises ``weighted misclassification / total weight + regularization * leaves``
     (or its cost-sensitive form with ``misclassification_cost``),
@@ -67,13 +68,9 @@ class GOSDTClassifier(CertifiedTreeClassifier):
         training values (by ``sample_weight * class_weight``; ties can leave fewer), and
         the tree's thresholds are among them; the optimum is then over those
         thresholds only, and the search is faster.
-    n_jobs : int or None, default=None
-        Threads the search may use, as in scikit-learn: None is 1, ``-1`` every core.
-        The tree and its certificate do not depend on it. Today only the depth-two
-        solver on numeric columns with few distinct values each uses a second thread
-        (a helper that runs ahead over the root thresholds), and only on subproblems
-        large enough to pay for it (thousands of rows); 0 is refused.
-
+"""
+        + N_JOBS_DOC
+        + """
     Attributes
     ----------
     tree_ : treeopt.Tree
@@ -127,6 +124,7 @@ class GOSDTClassifier(CertifiedTreeClassifier):
     >>> print(clf.tree_.to_text().splitlines()[0])
     if x[0] <= 2.75:
     """
+    )
 
     _parameter_constraints: dict[str, list[Any]] = {
         **SEARCH_CONSTRAINTS,

@@ -20,7 +20,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _core
-from .._base import N_JOBS_CONSTRAINTS, SEARCH_CONSTRAINTS, refuse_booleans, saturated, store_init_params
+from .._base import N_JOBS_CONSTRAINTS, N_JOBS_DOC, SEARCH_CONSTRAINTS, refuse_booleans, saturated, store_init_params
 from .._validation import sample_weights, scaled_to_max, validate_numeric_data
 from ..tree import Tree
 from ._base import CertifiedSearch, pack_features, require_features
@@ -224,7 +224,8 @@ _OBJECTIVE_DOC = """
         ``subproblems``, ``expansions``, ``seconds`` and ``memory_bytes`` of the search.
 """
 
-_LIMITS_DOC = """
+_LIMITS_DOC = (
+    """
     time_limit : float or None, default=None
         Seconds of ``fit`` (input checks included) after which the search stops and
         returns the best tree so far (``status_ == "time_limit"``) with its proven
@@ -239,13 +240,9 @@ _LIMITS_DOC = """
         Numeric columns only: None tries every midpoint between consecutive distinct
         values of a column; an int ``k`` keeps ``k`` of them per column, at weighted
         quantiles of its training values (the optimum is then over those).
-    n_jobs : int or None, default=None
-        Threads the search may use, as in scikit-learn: None is 1, ``-1`` every core.
-        The tree and its certificate do not depend on it. Today only the depth-two
-        solver on numeric columns with few distinct values each uses a second thread
-        (a helper that runs ahead over the root thresholds), and only on subproblems
-        large enough to pay for it (thousands of rows); 0 is refused.
 """
+    + N_JOBS_DOC
+)
 
 #: The run limits, then the fitted tree, of both regressors' docstrings.
 _LIMITS_AND_ATTRIBUTES_DOC = (
