@@ -56,6 +56,27 @@ pub(crate) fn pays(n: usize, distinct: impl Iterator<Item = usize>) -> bool {
     }
     n >= 64 && 4 * slots <= n * m
 }
+/// The inputs of one depth-two solve that every pass reads: the objective, the
+/// thresholds, the set's rows, a bound `lb` on every tree of the set, the caller's
+/// pruning `bound`, the root columns in search order, and the leaf rules.
+struct Solve<'p, O> {
+    obj: &'p O,
+    th: &'p Thresholds<'p>,
+    rows: f64,
+    lb: f64,
+    bound: f64,
+    order: &'p [(f64, usize)],
+    rules: &'p Rules,
+}
+
+impl<O> Clone for Solve<'_, O> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<O> Copy for Solve<'_, O> {}
+
 /// Per side, the best tree of depth at most one found at the current root threshold.
 struct SideBest {
     cost: f64,
@@ -245,12 +266,13 @@ impl Table {
         order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let floor = s.proven.max(known);
         let mut proved = f64::INFINITY;
+        let p = Solve { obj, th, rows, lb: floor, bound, order: &order, rules };
         // (Monomorphised on the sums per member.)
         let r = match self.lay.w {
-            2 => self.depth_two::<O, 2>(obj, th, rows, floor, bound, &mut best, &order, rules, &mut proved, &mut col_bound, stop),
-            3 => self.depth_two::<O, 3>(obj, th, rows, floor, bound, &mut best, &order, rules, &mut proved, &mut col_bound, stop),
-            4 => self.depth_two::<O, 4>(obj, th, rows, floor, bound, &mut best, &order, rules, &mut proved, &mut col_bound, stop),
-            _ => self.depth_two::<O, 0>(obj, th, rows, floor, bound, &mut best, &order, rules, &mut proved, &mut col_bound, stop),
+            2 => self.depth_two::<O, 2>(&p, &mut best, &mut proved, &mut col_bound, stop),
+            3 => self.depth_two::<O, 3>(&p, &mut best, &mut proved, &mut col_bound, stop),
+            4 => self.depth_two::<O, 4>(&p, &mut best, &mut proved, &mut col_bound, stop),
+            _ => self.depth_two::<O, 0>(&p, &mut best, &mut proved, &mut col_bound, stop),
         };
         r?;
         if rules.min_support <= 1.0 {
@@ -628,21 +650,15 @@ impl Table {
     /// right sides only grow dearer leftwards, so the helper ends no earlier than this
     /// thread would have, and this thread cuts its answer where it would have ended,
     /// taking the column order the helper recorded there.
-    #[allow(clippy::too_many_arguments)]
     fn depth_two<O: Objective, const W: usize>(
         &mut self,
-        obj: &O,
-        th: &Thresholds,
-        rows: f64,
-        lb: f64,
-        bound: f64,
+        p: &Solve<'_, O>,
         best: &mut SmallTree,
-        order: &[(f64, usize)],
-        rules: &Rules,
         proved: &mut f64,
         col_bound: &mut [f64],
         stop: &mut dyn FnMut() -> Option<Halt>,
     ) -> Result<(), Halt> {
+        let Solve { obj, th, rows, lb, bound, order, rules } = *p;
         let slots = self.all.len();
         let min_work = self.helper_min_work;
         let Table { lay, main, helper, right, spare, work, last_root, threads, roots, .. } = self;
@@ -650,7 +666,7 @@ impl Table {
         let mut main_ctx = Columns { lay, pass: &mut *main, seq: right, work, last_root, slots };
         let use_helper = *threads > 1 && order.len() > 1 && lay.members.len() * lay.m >= min_work;
         let out = if !use_helper {
-            main_ctx.run::<O, W>(None, obj, th, rows, lb, bound, best, order, rules, proved, col_bound, stop)
+            main_ctx.run::<O, W>(None, p, best, proved, col_bound, stop)
         } else {
             let monotone = rules.min_support <= 1.0;
             let target = AtomicU64::new(best.cost.min(bound).to_bits());
@@ -697,7 +713,7 @@ impl Table {
                     pool.extend(back_rx.try_iter());
                     pool
                 });
-                let out = main_ctx.run::<O, W>(Some((rx, back_tx, target)), obj, th, rows, lb, bound, best, order, rules, proved, col_bound, stop);
+                let out = main_ctx.run::<O, W>(Some((rx, back_tx, target)), p, best, proved, col_bound, stop);
                 cancel.store(true, Relaxed);
                 let pool = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
                 (out, pool)
@@ -728,22 +744,16 @@ struct Columns<'a> {
 type Helper<'h> = (Receiver<Option<Right>>, Sender<Right>, &'h AtomicU64);
 
 impl Columns<'_> {
-    #[allow(clippy::too_many_arguments)]
     fn run<O: Objective, const W: usize>(
         &mut self,
         helper: Option<Helper<'_>>,
-        obj: &O,
-        th: &Thresholds,
-        rows: f64,
-        lb: f64,
-        bound: f64,
+        p: &Solve<'_, O>,
         best: &mut SmallTree,
-        order: &[(f64, usize)],
-        rules: &Rules,
         proved: &mut f64,
         col_bound: &mut [f64],
         stop: &mut dyn FnMut() -> Option<Halt>,
     ) -> Result<(), Halt> {
+        let Solve { obj, th, rows, lb, bound, order, rules } = *p;
         let lay = self.lay;
         let (n, m) = (lay.members.len(), lay.m);
         let monotone = rules.min_support <= 1.0;
