@@ -664,6 +664,44 @@ def test_auto_train_weight_drops_the_mixture_where_it_misleads():
     assert total[0.5] < total["cart"] <= total["auto"] + 1e-12
 
 
+def test_auto_train_weight_validates_on_rows_its_mixture_never_saw(monkeypatch):
+    # "auto" compares the shares on held-out rows; a mixture fitted to all the rows has
+    # seen the held-out ones and its samples favour it there (on 64 raw pixel columns
+    # that chose the mixture where it loses to the rows alone on fresh data). So every
+    # fold's trees sample a mixture fitted to the fold's own rows: each training row is
+    # missing from exactly one of the fold mixtures.
+    fitted_rows = []
+    original = BoxGaussianMixture.fit.__func__
+
+    def spy(cls, X, *args, **kwargs):
+        fitted_rows.append(np.asarray(X).copy())
+        return original(cls, X, *args, **kwargs)
+
+    monkeypatch.setattr(BoxGaussianMixture, "fit", classmethod(spy))
+    X = np.random.default_rng(0).normal(size=(90, 3))
+    X[:, 2] = np.arange(90)  # every row is told apart by its last column
+
+    def blackbox(Z):
+        return (Z[:, 0] > 0).astype(int)
+
+    est = ExtractedTreeClassifier(blackbox, max_leaves=3, n_samples=50, random_state=0).fit(X)
+    assert len(fitted_rows) == 4 and fitted_rows[0].shape == X.shape
+    missing = np.zeros(90, dtype=int)
+    for rows in fitted_rows[1:]:
+        assert rows.shape == (60, 3)
+        missing += ~np.isin(np.arange(90), rows[:, 2])
+    assert np.all(missing == 1)
+    # the fit's own distribution is the one fitted to all rows
+    assert est.input_distribution_.n_features == 3
+    # a given input distribution is used as it is: nothing is refitted
+    fitted_rows.clear()
+    ExtractedTreeClassifier(
+        blackbox, max_leaves=3, n_samples=50, random_state=0,
+        input_distribution=est.input_distribution_,
+    ).fit(X)
+    assert fitted_rows == []
+
+
 def test_predict_proba_only_black_box():
     class ProbaOnly:
         classes_ = np.array(["no", "yes"])

@@ -1026,7 +1026,9 @@ _EXTRACT_PARAMS_DOC = """    blackbox : fitted estimator or callable
         with the black box on the held-out rows (accuracy, or mean squared error for
         a regressor; a tie goes to 1, the rows alone), then refits with it on all rows (the
         chosen share is ``train_weight_``). The mixture helps only where it models
-        the inputs well, which the held-out rows tell. With share 0.5, every fit
+        the inputs well, which the held-out rows tell; so that they can tell it, each
+        fold's trees sample a mixture fitted to that fold's rows only (unless
+        ``input_distribution`` is given). With share 0.5, every fit
         grows 3 trees from independent draws of the mixture and keeps the one that
         agrees best with the black box on the rows it was grown on. The
         cross-validation fits' queries count in ``n_queries_``.
@@ -1370,16 +1372,31 @@ class _BaseExtractedTree(BaseEstimator):
         """``train_weight="auto"``: the share of ``_AUTO_TRAIN_WEIGHTS`` whose trees,
         grown on ``_AUTO_FOLDS - 1`` folds of the training rows, disagree least with
         the black box's ``labels`` on the held-out fold, summed over the folds (ties:
-        the earlier share)."""
+        the earlier share). Unless ``input_distribution`` was given, each fold's trees
+        sample a mixture fitted to the fold's rows, never to its held-out ones."""
         if X.shape[0] < _AUTO_FOLDS:
             return _AUTO_TRAIN_WEIGHTS[0]
         seed = int(rng.integers(np.iinfo(np.int32).max))
         folds = KFold(_AUTO_FOLDS, shuffle=True, random_state=seed).split(X)
         loss = np.zeros(len(_AUTO_TRAIN_WEIGHTS))
-        for fit_rows, held_out in folds:
-            for k, share in enumerate(_AUTO_TRAIN_WEIGHTS):
-                nodes = self._grow_best(X[fit_rows], labels[fit_rows], share, rng)
-                loss[k] += self._loss(self._predict_nodes(nodes, X[held_out]), labels[held_out])
+        fitted = self.input_distribution_
+        try:
+            for fit_rows, held_out in folds:
+                if self.input_distribution is None:
+                    # The mixture of each fold is fitted to the fold's own rows: one
+                    # fitted to all rows has seen the held-out ones, and its samples
+                    # then favour it on them (a leak that chose the mixture where it
+                    # loses on fresh rows, e.g. 64 raw pixel columns).
+                    self.input_distribution_ = BoxGaussianMixture.fit(
+                        X[fit_rows], self.n_components, random_state=seed
+                    )
+                for k, share in enumerate(_AUTO_TRAIN_WEIGHTS):
+                    nodes = self._grow_best(X[fit_rows], labels[fit_rows], share, rng)
+                    loss[k] += self._loss(
+                        self._predict_nodes(nodes, X[held_out]), labels[held_out]
+                    )
+        finally:
+            self.input_distribution_ = fitted
         return _AUTO_TRAIN_WEIGHTS[int(np.argmin(loss))]
 
     def _grow_best(
