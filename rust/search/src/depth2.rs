@@ -126,6 +126,13 @@ pub(crate) struct Depth2 {
     /// Every group's values are integers below 2^53, so sums updated up and down stay
     /// exact.
     integral: bool,
+    /// [`Depth2::depth_one`] may leave out its support test: a side is unsupported only
+    /// when it is empty (a minimum support of one), sums are exact (`integral`), and an
+    /// empty leaf loses nothing. Then a stump with an empty side costs `(0 + penalty) +
+    /// (leaf loss + penalty)`, which is never below the leaf it starts from (`leaf loss
+    /// + penalty`, the other side holding exactly the node's sums), and only a stump
+    /// strictly below the best so far is taken: the empty stumps never are.
+    empty_stumps_lose: bool,
     /// Sums are updated up and down rather than summed afresh: when they stay exact, or
     /// when the objective takes the rounding this leaves ([`Objective::tolerates_rounding`]);
     /// then a triangle is summed afresh after [`UPDATES_BEFORE_REFRESH`] updates, which
@@ -244,6 +251,7 @@ impl Depth2 {
             solved: std::collections::VecDeque::new(),
             similarity: min_support <= 1.0 && t.data.n_groups() > 0 && t.obj.insertion_cost(0).is_some(),
             integral,
+            empty_stumps_lose: rows_at.is_none() && integral && c > 0 && t.obj.leaf_loss(&vec![0.0; c]) == 0.0,
             updatable: integral || t.obj.tolerates_rounding(),
             updates: 0,
             spare_updates: 0,
@@ -336,6 +344,24 @@ impl Depth2 {
         }
         let (x, b) = (&x[..k], &mut b[..k]);
         let (mut best, mut feature) = (s.leaf_cost, None);
+        if K > 0 && self.empty_stumps_lose {
+            // The same costs in the same order, without the support test (see
+            // `empty_stumps_lose`) and with the other side in registers.
+            let mut whole = [0.0; K];
+            whole.copy_from_slice(x);
+            for (j, a) in ones.chunks_exact(K).enumerate() {
+                let mut other = [0.0; K];
+                for t in 0..K {
+                    other[t] = whole[t] - a[t];
+                }
+                let cost = self.leaf_cost::<C, O>(obj, a, rules) + self.leaf_cost::<C, O>(obj, &other, rules);
+                if cost < best {
+                    best = cost;
+                    feature = Some(j as u32);
+                }
+            }
+            return (best, feature);
+        }
         for (j, a) in ones.chunks_exact(k).enumerate() {
             for t in 0..k {
                 b[t] = x[t] - a[t];
@@ -1220,6 +1246,41 @@ mod tests {
                 let want = brute(&costed.obj, &data, &groups, Some(depth), rules.penalty, rules.min_support);
                 assert!((got.cost - want).abs() < 1e-9, "seed {seed}, depth {depth}, costs: kernel {} brute force {want}", got.cost);
                 assert!((cost_of(&costed.obj, &data, &groups, &got, rules.penalty) - got.cost).abs() < 1e-9);
+            }
+        }
+    }
+
+    /// The stumps scored without the support test ([`Depth2::depth_one`] where
+    /// `empty_stumps_lose`) are the stumps scored with it: the same trees, cost and
+    /// features, including with no penalty (an empty stump then ties its leaf).
+    #[test]
+    fn stumps_without_the_support_test_are_the_same_trees() {
+        for seed in 0..150u64 {
+            let classes = 2 + (seed % 3) as usize;
+            // Whole weights (the shortcut needs exact sums; half weights turn it off).
+            let (rows, m) = (8 + (seed % 24) as usize, 2 + (seed % 7) as usize);
+            let (x, y, w) = random_rows(rows, m, classes, seed + 31);
+            let halves = BinaryDataset::new(&x, rows, m, &y, classes, Some(&w)).unwrap();
+            let halves = Task { data: &halves, obj: Misclassification::new(&halves), splits: ZeroOneColumns::new(&halves) };
+            assert!(!Depth2::new(&halves, None, 1.0).empty_stumps_lose);
+            let whole: Vec<f64> = w.iter().map(|v| 2.0 * v).collect();
+            let data = BinaryDataset::new(&x, rows, m, &y, classes, Some(&whole)).unwrap();
+            let rules = Rules { penalty: [0.0, 1.0, 4.0][(seed % 3) as usize], min_support: 1.0 };
+            let task = Task { data: &data, obj: Misclassification::new(&data), splits: ZeroOneColumns::new(&data) };
+            let mut never = || None;
+            for keep in [2usize, 3, 5] {
+                let groups: Vec<usize> = (0..data.n_groups()).filter(|g| (g + seed as usize) % keep != 0).collect();
+                let mut set = vec![0u64; data.words()];
+                groups.iter().for_each(|&g| set[g / 64] |= 1 << (g % 64));
+                for depth in [1, 2] {
+                    let mut fast = Depth2::new(&task, None, rules.min_support);
+                    assert!(fast.empty_stumps_lose);
+                    let mut tested = Depth2::new(&task, None, rules.min_support);
+                    tested.empty_stumps_lose = false;
+                    let got = fast.solve(&task, &set, depth, &rules, usize::MAX, &mut never).unwrap();
+                    let want = tested.solve(&task, &set, depth, &rules, usize::MAX, &mut never).unwrap();
+                    assert_eq!(got, want, "seed {seed}, keep {keep}, depth {depth}");
+                }
             }
         }
     }
