@@ -581,12 +581,20 @@ impl Depth2 {
                 self.diag.clear();
                 self.diag.resize(m * k, 0.0);
             }
-            let (values, total) = (&self.values, &mut self.total);
-            for_each_one(set, |g| {
-                for (t, w) in total.iter_mut().zip(group_values(values, &t.obj, g, k)) {
-                    *t += w;
+            // By population counts where the groups' bits take fewer words than the set
+            // has groups (the same integer sums).
+            let size = set.iter().map(|w| w.count_ones() as usize).sum::<usize>();
+            match self.bits.as_mut() {
+                Some(bits) if self.bit_sums != BitSums::Never && bits.planes.len() * bits.words < size => bits.totals(set, &mut self.total),
+                _ => {
+                    let (values, total) = (&self.values, &mut self.total);
+                    for_each_one(set, |g| {
+                        for (t, w) in total.iter_mut().zip(group_values(values, &t.obj, g, k)) {
+                            *t += w;
+                        }
+                    });
                 }
-            });
+            }
             let len = m * (m + 1) / 2 * k;
             if self.pairs.len() != len {
                 self.pairs.clear();
@@ -1044,6 +1052,20 @@ impl PairBits {
         }
         let live = vec![Vec::new(); planes.len()];
         Some(PairBits { words, columns, planes, masks, live, set_words: Vec::new(), compact: Vec::new() })
+    }
+
+    /// Adds to `total` (per channel) the sums over `set`.
+    fn totals(&self, set: &[u64], total: &mut [f64]) {
+        with_popcount(
+            #[inline(always)]
+            || {
+                let w = self.words;
+                for (q, &(c, weight)) in self.planes.iter().enumerate() {
+                    let mask = &self.masks[q * w..(q + 1) * w];
+                    total[c] += weight * set.iter().zip(mask).map(|(s, x)| (s & x).count_ones()).sum::<u32>() as f64;
+                }
+            },
+        )
     }
 
     /// When summing per feature over `set` by population counts costs less than
@@ -1587,6 +1609,7 @@ mod tests {
                 assert_eq!(kernel.bits.is_some(), seed % 4 != 3, "seed {seed}: bits built for fractional weights, or not for whole ones");
                 by_bits += (kernel.bits.is_some() && step % 3 != 2) as usize;
                 let want = lists.solve(&task, set, 2, &rules, usize::MAX, &mut never).unwrap();
+                assert_eq!(kernel.total, lists.total, "seed {seed}, step {step}: the set's sums");
                 assert_eq!(got, want, "seed {seed}, step {step}");
                 if step % 4 == 0 {
                     let groups: Vec<usize> = (0..data.n_groups()).filter(|&g| set[g / 64] >> (g % 64) & 1 == 1).collect();
