@@ -330,15 +330,17 @@ impl BinaryDataset {
 /// (the heaviest; ties go to the lowest class index).
 #[inline]
 pub fn leaf_loss(class_totals: &[f64]) -> (f64, usize) {
-    let mut best = 0;
+    // The heaviest weight is kept beside its class: a caller that wants only the loss
+    // then needs no indexed load (the depth-two kernel's inner loop).
+    let (mut best, mut top) = (0, class_totals[0]);
     let mut total = 0.0;
     for (c, &w) in class_totals.iter().enumerate() {
         total += w;
-        if w > class_totals[best] {
-            best = c;
+        if w > top {
+            (best, top) = (c, w);
         }
     }
-    (total - class_totals[best], best)
+    (total - top, best)
 }
 
 #[cfg(test)]

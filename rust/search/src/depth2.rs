@@ -88,6 +88,9 @@ pub(crate) struct Depth2 {
     /// Over the dataset's groups, the mean pair updates one adds to a whole triangle (its
     /// nonzero channels x its listed pairs, diagonal included): the lists' cost per group.
     mean_group_pairs: f64,
+    /// Likewise the mean updates one adds to the per-feature sums (its nonzero channels x
+    /// its listed features): the lists' cost per group in [`Depth2::stump_pass`].
+    mean_group_singles: f64,
     /// Per dataset feature: groups of the subproblem where it is 1 (zero between calls).
     count: Vec<u32>,
     /// Per dataset feature: rows of the subproblem where it is 1 (with a minimum support).
@@ -126,6 +129,13 @@ pub(crate) struct Depth2 {
     /// Every group's values are integers below 2^53, so sums updated up and down stay
     /// exact.
     integral: bool,
+    /// [`Depth2::depth_one`] may leave out its support test: a side is unsupported only
+    /// when it is empty (a minimum support of one), sums are exact (`integral`), and an
+    /// empty leaf loses nothing. Then a stump with an empty side costs `(0 + penalty) +
+    /// (leaf loss + penalty)`, which is never below the leaf it starts from (`leaf loss
+    /// + penalty`, the other side holding exactly the node's sums), and only a stump
+    /// strictly below the best so far is taken: the empty stumps never are.
+    empty_stumps_lose: bool,
     /// Sums are updated up and down rather than summed afresh: when they stay exact, or
     /// when the objective takes the rounding this leaves ([`Objective::tolerates_rounding`]);
     /// then a triangle is summed afresh after [`UPDATES_BEFORE_REFRESH`] updates, which
@@ -227,6 +237,7 @@ impl Depth2 {
             bits_built: false,
             bit_sums: BitSums::Estimated,
             mean_group_pairs: 0.0,
+            mean_group_singles: 0.0,
             count: Vec::new(),
             feature_rows: Vec::new(),
             slot: Vec::new(),
@@ -244,6 +255,7 @@ impl Depth2 {
             solved: std::collections::VecDeque::new(),
             similarity: min_support <= 1.0 && t.data.n_groups() > 0 && t.obj.insertion_cost(0).is_some(),
             integral,
+            empty_stumps_lose: rows_at.is_none() && integral && c > 0 && t.obj.leaf_loss(&vec![0.0; c]) == 0.0,
             updatable: integral || t.obj.tolerates_rounding(),
             updates: 0,
             spare_updates: 0,
@@ -336,6 +348,24 @@ impl Depth2 {
         }
         let (x, b) = (&x[..k], &mut b[..k]);
         let (mut best, mut feature) = (s.leaf_cost, None);
+        if K > 0 && self.empty_stumps_lose {
+            // The same costs in the same order, without the support test (see
+            // `empty_stumps_lose`) and with the other side in registers.
+            let mut whole = [0.0; K];
+            whole.copy_from_slice(x);
+            for (j, a) in ones.chunks_exact(K).enumerate() {
+                let mut other = [0.0; K];
+                for t in 0..K {
+                    other[t] = whole[t] - a[t];
+                }
+                let cost = self.leaf_cost::<C, O>(obj, a, rules) + self.leaf_cost::<C, O>(obj, &other, rules);
+                if cost < best {
+                    best = cost;
+                    feature = Some(j as u32);
+                }
+            }
+            return (best, feature);
+        }
         for (j, a) in ones.chunks_exact(k).enumerate() {
             for t in 0..k {
                 b[t] = x[t] - a[t];
@@ -447,7 +477,11 @@ impl Depth2 {
         single.clear();
         single.resize(m * k, 0.0);
         total.fill(0.0);
-        {
+        // By population counts where the groups' bits are built and that costs less than
+        // the lists (the same integer sums).
+        let list_work = set.iter().map(|w| w.count_ones()).sum::<u32>() as f64 * self.mean_group_singles;
+        let by_bits = self.bits.as_mut().is_some_and(|bits| bits.singles(set, m, list_work, &mut single, &mut total));
+        if !by_bits {
             let (values, listed_start, listed) = (&self.values, &self.listed_start, &self.listed);
             for_each_one(set, |g| {
                 let v = group_values(values, &t.obj, g, k);
@@ -530,6 +564,13 @@ impl Depth2 {
                         channels * l * (l + 1.0) / 2.0 / groups
                     })
                     .sum();
+                self.mean_group_singles = (0..t.data.n_groups())
+                    .map(|g| {
+                        let l = (self.listed_start[g + 1] - self.listed_start[g]) as f64;
+                        let channels = group_values(&self.values, &t.obj, g, k).iter().filter(|&&v| v != 0.0).count() as f64;
+                        channels * l / groups
+                    })
+                    .sum();
             }
             if self.active.len() != m {
                 self.active = (0..m as u32).collect();
@@ -540,12 +581,20 @@ impl Depth2 {
                 self.diag.clear();
                 self.diag.resize(m * k, 0.0);
             }
-            let (values, total) = (&self.values, &mut self.total);
-            for_each_one(set, |g| {
-                for (t, w) in total.iter_mut().zip(group_values(values, &t.obj, g, k)) {
-                    *t += w;
+            // By population counts where the groups' bits take fewer words than the set
+            // has groups (the same integer sums).
+            let size = set.iter().map(|w| w.count_ones() as usize).sum::<usize>();
+            match self.bits.as_mut() {
+                Some(bits) if self.bit_sums != BitSums::Never && bits.planes.len() * bits.words < size => bits.totals(set, &mut self.total),
+                _ => {
+                    let (values, total) = (&self.values, &mut self.total);
+                    for_each_one(set, |g| {
+                        for (t, w) in total.iter_mut().zip(group_values(values, &t.obj, g, k)) {
+                            *t += w;
+                        }
+                    });
                 }
-            });
+            }
             let len = m * (m + 1) / 2 * k;
             if self.pairs.len() != len {
                 self.pairs.clear();
@@ -1005,6 +1054,65 @@ impl PairBits {
         Some(PairBits { words, columns, planes, masks, live, set_words: Vec::new(), compact: Vec::new() })
     }
 
+    /// Adds to `total` (per channel) the sums over `set`.
+    fn totals(&self, set: &[u64], total: &mut [f64]) {
+        with_popcount(
+            #[inline(always)]
+            || {
+                let w = self.words;
+                for (q, &(c, weight)) in self.planes.iter().enumerate() {
+                    let mask = &self.masks[q * w..(q + 1) * w];
+                    total[c] += weight * set.iter().zip(mask).map(|(s, x)| (s & x).count_ones()).sum::<u32>() as f64;
+                }
+            },
+        )
+    }
+
+    /// When summing per feature over `set` by population counts costs less than
+    /// `list_work` updates from the lists: writes those sums (channel by channel, `m`
+    /// each) into `single` and the set's own into `total`, as the lists would, and
+    /// returns true. Leaves the live words noted as [`PairBits::cheaper`] does.
+    fn singles(&mut self, set: &[u64], m: usize, list_work: f64, single: &mut [f64], total: &mut [f64]) -> bool {
+        with_popcount(
+            #[inline(always)]
+            || self.singles_body(set, m, list_work, single, total),
+        )
+    }
+
+    #[inline(always)]
+    fn singles_body(&mut self, set: &[u64], m: usize, list_work: f64, single: &mut [f64], total: &mut [f64]) -> bool {
+        let w = self.words;
+        let mut live_words = 0usize;
+        for (q, live) in self.live.iter_mut().enumerate() {
+            live.clear();
+            let mask = &self.masks[q * w..(q + 1) * w];
+            live.extend((0..w).filter(|&i| set[i] & mask[i] != 0).map(|i| i as u32));
+            live_words += live.len();
+        }
+        if (live_words * (m + 1)) as f64 >= LIST_UPDATE_WORDS * list_work {
+            return false;
+        }
+        single.fill(0.0);
+        total.fill(0.0);
+        for (q, &(c, weight)) in self.planes.iter().enumerate() {
+            let live = &self.live[q];
+            if live.is_empty() {
+                continue;
+            }
+            let mask = &self.masks[q * w..(q + 1) * w];
+            self.set_words.clear();
+            self.set_words.extend(live.iter().map(|&i| set[i as usize] & mask[i as usize]));
+            total[c] += weight * self.set_words.iter().map(|x| x.count_ones()).sum::<u32>() as f64;
+            let sums = &mut single[c * m..(c + 1) * m];
+            for (f, sum) in sums.iter_mut().enumerate() {
+                let column = &self.columns[f * w..(f + 1) * w];
+                let count: u32 = live.iter().zip(&self.set_words).map(|(&i, s)| (column[i as usize] & s).count_ones()).sum();
+                *sum += weight * count as f64;
+            }
+        }
+        true
+    }
+
     fn bytes(&self) -> usize {
         8 * (self.columns.capacity() + self.masks.capacity() + self.set_words.capacity() + self.compact.capacity() + 2 * self.planes.capacity()) + 4 * self.live.iter().map(|l| l.capacity()).sum::<usize>()
     }
@@ -1224,6 +1332,79 @@ mod tests {
         }
     }
 
+    /// The stump pass's per-feature sums by population counts ([`PairBits::singles`])
+    /// are the lists' sums: the same sums and the same outcome, on every subset tried
+    /// (with rows per group above one, so that values take several planes).
+    #[test]
+    fn stump_pass_sums_by_population_counts_agree_with_the_lists() {
+        let mut by_bits = 0;
+        for seed in 0..200u64 {
+            let classes = 2 + (seed % 3) as usize;
+            let (rows, m) = (20 + (seed % 90) as usize, 2 + (seed % 9) as usize);
+            let (x, y, w) = random_rows(rows, m, classes, seed + 5);
+            let whole: Vec<f64> = w.iter().map(|v| 2.0 * v).collect();
+            let data = BinaryDataset::new(&x, rows, m, &y, classes, if seed % 2 == 0 { Some(&whole) } else { None }).unwrap();
+            let rules = Rules { penalty: [0.0, 1.0, 4.0][(seed % 3) as usize], min_support: 1.0 + (seed / 3 % 2) as f64 };
+            let task = Task { data: &data, obj: Misclassification::new(&data), splits: ZeroOneColumns::new(&data) };
+            let mut never = || None;
+            let all = data.all_groups();
+            let mut bits = Depth2::new(&task, None, rules.min_support);
+            bits.solve(&task, all.words(), 2, &rules, usize::MAX, &mut never).unwrap();
+            assert!(bits.bits.is_some(), "seed {seed}: no bits built");
+            // Counting always pays here; the lists' kernel never builds bits.
+            bits.mean_group_singles = f64::INFINITY;
+            let mut lists = Depth2::new(&task, None, rules.min_support);
+            for keep in [1usize, 2, 3, 7] {
+                let mut set = vec![0u64; data.words()];
+                (0..data.n_groups()).filter(|g| (g + seed as usize) % keep != keep / 2 || keep == 1).for_each(|g| set[g / 64] |= 1 << (g % 64));
+                for bound in [0.0, 5.0, f64::INFINITY] {
+                    let got = bits.stump_pass(&task, &set, &rules, bound);
+                    let want = lists.stump_pass(&task, &set, &rules, bound);
+                    assert_eq!(got, want, "seed {seed}, keep {keep}, bound {bound}");
+                    assert_eq!((&bits.single, &bits.total), (&lists.single, &lists.total), "seed {seed}, keep {keep}");
+                    by_bits += 1;
+                }
+            }
+            assert!(lists.bits.is_none());
+        }
+        assert!(by_bits > 2000);
+    }
+
+    /// The stumps scored without the support test ([`Depth2::depth_one`] where
+    /// `empty_stumps_lose`) are the stumps scored with it: the same trees, cost and
+    /// features, including with no penalty (an empty stump then ties its leaf).
+    #[test]
+    fn stumps_without_the_support_test_are_the_same_trees() {
+        for seed in 0..150u64 {
+            let classes = 2 + (seed % 3) as usize;
+            // Whole weights (the shortcut needs exact sums; half weights turn it off).
+            let (rows, m) = (8 + (seed % 24) as usize, 2 + (seed % 7) as usize);
+            let (x, y, w) = random_rows(rows, m, classes, seed + 31);
+            let halves = BinaryDataset::new(&x, rows, m, &y, classes, Some(&w)).unwrap();
+            let halves = Task { data: &halves, obj: Misclassification::new(&halves), splits: ZeroOneColumns::new(&halves) };
+            assert!(!Depth2::new(&halves, None, 1.0).empty_stumps_lose);
+            let whole: Vec<f64> = w.iter().map(|v| 2.0 * v).collect();
+            let data = BinaryDataset::new(&x, rows, m, &y, classes, Some(&whole)).unwrap();
+            let rules = Rules { penalty: [0.0, 1.0, 4.0][(seed % 3) as usize], min_support: 1.0 };
+            let task = Task { data: &data, obj: Misclassification::new(&data), splits: ZeroOneColumns::new(&data) };
+            let mut never = || None;
+            for keep in [2usize, 3, 5] {
+                let groups: Vec<usize> = (0..data.n_groups()).filter(|g| (g + seed as usize) % keep != 0).collect();
+                let mut set = vec![0u64; data.words()];
+                groups.iter().for_each(|&g| set[g / 64] |= 1 << (g % 64));
+                for depth in [1, 2] {
+                    let mut fast = Depth2::new(&task, None, rules.min_support);
+                    assert!(fast.empty_stumps_lose);
+                    let mut tested = Depth2::new(&task, None, rules.min_support);
+                    tested.empty_stumps_lose = false;
+                    let got = fast.solve(&task, &set, depth, &rules, usize::MAX, &mut never).unwrap();
+                    let want = tested.solve(&task, &set, depth, &rules, usize::MAX, &mut never).unwrap();
+                    assert_eq!(got, want, "seed {seed}, keep {keep}, depth {depth}");
+                }
+            }
+        }
+    }
+
     /// Every bound the depth-two pass keeps for a root split is at most the cost of the
     /// best depth-two tree splitting on it first (brute force), and is that cost or at
     /// least the optimum (a split skipped only once the best tree found cost no more).
@@ -1428,6 +1609,7 @@ mod tests {
                 assert_eq!(kernel.bits.is_some(), seed % 4 != 3, "seed {seed}: bits built for fractional weights, or not for whole ones");
                 by_bits += (kernel.bits.is_some() && step % 3 != 2) as usize;
                 let want = lists.solve(&task, set, 2, &rules, usize::MAX, &mut never).unwrap();
+                assert_eq!(kernel.total, lists.total, "seed {seed}, step {step}: the set's sums");
                 assert_eq!(got, want, "seed {seed}, step {step}");
                 if step % 4 == 0 {
                     let groups: Vec<usize> = (0..data.n_groups()).filter(|&g| set[g / 64] >> (g % 64) & 1 == 1).collect();
