@@ -102,9 +102,11 @@ struct Layout {
     cols: Vec<u32>,
     /// Per (member, column) (`n * m`), the value slot it belongs to.
     slot: Vec<u32>,
-    /// Per column, its first slot (`m + 1`); per slot, its value's rank in the dataset.
+    /// Per column, its first slot (`m + 1`); per slot, its value's rank in the dataset,
+    /// and the position in its column's order of its first member.
     col_start: Vec<usize>,
     slot_rank: Vec<u32>,
+    slot_pos: Vec<u32>,
 }
 
 /// The mutable state of one pass over a root column's cuts: the side's per-value sums
@@ -194,7 +196,7 @@ impl Table {
     pub fn bytes(&self) -> usize {
         let l = &self.lay;
         let pass = |p: &Pass| 8 * (p.part.capacity() + p.side_tot.capacity() + p.col_lb.capacity() + p.col_order.capacity());
-        4 * (self.local.capacity() + l.members.capacity() + l.cols.capacity() + l.slot.capacity() + l.slot_rank.capacity())
+        4 * (self.local.capacity() + l.members.capacity() + l.cols.capacity() + l.slot.capacity() + l.slot_rank.capacity() + l.slot_pos.capacity())
             + 8 * (l.sums.capacity() + self.all.capacity() + self.totals.capacity() + l.col_start.capacity())
             + pass(&self.main)
             + pass(&self.helper)
@@ -342,7 +344,7 @@ impl Table {
         let slots_max: usize = (0..m).map(|j| (data.n_thresholds(j) + 1).min(n)).sum();
         // (A helper thread adds its side's sums and up to three right passes' column orders.)
         let helper = if self.threads > 1 { 8 * w * slots_max + 24 * m * n } else { 0 };
-        let need = 4 * n_all + 12 * m * n + 8 * w * n + 2 * 8 * w * slots_max + 12 * slots_max + 48 * n + helper;
+        let need = 4 * n_all + 12 * m * n + 8 * w * n + 2 * 8 * w * slots_max + 16 * slots_max + 48 * n + helper;
         if self.bytes() + need > budget {
             self.release();
             if self.bytes() + need > budget {
@@ -379,6 +381,7 @@ impl Table {
         self.lay.slot.resize(n * m, 0);
         self.lay.col_start.clear();
         self.lay.slot_rank.clear();
+        self.lay.slot_pos.clear();
         self.all.clear();
         let filter = n * 16 >= n_all;
         for j in 0..m {
@@ -403,6 +406,7 @@ impl Table {
                 let r = data.rank(self.lay.members[q] as usize, j);
                 if k == 0 || r != prev {
                     self.lay.slot_rank.push(r);
+                    self.lay.slot_pos.push(k as u32);
                     self.all.extend(std::iter::repeat(0.0).take(w));
                     prev = r;
                 }
@@ -429,6 +433,23 @@ impl Pass {
         self.side_tot.resize(lay.w, 0.0);
         self.col_lb.clear();
         self.col_lb.resize(lay.m, f64::NEG_INFINITY);
+    }
+}
+
+/// Sorts `order` by `lb` ascending (`total_cmp`), ties kept in place: the stable sort's
+/// permutation. By insertion, since between two reads of a side only the columns read
+/// change their bound and the order is nearly sorted already (a general sort costed
+/// more than the column reads on fico).
+#[inline]
+fn sort_by_bound(order: &mut [usize], lb: &[f64]) {
+    for i in 1..order.len() {
+        let x = order[i];
+        let mut k = i;
+        while k > 0 && lb[order[k - 1]].total_cmp(&lb[x]).is_gt() {
+            order[k] = order[k - 1];
+            k -= 1;
+        }
+        order[k] = x;
     }
 }
 
@@ -531,19 +552,17 @@ impl Layout {
 
     /// The root cuts of column `a` into `out`: the positions in its order after which
     /// the value changes, with both sides supported.
-    fn cuts(&self, a: usize, rows: f64, rules: &Rules, out: &mut Vec<usize>) {
-        let (n, m, w) = (self.members.len(), self.m, self.w);
+    /// (From the slots of the column: `all` holds every slot's sums. The rows are whole
+    /// numbers, summed exactly in any order.)
+    fn cuts(&self, all: &[f64], a: usize, rows: f64, rules: &Rules, out: &mut Vec<usize>) {
+        let w = self.w;
         out.clear();
         let mut acc_rows = 0.0;
-        for p in 0..n {
-            let q = self.cols[a * n + p] as usize;
-            if p > 0 {
-                let prev = self.cols[a * n + p - 1] as usize;
-                if self.slot[q * m + a] != self.slot[prev * m + a] && acc_rows >= rules.min_support && rows - acc_rows >= rules.min_support {
-                    out.push(p);
-                }
+        for v in self.col_start[a]..self.col_start[a + 1] {
+            if v > self.col_start[a] && acc_rows >= rules.min_support && rows - acc_rows >= rules.min_support {
+                out.push(self.slot_pos[v] as usize);
             }
-            acc_rows += self.rows_of(&self.sums[q * w..(q + 1) * w]);
+            acc_rows += self.rows_of(&all[v * w..(v + 1) * w]);
         }
     }
 
@@ -567,8 +586,7 @@ impl Layout {
         // Columns by their bound, least first: the best column is met early, and the
         // loop ends at the first bound that reaches the best.
         if monotone {
-            let lb = &pass.col_lb;
-            pass.col_order.sort_by(|&x, &y| lb[x].total_cmp(&lb[y]));
+            sort_by_bound(&mut pass.col_order, &pass.col_lb);
         }
         let mut read = 0;
         for &j in &pass.col_order {
@@ -661,9 +679,9 @@ impl Table {
         let Solve { obj, th, rows, lb, bound, order, rules } = *p;
         let slots = self.all.len();
         let min_work = self.helper_min_work;
-        let Table { lay, main, helper, right, spare, work, last_root, threads, roots, .. } = self;
-        let lay = &*lay;
-        let mut main_ctx = Columns { lay, pass: &mut *main, seq: right, work, last_root, slots };
+        let Table { lay, all, main, helper, right, spare, work, last_root, threads, roots, .. } = self;
+        let (lay, all) = (&*lay, &all[..]);
+        let mut main_ctx = Columns { lay, all, pass: &mut *main, seq: right, work, last_root, slots };
         let use_helper = *threads > 1 && order.len() > 1 && lay.members.len() * lay.m >= min_work;
         let out = if !use_helper {
             main_ctx.run::<O, W>(None, p, best, proved, col_bound, stop)
@@ -698,7 +716,7 @@ impl Table {
                         pool.extend(back_rx.try_iter());
                         let mut r = pool.pop().unwrap_or_default();
                         r.a = a;
-                        lay.cuts(a, rows, rules, &mut r.cut_pos);
+                        lay.cuts(all, a, rows, rules, &mut r.cut_pos);
                         let now = || f64::from_bits(target.load(Relaxed));
                         let mut tick = |_: usize| if cancel.load(Relaxed) { Err(Halt::Interrupted) } else { Ok(()) };
                         if lay.right_pass::<O, W>(obj, th, rules, monotone, slots, hpass, &mut r, true, &now, &mut tick).is_err() {
@@ -731,6 +749,8 @@ impl Table {
 /// The calling thread's share of [`Table::depth_two`].
 struct Columns<'a> {
     lay: &'a Layout,
+    /// Per slot, the sums of all members.
+    all: &'a [f64],
     pass: &'a mut Pass,
     /// Its own right pass, when no helper ran it.
     seq: &'a mut Right,
@@ -792,7 +812,7 @@ impl Columns<'_> {
                     Some(r) => r,
                     None => {
                         self.seq.a = a;
-                        lay.cuts(a, rows, rules, &mut self.seq.cut_pos);
+                        lay.cuts(self.all, a, rows, rules, &mut self.seq.cut_pos);
                         lay.right_pass::<O, W>(obj, th, rules, monotone, slots, self.pass, self.seq, false, &|| target, &mut poll)?;
                         &*self.seq
                     }
