@@ -875,7 +875,9 @@ impl Columns<'_> {
                         break;
                     }
                     let (rc, r_split) = r.right[i];
-                    if rc >= target {
+                    if rc >= target || (monotone && left_floor + rc >= target) {
+                        // The left side here costs at least `left_floor` (left sides only
+                        // grow dearer): no tree at this cut beats the target.
                         pruned!(target);
                         continue;
                     }
