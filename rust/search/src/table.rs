@@ -32,8 +32,8 @@ use crate::objective::Objective;
 use crate::rules::{side, Rules};
 use crate::split::{SplitFamily, Task, Thresholds};
 use crate::sweep::poll_every;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, TryRecvError};
 use treeopt_core::bitset::for_each_one;
 
 /// Units of work (slot additions and reads) between two checks of the clock and the monitor.
@@ -342,8 +342,9 @@ impl Table {
         let n_all = data.n_groups();
         let n = set.iter().map(|w| w.count_ones() as usize).sum::<usize>();
         let slots_max: usize = (0..m).map(|j| (data.n_thresholds(j) + 1).min(n)).sum();
-        // (A helper thread adds its side's sums and up to three right passes' column orders.)
-        let helper = if self.threads > 1 { 8 * w * slots_max + 24 * m * n } else { 0 };
+        // (A helper thread adds its side's sums and up to three right passes' column
+        // orders; the calling thread's passes run ahead up to AHEAD more.)
+        let helper = if self.threads > 1 { 8 * w * slots_max + 8 * (3 + AHEAD) * m * n } else { 0 };
         let need = 4 * n_all + 12 * m * n + 8 * w * n + 2 * 8 * w * slots_max + 16 * slots_max + 48 * n + helper;
         if self.bytes() + need > budget {
             self.release();
@@ -661,7 +662,9 @@ impl Table {
     ///
     /// With more than one thread and a set large enough, a helper thread runs the right
     /// passes ([`Layout::right_pass`]) of the columns ahead while this thread runs the
-    /// left passes, in the same order. The answer is the one thread's, bit for bit: a
+    /// left passes, in the same order; the two threads claim the right passes in order,
+    /// and this thread, rather than wait for the helper's, runs the next ones unclaimed
+    /// (right passes read about twice the columns that left passes read on fico). The answer is the one thread's, bit for bit: a
     /// right pass depends on the target only through where it ends (after the first cut
     /// whose right side reaches it), and the helper reads the target this thread last
     /// published, never below the one this thread holds when it reaches the column;
@@ -692,12 +695,15 @@ impl Table {
             let bounds0: Vec<f64> = col_bound.to_vec();
             let hpass = &mut *helper;
             let mut pool = std::mem::take(spare);
+            let claim = AtomicUsize::new(0);
             let (out, pool_back) = std::thread::scope(|s| {
-                let (tx, rx) = sync_channel::<Option<Right>>(1);
+                let (tx, rx) = sync_channel::<(usize, Option<Right>)>(1);
                 let (back_tx, back_rx) = channel::<Right>();
-                let (target, cancel, bounds0) = (&target, &cancel, &bounds0);
+                let (target, cancel, bounds0, claim) = (&target, &cancel, &bounds0, &claim);
                 let h = s.spawn(move || {
-                    for &(_, a) in order {
+                    loop {
+                        let k = claim.fetch_add(1, Relaxed);
+                        let Some(&(_, a)) = order.get(k) else { break };
                         if cancel.load(Relaxed) {
                             break;
                         }
@@ -708,7 +714,7 @@ impl Table {
                         }
                         if bounds0[a] >= t {
                             // The calling thread skips this column too.
-                            if tx.send(None).is_err() {
+                            if tx.send((k, None)).is_err() {
                                 break;
                             }
                             continue;
@@ -723,15 +729,15 @@ impl Table {
                             pool.push(r);
                             break;
                         }
-                        if let Err(e) = tx.send(Some(r)) {
-                            pool.extend(e.0);
+                        if let Err(e) = tx.send((k, Some(r))) {
+                            pool.extend(e.0 .1);
                             break;
                         }
                     }
                     pool.extend(back_rx.try_iter());
                     pool
                 });
-                let out = main_ctx.run::<O, W>(Some((rx, back_tx, target)), p, best, proved, col_bound, stop);
+                let out = main_ctx.run::<O, W>(Some((rx, back_tx, target, claim)), p, best, proved, col_bound, stop);
                 cancel.store(true, Relaxed);
                 let pool = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
                 (out, pool)
@@ -759,9 +765,14 @@ struct Columns<'a> {
     slots: usize,
 }
 
-/// The receiving end of a helper: its right passes in column order (none for a column
-/// it skipped), the way back for their buffers, and the target it reads.
-type Helper<'h> = (Receiver<Option<Right>>, Sender<Right>, &'h AtomicU64);
+/// The receiving end of a helper: its right passes with their index in the column order
+/// (none for a column it skipped), the way back for their buffers, the target it reads,
+/// and the next index whose right pass no thread has claimed.
+type Helper<'h> = (Receiver<(usize, Option<Right>)>, Sender<Right>, &'h AtomicU64, &'h AtomicUsize);
+
+/// Right passes the calling thread runs ahead of its left passes at most, while the
+/// helper is still on the column it needs.
+const AHEAD: usize = 2;
 
 impl Columns<'_> {
     fn run<O: Objective, const W: usize>(
@@ -781,9 +792,49 @@ impl Columns<'_> {
         let slots = self.slots;
         let work = &mut *self.work;
         let mut poll = |w: usize| poll_every(work, w, POLL_WORK, stop);
+        // Right passes received or run ahead, by index in the column order.
+        let mut got: Vec<Option<Option<Right>>> = if helper.is_some() { (0..order.len()).map(|_| None).collect() } else { vec![] };
         for (k, &(_, a)) in order.iter().enumerate() {
+            // This column's right pass: from the helper, or run here (then below) when the
+            // helper skipped it or is gone. While the helper is still on it, this thread
+            // runs the next unclaimed column's ahead (at most AHEAD at a time), as the
+            // helper would: against this thread's target now, never below the one it
+            // holds when it reaches that column.
             let from_helper = match &helper {
-                Some((rx, _, _)) => rx.recv().ok().flatten().filter(|r| r.a == a),
+                Some((rx, _, _, claim)) => loop {
+                    if let Some(r) = got[k].take() {
+                        break r;
+                    }
+                    match rx.try_recv() {
+                        Ok((j, r)) => {
+                            got[j] = Some(r);
+                            continue;
+                        }
+                        Err(TryRecvError::Disconnected) => break None,
+                        Err(TryRecvError::Empty) => {}
+                    }
+                    if got.iter().filter(|g| g.is_some()).count() < AHEAD {
+                        let j = claim.fetch_add(1, Relaxed);
+                        if j < order.len() {
+                            let a = order[j].1;
+                            let target = best.cost.min(bound);
+                            got[j] = Some(if col_bound[a] >= target || target <= lb {
+                                None
+                            } else {
+                                let mut r = Right { a, ..Default::default() };
+                                lay.cuts(self.all, a, rows, rules, &mut r.cut_pos);
+                                lay.right_pass::<O, W>(obj, th, rules, monotone, slots, self.pass, &mut r, true, &|| target, &mut poll)?;
+                                Some(r)
+                            });
+                            continue;
+                        }
+                    }
+                    match rx.recv() {
+                        Ok((j, r)) => got[j] = Some(r),
+                        Err(_) => break None,
+                    }
+                }
+                .filter(|r| r.a == a),
                 None => None,
             };
             if best.cost.min(bound) <= lb {
@@ -894,7 +945,7 @@ impl Columns<'_> {
                         *best = SmallTree { cost, split: Some((root, l.split, r_split)) };
                         *self.last_root = a;
                         col_min = col_min.min(cost);
-                        if let Some((_, _, t)) = &helper {
+                        if let Some((_, _, t, _)) = &helper {
                             t.store(best.cost.min(bound).to_bits(), Relaxed);
                         }
                     } else {
@@ -903,7 +954,7 @@ impl Columns<'_> {
                 }
                 col_bound[a] = col_min;
             }
-            if let (Some(r), Some((_, back, _))) = (from_helper, &helper) {
+            if let (Some(r), Some((_, back, _, _))) = (from_helper, &helper) {
                 let _ = back.send(r);
             }
         }
