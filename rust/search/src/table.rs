@@ -32,8 +32,8 @@ use crate::objective::Objective;
 use crate::rules::{side, Rules};
 use crate::split::{SplitFamily, Task, Thresholds};
 use crate::sweep::poll_every;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, TryRecvError};
 use treeopt_core::bitset::for_each_one;
 
 /// Units of work (slot additions and reads) between two checks of the clock and the monitor.
@@ -102,9 +102,11 @@ struct Layout {
     cols: Vec<u32>,
     /// Per (member, column) (`n * m`), the value slot it belongs to.
     slot: Vec<u32>,
-    /// Per column, its first slot (`m + 1`); per slot, its value's rank in the dataset.
+    /// Per column, its first slot (`m + 1`); per slot, its value's rank in the dataset,
+    /// and the position in its column's order of its first member.
     col_start: Vec<usize>,
     slot_rank: Vec<u32>,
+    slot_pos: Vec<u32>,
 }
 
 /// The mutable state of one pass over a root column's cuts: the side's per-value sums
@@ -194,7 +196,7 @@ impl Table {
     pub fn bytes(&self) -> usize {
         let l = &self.lay;
         let pass = |p: &Pass| 8 * (p.part.capacity() + p.side_tot.capacity() + p.col_lb.capacity() + p.col_order.capacity());
-        4 * (self.local.capacity() + l.members.capacity() + l.cols.capacity() + l.slot.capacity() + l.slot_rank.capacity())
+        4 * (self.local.capacity() + l.members.capacity() + l.cols.capacity() + l.slot.capacity() + l.slot_rank.capacity() + l.slot_pos.capacity())
             + 8 * (l.sums.capacity() + self.all.capacity() + self.totals.capacity() + l.col_start.capacity())
             + pass(&self.main)
             + pass(&self.helper)
@@ -340,9 +342,10 @@ impl Table {
         let n_all = data.n_groups();
         let n = set.iter().map(|w| w.count_ones() as usize).sum::<usize>();
         let slots_max: usize = (0..m).map(|j| (data.n_thresholds(j) + 1).min(n)).sum();
-        // (A helper thread adds its side's sums and up to three right passes' column orders.)
-        let helper = if self.threads > 1 { 8 * w * slots_max + 24 * m * n } else { 0 };
-        let need = 4 * n_all + 12 * m * n + 8 * w * n + 2 * 8 * w * slots_max + 12 * slots_max + 48 * n + helper;
+        // (A helper thread adds its side's sums and up to three right passes' column
+        // orders; the calling thread's passes run ahead up to AHEAD more.)
+        let helper = if self.threads > 1 { 8 * w * slots_max + 8 * (3 + AHEAD) * m * n } else { 0 };
+        let need = 4 * n_all + 12 * m * n + 8 * w * n + 2 * 8 * w * slots_max + 16 * slots_max + 48 * n + helper;
         if self.bytes() + need > budget {
             self.release();
             if self.bytes() + need > budget {
@@ -379,6 +382,7 @@ impl Table {
         self.lay.slot.resize(n * m, 0);
         self.lay.col_start.clear();
         self.lay.slot_rank.clear();
+        self.lay.slot_pos.clear();
         self.all.clear();
         let filter = n * 16 >= n_all;
         for j in 0..m {
@@ -403,6 +407,7 @@ impl Table {
                 let r = data.rank(self.lay.members[q] as usize, j);
                 if k == 0 || r != prev {
                     self.lay.slot_rank.push(r);
+                    self.lay.slot_pos.push(k as u32);
                     self.all.extend(std::iter::repeat(0.0).take(w));
                     prev = r;
                 }
@@ -429,6 +434,23 @@ impl Pass {
         self.side_tot.resize(lay.w, 0.0);
         self.col_lb.clear();
         self.col_lb.resize(lay.m, f64::NEG_INFINITY);
+    }
+}
+
+/// Sorts `order` by `lb` ascending (`total_cmp`), ties kept in place: the stable sort's
+/// permutation. By insertion, since between two reads of a side only the columns read
+/// change their bound and the order is nearly sorted already (a general sort costed
+/// more than the column reads on fico).
+#[inline]
+fn sort_by_bound(order: &mut [usize], lb: &[f64]) {
+    for i in 1..order.len() {
+        let x = order[i];
+        let mut k = i;
+        while k > 0 && lb[order[k - 1]].total_cmp(&lb[x]).is_gt() {
+            order[k] = order[k - 1];
+            k -= 1;
+        }
+        order[k] = x;
     }
 }
 
@@ -531,19 +553,17 @@ impl Layout {
 
     /// The root cuts of column `a` into `out`: the positions in its order after which
     /// the value changes, with both sides supported.
-    fn cuts(&self, a: usize, rows: f64, rules: &Rules, out: &mut Vec<usize>) {
-        let (n, m, w) = (self.members.len(), self.m, self.w);
+    /// (From the slots of the column: `all` holds every slot's sums. The rows are whole
+    /// numbers, summed exactly in any order.)
+    fn cuts(&self, all: &[f64], a: usize, rows: f64, rules: &Rules, out: &mut Vec<usize>) {
+        let w = self.w;
         out.clear();
         let mut acc_rows = 0.0;
-        for p in 0..n {
-            let q = self.cols[a * n + p] as usize;
-            if p > 0 {
-                let prev = self.cols[a * n + p - 1] as usize;
-                if self.slot[q * m + a] != self.slot[prev * m + a] && acc_rows >= rules.min_support && rows - acc_rows >= rules.min_support {
-                    out.push(p);
-                }
+        for v in self.col_start[a]..self.col_start[a + 1] {
+            if v > self.col_start[a] && acc_rows >= rules.min_support && rows - acc_rows >= rules.min_support {
+                out.push(self.slot_pos[v] as usize);
             }
-            acc_rows += self.rows_of(&self.sums[q * w..(q + 1) * w]);
+            acc_rows += self.rows_of(&all[v * w..(v + 1) * w]);
         }
     }
 
@@ -567,8 +587,7 @@ impl Layout {
         // Columns by their bound, least first: the best column is met early, and the
         // loop ends at the first bound that reaches the best.
         if monotone {
-            let lb = &pass.col_lb;
-            pass.col_order.sort_by(|&x, &y| lb[x].total_cmp(&lb[y]));
+            sort_by_bound(&mut pass.col_order, &pass.col_lb);
         }
         let mut read = 0;
         for &j in &pass.col_order {
@@ -643,7 +662,9 @@ impl Table {
     ///
     /// With more than one thread and a set large enough, a helper thread runs the right
     /// passes ([`Layout::right_pass`]) of the columns ahead while this thread runs the
-    /// left passes, in the same order. The answer is the one thread's, bit for bit: a
+    /// left passes, in the same order; the two threads claim the right passes in order,
+    /// and this thread, rather than wait for the helper's, runs the next ones unclaimed
+    /// (right passes read about twice the columns that left passes read on fico). The answer is the one thread's, bit for bit: a
     /// right pass depends on the target only through where it ends (after the first cut
     /// whose right side reaches it), and the helper reads the target this thread last
     /// published, never below the one this thread holds when it reaches the column;
@@ -661,9 +682,9 @@ impl Table {
         let Solve { obj, th, rows, lb, bound, order, rules } = *p;
         let slots = self.all.len();
         let min_work = self.helper_min_work;
-        let Table { lay, main, helper, right, spare, work, last_root, threads, roots, .. } = self;
-        let lay = &*lay;
-        let mut main_ctx = Columns { lay, pass: &mut *main, seq: right, work, last_root, slots };
+        let Table { lay, all, main, helper, right, spare, work, last_root, threads, roots, .. } = self;
+        let (lay, all) = (&*lay, &all[..]);
+        let mut main_ctx = Columns { lay, all, pass: &mut *main, seq: right, work, last_root, slots };
         let use_helper = *threads > 1 && order.len() > 1 && lay.members.len() * lay.m >= min_work;
         let out = if !use_helper {
             main_ctx.run::<O, W>(None, p, best, proved, col_bound, stop)
@@ -674,12 +695,15 @@ impl Table {
             let bounds0: Vec<f64> = col_bound.to_vec();
             let hpass = &mut *helper;
             let mut pool = std::mem::take(spare);
+            let claim = AtomicUsize::new(0);
             let (out, pool_back) = std::thread::scope(|s| {
-                let (tx, rx) = sync_channel::<Option<Right>>(1);
+                let (tx, rx) = sync_channel::<(usize, Option<Right>)>(1);
                 let (back_tx, back_rx) = channel::<Right>();
-                let (target, cancel, bounds0) = (&target, &cancel, &bounds0);
+                let (target, cancel, bounds0, claim) = (&target, &cancel, &bounds0, &claim);
                 let h = s.spawn(move || {
-                    for &(_, a) in order {
+                    loop {
+                        let k = claim.fetch_add(1, Relaxed);
+                        let Some(&(_, a)) = order.get(k) else { break };
                         if cancel.load(Relaxed) {
                             break;
                         }
@@ -690,7 +714,7 @@ impl Table {
                         }
                         if bounds0[a] >= t {
                             // The calling thread skips this column too.
-                            if tx.send(None).is_err() {
+                            if tx.send((k, None)).is_err() {
                                 break;
                             }
                             continue;
@@ -698,22 +722,22 @@ impl Table {
                         pool.extend(back_rx.try_iter());
                         let mut r = pool.pop().unwrap_or_default();
                         r.a = a;
-                        lay.cuts(a, rows, rules, &mut r.cut_pos);
+                        lay.cuts(all, a, rows, rules, &mut r.cut_pos);
                         let now = || f64::from_bits(target.load(Relaxed));
                         let mut tick = |_: usize| if cancel.load(Relaxed) { Err(Halt::Interrupted) } else { Ok(()) };
                         if lay.right_pass::<O, W>(obj, th, rules, monotone, slots, hpass, &mut r, true, &now, &mut tick).is_err() {
                             pool.push(r);
                             break;
                         }
-                        if let Err(e) = tx.send(Some(r)) {
-                            pool.extend(e.0);
+                        if let Err(e) = tx.send((k, Some(r))) {
+                            pool.extend(e.0 .1);
                             break;
                         }
                     }
                     pool.extend(back_rx.try_iter());
                     pool
                 });
-                let out = main_ctx.run::<O, W>(Some((rx, back_tx, target)), p, best, proved, col_bound, stop);
+                let out = main_ctx.run::<O, W>(Some((rx, back_tx, target, claim)), p, best, proved, col_bound, stop);
                 cancel.store(true, Relaxed);
                 let pool = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
                 (out, pool)
@@ -731,6 +755,8 @@ impl Table {
 /// The calling thread's share of [`Table::depth_two`].
 struct Columns<'a> {
     lay: &'a Layout,
+    /// Per slot, the sums of all members.
+    all: &'a [f64],
     pass: &'a mut Pass,
     /// Its own right pass, when no helper ran it.
     seq: &'a mut Right,
@@ -739,9 +765,14 @@ struct Columns<'a> {
     slots: usize,
 }
 
-/// The receiving end of a helper: its right passes in column order (none for a column
-/// it skipped), the way back for their buffers, and the target it reads.
-type Helper<'h> = (Receiver<Option<Right>>, Sender<Right>, &'h AtomicU64);
+/// The receiving end of a helper: its right passes with their index in the column order
+/// (none for a column it skipped), the way back for their buffers, the target it reads,
+/// and the next index whose right pass no thread has claimed.
+type Helper<'h> = (Receiver<(usize, Option<Right>)>, Sender<Right>, &'h AtomicU64, &'h AtomicUsize);
+
+/// Right passes the calling thread runs ahead of its left passes at most, while the
+/// helper is still on the column it needs.
+const AHEAD: usize = 2;
 
 impl Columns<'_> {
     fn run<O: Objective, const W: usize>(
@@ -761,9 +792,49 @@ impl Columns<'_> {
         let slots = self.slots;
         let work = &mut *self.work;
         let mut poll = |w: usize| poll_every(work, w, POLL_WORK, stop);
+        // Right passes received or run ahead, by index in the column order.
+        let mut got: Vec<Option<Option<Right>>> = if helper.is_some() { (0..order.len()).map(|_| None).collect() } else { vec![] };
         for (k, &(_, a)) in order.iter().enumerate() {
+            // This column's right pass: from the helper, or run here (then below) when the
+            // helper skipped it or is gone. While the helper is still on it, this thread
+            // runs the next unclaimed column's ahead (at most AHEAD at a time), as the
+            // helper would: against this thread's target now, never below the one it
+            // holds when it reaches that column.
             let from_helper = match &helper {
-                Some((rx, _, _)) => rx.recv().ok().flatten().filter(|r| r.a == a),
+                Some((rx, _, _, claim)) => loop {
+                    if let Some(r) = got[k].take() {
+                        break r;
+                    }
+                    match rx.try_recv() {
+                        Ok((j, r)) => {
+                            got[j] = Some(r);
+                            continue;
+                        }
+                        Err(TryRecvError::Disconnected) => break None,
+                        Err(TryRecvError::Empty) => {}
+                    }
+                    if got.iter().filter(|g| g.is_some()).count() < AHEAD {
+                        let j = claim.fetch_add(1, Relaxed);
+                        if j < order.len() {
+                            let a = order[j].1;
+                            let target = best.cost.min(bound);
+                            got[j] = Some(if col_bound[a] >= target || target <= lb {
+                                None
+                            } else {
+                                let mut r = Right { a, ..Default::default() };
+                                lay.cuts(self.all, a, rows, rules, &mut r.cut_pos);
+                                lay.right_pass::<O, W>(obj, th, rules, monotone, slots, self.pass, &mut r, true, &|| target, &mut poll)?;
+                                Some(r)
+                            });
+                            continue;
+                        }
+                    }
+                    match rx.recv() {
+                        Ok((j, r)) => got[j] = Some(r),
+                        Err(_) => break None,
+                    }
+                }
+                .filter(|r| r.a == a),
                 None => None,
             };
             if best.cost.min(bound) <= lb {
@@ -792,7 +863,7 @@ impl Columns<'_> {
                     Some(r) => r,
                     None => {
                         self.seq.a = a;
-                        lay.cuts(a, rows, rules, &mut self.seq.cut_pos);
+                        lay.cuts(self.all, a, rows, rules, &mut self.seq.cut_pos);
                         lay.right_pass::<O, W>(obj, th, rules, monotone, slots, self.pass, self.seq, false, &|| target, &mut poll)?;
                         &*self.seq
                     }
@@ -855,7 +926,9 @@ impl Columns<'_> {
                         break;
                     }
                     let (rc, r_split) = r.right[i];
-                    if rc >= target {
+                    if rc >= target || (monotone && left_floor + rc >= target) {
+                        // The left side here costs at least `left_floor` (left sides only
+                        // grow dearer): no tree at this cut beats the target.
                         pruned!(target);
                         continue;
                     }
@@ -872,7 +945,7 @@ impl Columns<'_> {
                         *best = SmallTree { cost, split: Some((root, l.split, r_split)) };
                         *self.last_root = a;
                         col_min = col_min.min(cost);
-                        if let Some((_, _, t)) = &helper {
+                        if let Some((_, _, t, _)) = &helper {
                             t.store(best.cost.min(bound).to_bits(), Relaxed);
                         }
                     } else {
@@ -881,7 +954,7 @@ impl Columns<'_> {
                 }
                 col_bound[a] = col_min;
             }
-            if let (Some(r), Some((_, back, _))) = (from_helper, &helper) {
+            if let (Some(r), Some((_, back, _, _))) = (from_helper, &helper) {
                 let _ = back.send(r);
             }
         }
