@@ -1082,13 +1082,7 @@ impl PairBits {
     #[inline(always)]
     fn singles_body(&mut self, set: &[u64], m: usize, list_work: f64, single: &mut [f64], total: &mut [f64]) -> bool {
         let w = self.words;
-        let mut live_words = 0usize;
-        for (q, live) in self.live.iter_mut().enumerate() {
-            live.clear();
-            let mask = &self.masks[q * w..(q + 1) * w];
-            live.extend((0..w).filter(|&i| set[i] & mask[i] != 0).map(|i| i as u32));
-            live_words += live.len();
-        }
+        let live_words = self.note_live(set);
         if (live_words * (m + 1)) as f64 >= LIST_UPDATE_WORDS * list_work {
             return false;
         }
@@ -1117,11 +1111,8 @@ impl PairBits {
         8 * (self.columns.capacity() + self.masks.capacity() + self.set_words.capacity() + self.compact.capacity() + 2 * self.planes.capacity()) + 4 * self.live.iter().map(|l| l.capacity()).sum::<usize>()
     }
 
-    /// True when summing the triangle of `m` features over `set` by population counts
-    /// costs less than `list_work` pair updates from the lists; notes the words where
-    /// each plane meets the set, for [`PairBits::sum_triangle`]. A word operation is
-    /// taken to cost [`LIST_UPDATE_WORDS`] times less than a pair update.
-    fn cheaper(&mut self, set: &[u64], m: usize, list_work: f64) -> bool {
+    /// Notes, per plane, the words where it meets `set`; returns how many there are.
+    fn note_live(&mut self, set: &[u64]) -> usize {
         let w = self.words;
         let mut live_words = 0usize;
         for (q, live) in self.live.iter_mut().enumerate() {
@@ -1130,6 +1121,15 @@ impl PairBits {
             live.extend((0..w).filter(|&i| set[i] & mask[i] != 0).map(|i| i as u32));
             live_words += live.len();
         }
+        live_words
+    }
+
+    /// True when summing the triangle of `m` features over `set` by population counts
+    /// costs less than `list_work` pair updates from the lists; notes the words where
+    /// each plane meets the set, for [`PairBits::sum_triangle`]. A word operation is
+    /// taken to cost [`LIST_UPDATE_WORDS`] times less than a pair update.
+    fn cheaper(&mut self, set: &[u64], m: usize, list_work: f64) -> bool {
+        let live_words = self.note_live(set);
         let work = live_words as f64 * (m * (m + 1) / 2 + m) as f64;
         work < LIST_UPDATE_WORDS * list_work
     }
