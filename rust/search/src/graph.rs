@@ -62,7 +62,7 @@ use crate::objective::{stats_totals, CostSensitive, Misclassification, Objective
 use crate::rules::{side, Rules, Side};
 use crate::split::{SplitFamily, Task, Thresholds, ZeroOneColumns};
 use crate::{RecordedSplit, SearchResult, Stats, Status};
-use treeopt_core::bitset::for_each_one;
+use treeopt_core::bitset::{for_each_one, popcount, with_popcount};
 use treeopt_core::{BinaryDataset, Error, Groups, Node, NumericDataset, Result, Tree};
 
 /// Remaining depth of subproblems when no depth limit applies.
@@ -230,6 +230,48 @@ impl Level {
         (left, right)
     }
 
+    /// Sums the right sides of splits `first..first + len` of the set by a loop over its
+    /// groups (`every`: the run is every split).
+    #[allow(clippy::too_many_arguments)]
+    fn sum_sides<O: Objective, S: SplitFamily>(&mut self, obj: &O, splits: &S, data: &Groups, reference: Option<&[f64]>, first: usize, len: usize, every: bool) {
+        let c = obj.n_stats();
+        let lv = self;
+        for_each_one(&lv.set, |g| {
+            let cw = obj.group_stats(g);
+            let mn = obj.group_floor(g);
+            let re = reference.map_or(0.0, |r| r[g]);
+            let nr = data.group_rows(g);
+            let mut add = |f: u32| {
+                let i = f as usize - first;
+                for (t, w) in lv.right_weights[i * c..(i + 1) * c].iter_mut().zip(cw) {
+                    *t += w;
+                }
+                lv.right_minority[i] += mn;
+                if reference.is_some() {
+                    lv.right_reference[i] += re;
+                }
+                lv.right_rows[i] += nr;
+            };
+            if every {
+                splits.for_each_last_right(g, add);
+            } else if let Some(f) = splits.last_right_in(g, first) {
+                add(f);
+            }
+        });
+        for i in (1..len).rev() {
+            if splits.nested_in_previous(first + i) {
+                for k in 0..c {
+                    lv.right_weights[(i - 1) * c + k] += lv.right_weights[i * c + k];
+                }
+                lv.right_minority[i - 1] += lv.right_minority[i];
+                if reference.is_some() {
+                    lv.right_reference[i - 1] += lv.right_reference[i];
+                }
+                lv.right_rows[i - 1] += lv.right_rows[i];
+            }
+        }
+    }
+
     /// Rows split `f` (of the run loaded) sends right.
     #[inline]
     fn right_rows_of(&self, f: usize) -> u32 {
@@ -256,6 +298,113 @@ impl Level {
             bounded: vec![0; data.words()],
             bounded_depth: 0,
         }
+    }
+}
+
+/// The groups as bit vectors for [`Solver::load_run`], when every group's statistics,
+/// equivalent-points floor and row count are small whole numbers: per split, the groups
+/// it sends right; per *plane* (a value — statistic `k < c`, the floor `c` or the rows
+/// `c + 1` — and a bit `p` of it, of weight 2^p), the groups whose value has that bit.
+/// A value's sum over the groups of a set sent right by a split is then the sum over
+/// its planes of 2^p x the population count of set & split & plane, exactly the sum the
+/// per-group loop adds up (whole numbers below 2^53 add exactly in any order).
+struct SideBits {
+    words: usize,
+    /// Per split (`splits x words`), the groups it sends right.
+    columns: Vec<u64>,
+    /// Per plane, its value and weight, and (`planes x words`) its groups.
+    planes: Vec<(usize, u32)>,
+    masks: Vec<u64>,
+    /// Scratch: the words of the set that hold groups, and those words of each plane
+    /// met with the set.
+    live: Vec<u32>,
+    met: Vec<u64>,
+}
+
+/// Word operations of [`SideBits::sums`] taken to cost as much as one addition of the
+/// per-group loop.
+const SIDE_UPDATE_WORDS: f64 = 2.0;
+
+/// Bits of a value at most, for [`SideBits`].
+const SIDE_PLANES: u32 = 16;
+
+impl SideBits {
+    /// The bits of the task, or `None` when a value is negative, fractional or needs
+    /// more than [`SIDE_PLANES`] bits, or the bits would take more than `room` bytes.
+    fn new<O: Objective, S: SplitFamily>(t: &Task<O, S>, room: usize) -> Option<SideBits> {
+        let (n, m, c) = (t.data.n_groups(), t.splits.n_splits(), t.obj.n_stats());
+        let words = n.div_ceil(64);
+        if n == 0 || m == 0 || (m + (c + 2) * SIDE_PLANES as usize) * words * 8 > room {
+            return None;
+        }
+        let value = |g: usize, k: usize| if k < c { t.obj.group_stats(g)[k] } else if k == c { t.obj.group_floor(g) } else { t.data.group_rows(g) as f64 };
+        let mut top = vec![0u64; c + 2];
+        for g in 0..n {
+            for (k, most) in top.iter_mut().enumerate() {
+                let v = value(g, k);
+                if !(v >= 0.0) || v.fract() != 0.0 || v >= (1u64 << SIDE_PLANES) as f64 {
+                    return None;
+                }
+                *most = (*most).max(v as u64);
+            }
+        }
+        let planes: Vec<(usize, u32)> = (0..c + 2).flat_map(|k| (0..SIDE_PLANES).map(move |p| (k, p))).filter(|&(k, p)| top[k] >> p != 0).collect();
+        let mut masks = vec![0u64; planes.len() * words];
+        for g in 0..n {
+            for (q, &(k, p)) in planes.iter().enumerate() {
+                if (value(g, k) as u64 >> p) & 1 != 0 {
+                    masks[q * words + g / 64] |= 1 << (g % 64);
+                }
+            }
+        }
+        let mut all = vec![0u64; words];
+        for g in 0..n {
+            all[g / 64] |= 1 << (g % 64);
+        }
+        let mut columns = vec![0u64; m * words];
+        for f in 0..m {
+            t.splits.partition(&all, f, true, &mut columns[f * words..(f + 1) * words]);
+        }
+        Some(SideBits { words, columns, planes, masks, live: Vec::new(), met: Vec::new() })
+    }
+
+    fn bytes(&self) -> usize {
+        8 * (self.columns.capacity() + self.masks.capacity() + self.met.capacity() + self.planes.capacity()) + 4 * self.live.capacity()
+    }
+
+    /// Notes the words of `set` that hold groups and returns the word operations
+    /// summing `len` splits would take.
+    fn work(&mut self, set: &[u64], len: usize) -> usize {
+        self.live.clear();
+        self.live.extend((0..self.words).filter(|&i| set[i] != 0).map(|i| i as u32));
+        self.live.len() * self.planes.len() * len
+    }
+
+    /// Writes the sums over the set [`SideBits::work`] noted of the right sides of
+    /// splits `first..first + len` (statistics `c` per split, floors, rows).
+    fn sums(&mut self, set: &[u64], first: usize, len: usize, c: usize, weights: &mut [f64], minority: &mut [f64], rows: &mut [u32]) {
+        with_popcount(
+            #[inline(always)]
+            || {
+                let w = self.words;
+                for (q, &(k, p)) in self.planes.iter().enumerate() {
+                    let mask = &self.masks[q * w..(q + 1) * w];
+                    self.met.clear();
+                    self.met.extend(self.live.iter().map(|&i| set[i as usize] & mask[i as usize]));
+                    for i in 0..len {
+                        let column = &self.columns[(first + i) * w..(first + i + 1) * w];
+                        let count: u32 = self.live.iter().zip(&self.met).map(|(&j, s)| (column[j as usize] & s).count_ones()).sum();
+                        if k < c {
+                            weights[i * c + k] += (count as u64 * (1 << p)) as f64;
+                        } else if k == c {
+                            minority[i] += (count as u64 * (1 << p)) as f64;
+                        } else {
+                            rows[i] += count << p;
+                        }
+                    }
+                }
+            },
+        )
     }
 }
 
@@ -451,6 +600,11 @@ pub(crate) struct Solver<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> {
     /// from it instead of solving the set again. A cache, given back under the memory
     /// limit (then the kernel solves again).
     small_trees: std::collections::HashMap<u32, [u32; 3]>,
+    /// Without a reference model, the groups as bits for the sides' sums when their
+    /// values are small whole numbers ([`SideBits`]), and the splits that send a group
+    /// right on average (the per-group loop's work per group over every split).
+    side_bits: Option<SideBits>,
+    right_per_group: f64,
 }
 
 #[inline]
@@ -495,7 +649,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
 
     /// Bytes held besides the store: the levels and the depth-two kernel.
     fn other_bytes(&self) -> usize {
-        self.levels.len() * self.level_bytes() + self.depth2.bytes() + self.table.as_ref().map_or(0, Table::bytes) + SMALL_TREE_BYTES * self.small_trees.capacity()
+        self.levels.len() * self.level_bytes() + self.depth2.bytes() + self.table.as_ref().map_or(0, Table::bytes) + SMALL_TREE_BYTES * self.small_trees.capacity() + self.side_bits.as_ref().map_or(0, SideBits::bytes)
     }
 
     /// Runs the depth-two kernel on `set` within the memory left by the store and the
@@ -667,39 +821,22 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         // Runs of nested splits (thresholds of a column) are summed at each group's last
         // right split only, then every run from its end.
         let every = first == 0 && end == splits.n_splits();
-        for_each_one(&lv.set, |g| {
-            let cw = obj.group_stats(g);
-            let mn = obj.group_floor(g);
-            let re = reference.map_or(0.0, |r| r[g]);
-            let nr = data.group_rows(g);
-            let mut add = |f: u32| {
-                let i = f as usize - first;
-                for (t, w) in lv.right_weights[i * c..(i + 1) * c].iter_mut().zip(cw) {
-                    *t += w;
+        // By population counts where that takes fewer word operations than the loop
+        // takes additions (a word operation taken as half an addition).
+        let by_bits = match &mut self.side_bits {
+            Some(bits) if reference.is_none() => {
+                let list = popcount(&lv.set) as f64 * (c + 2) as f64 * if every { self.right_per_group } else { 1.0 };
+                if (bits.work(&lv.set, len) as f64) < SIDE_UPDATE_WORDS * list {
+                    bits.sums(&lv.set, first, len, c, &mut lv.right_weights, &mut lv.right_minority, &mut lv.right_rows);
+                    Some(())
+                } else {
+                    None
                 }
-                lv.right_minority[i] += mn;
-                if reference.is_some() {
-                    lv.right_reference[i] += re;
-                }
-                lv.right_rows[i] += nr;
-            };
-            if every {
-                splits.for_each_last_right(g, add);
-            } else if let Some(f) = splits.last_right_in(g, first) {
-                add(f);
             }
-        });
-        for i in (1..len).rev() {
-            if splits.nested_in_previous(first + i) {
-                for k in 0..c {
-                    lv.right_weights[(i - 1) * c + k] += lv.right_weights[i * c + k];
-                }
-                lv.right_minority[i - 1] += lv.right_minority[i];
-                if reference.is_some() {
-                    lv.right_reference[i - 1] += lv.right_reference[i];
-                }
-                lv.right_rows[i - 1] += lv.right_rows[i];
-            }
+            _ => None,
+        };
+        if by_bits.is_none() {
+            lv.sum_sides(obj, splits, data, reference, first, len, every);
         }
         lv.candidates.clear();
         let d = child_depth(depth);
@@ -1380,7 +1517,16 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             runs: Vec::new(),
             longest_run: 0,
             small_trees: Default::default(),
+            side_bits: None,
+            right_per_group: 0.0,
         };
+        if solver.reference.is_none() {
+            let room = solver.limit / 16;
+            solver.side_bits = SideBits::new(&solver.t, room);
+            if let Some(b) = &solver.side_bits {
+                solver.right_per_group = popcount(&b.columns) as f64 / data.n_groups() as f64;
+            }
+        }
         let m = solver.t.splits.n_splits() as u32;
         solver.runs = if solver.neighbourhood.is_some() {
             let starts: Vec<u32> = (0..m).filter(|&f| !solver.t.splits.nested_in_previous(f as usize)).collect();
@@ -1859,6 +2005,100 @@ mod run_tests {
             let want = run(&binary, &config, &mut NoMonitor).unwrap();
             assert_eq!((res.status, want.status), (Status::Optimal, Status::Optimal));
             assert!((res.objective - want.objective).abs() < 1e-12, "depth {depth}: {} against {}", res.objective, want.objective);
+        }
+    }
+}
+
+#[cfg(test)]
+mod side_bits_tests {
+    use super::*;
+    use crate::budget::NoMonitor;
+    use crate::testing::random_rows;
+
+    /// The sides' sums of every run over `set`, by the per-group loop and by population
+    /// counts (`None` for the latter without [`SideBits`]).
+    fn both_ways<M: Monitor, O: Objective, S: SplitFamily>(solver: &mut Solver<M, O, S>, set: &[u64]) -> Vec<(Vec<f64>, Vec<f64>, Vec<u32>, Option<(Vec<f64>, Vec<f64>, Vec<u32>)>)> {
+        assert!(solver.level(0));
+        let c = solver.t.obj.n_stats();
+        let mut out = Vec::new();
+        for &(first, end) in &solver.runs.clone() {
+            let (first, len) = (first as usize, (end - first) as usize);
+            let every = first == 0 && len == solver.t.splits.n_splits();
+            let lv = &mut solver.levels[0];
+            lv.set.copy_from_slice(set);
+            let clear = |lv: &mut Level| {
+                lv.right_weights[..len * c].fill(0.0);
+                lv.right_minority[..len].fill(0.0);
+                lv.right_rows[..len].fill(0);
+            };
+            clear(lv);
+            lv.sum_sides(&solver.t.obj, &solver.t.splits, solver.t.data, None, first, len, every);
+            let loop_sums = (lv.right_weights[..len * c].to_vec(), lv.right_minority[..len].to_vec(), lv.right_rows[..len].to_vec());
+            let bit_sums = solver.side_bits.as_mut().map(|bits| {
+                clear(lv);
+                bits.work(set, len);
+                bits.sums(set, first, len, c, &mut lv.right_weights, &mut lv.right_minority, &mut lv.right_rows);
+                (lv.right_weights[..len * c].to_vec(), lv.right_minority[..len].to_vec(), lv.right_rows[..len].to_vec())
+            });
+            out.push((loop_sums.0, loop_sums.1, loop_sums.2, bit_sums));
+        }
+        out
+    }
+
+    /// A random subset of the groups (about two thirds), as words.
+    fn subset(n: usize, seed: u64) -> Vec<u64> {
+        let mut s = seed;
+        let mut words = vec![0u64; n.div_ceil(64)];
+        for g in 0..n {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            if (s >> 33) % 3 != 0 {
+                words[g / 64] |= 1 << (g % 64);
+            }
+        }
+        words
+    }
+
+    /// The sides' sums by population counts are exactly the per-group loop's, on zero-one
+    /// columns and thresholds, with unit weights, whole weights of several bits (and
+    /// groups of several rows), and fractional weights (which keep the loop only).
+    #[test]
+    fn side_sums_by_population_counts_are_the_loops() {
+        for seed in 0..120u64 {
+            let (rows, m, k) = (30 + (seed % 150) as usize, 2 + (seed % 9) as usize, 2 + (seed % 3) as usize);
+            let (x, y, w) = random_rows(rows, m, k, seed + 3);
+            let kind = seed % 3;
+            let weights: Option<Vec<f64>> = match kind {
+                0 => None,
+                1 => Some(w.iter().map(|v| (v * 2.0 + (seed % 5) as f64 * 3.0).floor()).collect()),
+                _ => Some(w),
+            };
+            let config = GosdtConfig { max_depth: Some(3), ..Default::default() };
+            let mut monitor = NoMonitor;
+            let check = |sums: Vec<(Vec<f64>, Vec<f64>, Vec<u32>, Option<(Vec<f64>, Vec<f64>, Vec<u32>)>)>| {
+                for (a, b, r, bits) in sums {
+                    match bits {
+                        Some((a2, b2, r2)) => {
+                            assert!(kind != 2, "seed {seed}: bits for fractional weights");
+                            assert_eq!(a.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), a2.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), "seed {seed}: class sums");
+                            assert_eq!(b.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), b2.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), "seed {seed}: floors");
+                            assert_eq!(r, r2, "seed {seed}: rows");
+                        }
+                        None => assert_eq!(kind, 2, "seed {seed}: no bits for whole weights"),
+                    }
+                }
+            };
+            if seed % 2 == 0 {
+                let data = BinaryDataset::new(&x, rows, m, &y, k, weights.as_deref()).unwrap();
+                let set = subset(data.n_groups(), seed);
+                let mut solver = Solver::new(&data, Misclassification::new(&data), ZeroOneColumns::new(&data), &config, None, &mut monitor);
+                check(both_ways(&mut solver, &set));
+            } else {
+                let xf: Vec<f64> = x.iter().enumerate().map(|(i, &v)| v as f64 * (1 + i % 4) as f64).collect();
+                let data = NumericDataset::new(&xf, rows, m, &y, k, weights.as_deref()).unwrap();
+                let set = subset(data.n_groups(), seed);
+                let mut solver = Solver::new(&data, Misclassification::new(&data), Thresholds::new(&data), &config, None, &mut monitor);
+                check(both_ways(&mut solver, &set));
+            }
         }
     }
 }
