@@ -1006,10 +1006,12 @@ struct PairBits {
     planes: Vec<(usize, f64)>,
     masks: Vec<u64>,
     /// Scratch: per plane, the words where it meets the current set; those words of the
-    /// set and plane; and per feature those words of its column.
+    /// set and plane; those words of every column, word by word; and one feature's
+    /// counts with the others.
     live: Vec<Vec<u32>>,
     set_words: Vec<u64>,
     compact: Vec<u64>,
+    counts: Vec<u32>,
 }
 
 impl PairBits {
@@ -1051,7 +1053,7 @@ impl PairBits {
             }
         }
         let live = vec![Vec::new(); planes.len()];
-        Some(PairBits { words, columns, planes, masks, live, set_words: Vec::new(), compact: Vec::new() })
+        Some(PairBits { words, columns, planes, masks, live, set_words: Vec::new(), compact: Vec::new(), counts: Vec::new() })
     }
 
     /// Adds to `total` (per channel) the sums over `set`.
@@ -1108,7 +1110,7 @@ impl PairBits {
     }
 
     fn bytes(&self) -> usize {
-        8 * (self.columns.capacity() + self.masks.capacity() + self.set_words.capacity() + self.compact.capacity() + 2 * self.planes.capacity()) + 4 * self.live.iter().map(|l| l.capacity()).sum::<usize>()
+        8 * (self.columns.capacity() + self.masks.capacity() + self.set_words.capacity() + self.compact.capacity() + 2 * self.planes.capacity()) + 4 * (self.counts.capacity() + self.live.iter().map(|l| l.capacity()).sum::<usize>())
     }
 
     /// Notes, per plane, the words where it meets `set`; returns how many there are.
@@ -1155,28 +1157,37 @@ impl PairBits {
             if l == 0 {
                 continue;
             }
-            // The live words of the set within the plane, then of each column within them.
+            // The live words of the set within the plane, then those words of every column
+            // within them, word by word (`l x m`): the pairs of feature i are then counted
+            // along contiguous rows, one word of i at a time (words where i has no group
+            // skipped), into a count per pair.
             let mask = &self.masks[q * w..(q + 1) * w];
             self.set_words.clear();
             self.set_words.extend(live.iter().map(|&i| set[i as usize] & mask[i as usize]));
             self.compact.clear();
-            for f in 0..m {
-                let column = &self.columns[f * w..(f + 1) * w];
-                self.compact.extend(live.iter().zip(&self.set_words).map(|(&i, s)| column[i as usize] & s));
+            for (&i, s) in live.iter().zip(&self.set_words) {
+                self.compact.extend((0..m).map(|f| self.columns[f * w + i as usize] & s));
             }
+            self.counts.resize(m, 0);
             let sums = &mut pairs[c * per_channel..(c + 1) * per_channel];
             for i in 0..m {
-                let a = &self.compact[i * l..(i + 1) * l];
-                let own: u32 = a.iter().map(|x| x.count_ones()).sum();
-                if own == 0 {
+                let counts = &mut self.counts[i..m];
+                counts.fill(0);
+                for row in self.compact.chunks_exact(m) {
+                    let a = row[i];
+                    if a != 0 {
+                        for (n, b) in counts.iter_mut().zip(&row[i..]) {
+                            *n += (a & b).count_ones();
+                        }
+                    }
+                }
+                // The diagonal is the feature's own count: none, no pair either.
+                if counts[0] == 0 {
                     continue;
                 }
                 let start = triangle_start(m, i);
-                sums[start] += weight * own as f64;
-                for j in i + 1..m {
-                    let b = &self.compact[j * l..(j + 1) * l];
-                    let both: u32 = a.iter().zip(b).map(|(x, y)| (x & y).count_ones()).sum();
-                    sums[start + j - i] += weight * both as f64;
+                for (s, &n) in sums[start..start + m - i].iter_mut().zip(counts.iter()) {
+                    *s += weight * n as f64;
                 }
                 poller.add((m - i) * l)?;
             }
