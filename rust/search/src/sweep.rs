@@ -330,8 +330,9 @@ pub(crate) struct Sweep {
     /// The root column the checkpoints below belong to (`NONE`: none).
     checkpoint_col: usize,
     /// Positions of the root column's order (ascending, from 0 to every member) at
-    /// which the left sums and masks were saved, and the saved copies, one after the
-    /// other: [`Sweep::shift`] moves from the nearest one when that is shorter.
+    /// which the left sums and masks are known, and the saved copies of the interior
+    /// ones, one after the other (the ends need none): [`Sweep::shift`] moves from the
+    /// nearest one when that is shorter.
     marks: Vec<usize>,
     saved: Vec<f64>,
     saved_masks: Vec<u32>,
@@ -644,10 +645,19 @@ impl Sweep {
         let (i, &at) = self.marks.iter().enumerate().min_by_key(|(_, &a)| a.abs_diff(to)).expect("a checkpoint at 0");
         if at.abs_diff(to).saturating_add(restore) < direct {
             let (len, masks) = (self.slot_sums.len(), self.slot_rank.len());
-            self.left.clear();
-            self.left.extend_from_slice(&self.saved[i * len..(i + 1) * len]);
-            self.left_mask.clear();
-            self.left_mask.extend_from_slice(&self.saved_masks[i * masks..(i + 1) * masks]);
+            if at == 0 {
+                // Nothing left: zero sums and empty masks.
+                self.left.fill(0.0);
+                self.left_mask.fill(0);
+            } else if at == self.members.len() {
+                // Every member left: the slots' own sums and masks.
+                self.left.copy_from_slice(&self.slot_sums);
+                self.left_mask.copy_from_slice(&self.full_mask);
+            } else {
+                // The interior checkpoints, saved one after the other.
+                self.left.copy_from_slice(&self.saved[(i - 1) * len..i * len]);
+                self.left_mask.copy_from_slice(&self.saved_masks[(i - 1) * masks..i * masks]);
+            }
             self.left_pos = at;
         }
         self.move_to::<C>(f, to);
@@ -670,27 +680,24 @@ impl Sweep {
         let room = self.budget_bytes.saturating_sub(self.bytes() - 8 * self.saved.capacity() - 4 * self.saved_masks.capacity());
         let restore = masks / self.m.max(1);
         let want = (n / (2 * restore.max(1))).clamp(1, 16);
-        let parts = if n >= 16 * BLOCK && (want + 1) * each <= room { want } else { 1 };
+        let parts = if n >= 16 * BLOCK && (want - 1) * each <= room { want } else { 1 };
         self.marks.clear();
         self.marks.extend((0..=parts).map(|i| i * n / parts));
-        // The copies' exact room, reserved before the first: grown by doubling, the
-        // buffers held up to twice the copies and, while reallocating, both sizes at
-        // once (magic at depth 2: 17 copies of 0.8 MB had grown to 22.7 MB; with the
-        // 16 parts of then, the fit's heap peak went from 41.9 to 29.9 MB).
-        clear_with_room(&mut self.saved, self.marks.len() * len);
-        clear_with_room(&mut self.saved_masks, self.marks.len() * masks);
+        // Only the interior checkpoints are copies: at the ends the left sums are zero
+        // or the slots' own sums, which [`Sweep::shift`] restores from those (segment at
+        // depth 2: 2 parts, one copy of 0.47 MB kept instead of three). The copies'
+        // exact room is reserved before the first: grown by doubling, the buffers held
+        // up to twice the copies and, while reallocating, both sizes at once (magic at
+        // depth 2: 17 copies of 0.8 MB had grown to 22.7 MB; with the 16 parts of then,
+        // the fit's heap peak went from 41.9 to 29.9 MB).
+        clear_with_room(&mut self.saved, (parts - 1) * len);
+        clear_with_room(&mut self.saved_masks, (parts - 1) * masks);
         self.left.clear();
         self.left.resize(len, 0.0);
         self.left_mask.clear();
         self.left_mask.resize(masks, 0);
         self.left_pos = 0;
-        for i in 0..self.marks.len() {
-            if self.marks[i] == n {
-                // Every member left: the slots' own sums and masks, without a pass.
-                self.saved.extend_from_slice(&self.slot_sums);
-                self.saved_masks.extend_from_slice(&self.full_mask);
-                continue;
-            }
+        for i in 1..parts {
             self.move_to::<C>(f, self.marks[i]);
             self.saved.extend_from_slice(&self.left);
             self.saved_masks.extend_from_slice(&self.left_mask);
@@ -1298,12 +1305,12 @@ mod tests {
                         }
                     }
                     assert_eq!(kernel.left_pos, to);
-                    // The checkpoints: no more than pay for their restore, and held in
-                    // exactly their room.
+                    // The checkpoints: no more than pay for their restore, and only the
+                    // interior ones copied, in exactly their room.
                     let (parts, restore) = (kernel.marks.len() - 1, kernel.slot_rank.len() / m);
                     assert!(parts == 1 || parts <= n / (2 * restore), "{parts} parts of {n} members, restore {restore}");
-                    assert_eq!(kernel.saved.capacity(), kernel.marks.len() * kernel.slot_sums.len());
-                    assert_eq!(kernel.saved_masks.capacity(), kernel.marks.len() * kernel.slot_rank.len());
+                    assert_eq!(kernel.saved.capacity(), (parts - 1) * kernel.slot_sums.len());
+                    assert_eq!(kernel.saved_masks.capacity(), (parts - 1) * kernel.slot_rank.len());
                     assert_eq!(want_mask, kernel.left_mask, "seed {seed}, column {f}, position {to}");
                     for (a, b) in want.iter().zip(&kernel.left) {
                         assert!((a - b).abs() < 1e-9, "seed {seed}, column {f}, position {to}: from scratch {a}, kernel {b}");
