@@ -205,6 +205,7 @@ fn build_family<M: Monitor, S: SplitFamily>(data: &Groups, splits: S, n_columns:
     let mut builder = Builder {
         index: Store::new(data.words(), config.limits.memory_limit),
         nodes: Vec::new(),
+        node_of: Vec::new(),
         tol: TOLERANCE * total.max(1.0),
         memory_limit: config.limits.memory_limit.unwrap_or(usize::MAX),
         node_bytes: 0,
@@ -239,6 +240,9 @@ struct Builder<'a, 'm, M: Monitor, S: SplitFamily> {
     solver: Solver<'a, 'm, M, Misclassification<'a>, S>,
     index: Store,
     nodes: Vec<GraphNode>,
+    /// The node each record of `index` stands for now (a rebuild that would change
+    /// levels the built nodes refer to makes a new node: [`Builder::finish`]).
+    node_of: Vec<u32>,
     tol: f64,
     memory_limit: usize,
     /// Bytes the nodes' levels and ways hold.
@@ -270,9 +274,9 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
     /// The node of `set` with `depth` levels left holding every tree that costs at most
     /// `budget` (up to the tolerance).
     fn build(&mut self, set: &[u64], depth: u32, budget: f64) -> Result<u32, RashomonError> {
-        let id = match self.slot(set, depth, budget)? {
+        let key = match self.slot(set, depth, budget)? {
             Slot::Built(id) => return Ok(id),
-            Slot::ToBuild(id) => id,
+            Slot::ToBuild(key) => key,
         };
         let limit = budget + self.tol;
         let data = self.solver.task().data;
@@ -317,24 +321,26 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
                 self.combine(&mut ways, column, threshold, left_node, right_node, limit)?;
             }
         }
-        self.finish(id, budget, ways)
+        self.finish(key, budget, ways)
     }
 
     /// The node of `(set, depth)`: already built for at least `budget`, or to be
     /// (re)built (a new node is added to the index).
     fn slot(&mut self, set: &[u64], depth: u32, budget: f64) -> Result<Slot, RashomonError> {
-        let id = match self.index.find(set, depth) {
-            Some(id) if self.nodes[id as usize].budget >= budget => return Ok(Slot::Built(id)),
-            Some(id) => id,
+        let key = match self.index.find(set, depth) {
+            Some(key) if self.nodes[self.node_of[key as usize] as usize].budget >= budget => return Ok(Slot::Built(self.node_of[key as usize])),
+            Some(key) => key,
             None => {
-                let id = self.index.insert(set, depth, 0.0, 0.0, 0.0).ok_or(RashomonError::Stopped(Status::MemoryLimit))?;
+                let key = self.index.insert(set, depth, 0.0, 0.0, 0.0).ok_or(RashomonError::Stopped(Status::MemoryLimit))?;
+                debug_assert_eq!(key as usize, self.node_of.len());
+                self.node_of.push(self.nodes.len() as u32);
                 self.nodes.push(GraphNode::default());
-                id
+                key
             }
         };
         match self.solver.check_stop() {
             Some(status) => Err(RashomonError::Stopped(status)),
-            None => Ok(Slot::ToBuild(id)),
+            None => Ok(Slot::ToBuild(key)),
         }
     }
 
@@ -359,9 +365,15 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
         Ok(())
     }
 
-    /// Stores node `id` built for `budget` with its ways: levels are the distinct costs
-    /// ascending, and within one the ways in the order found.
-    fn finish(&mut self, id: u32, budget: f64, mut ways: Vec<(f64, Way)>) -> Result<u32, RashomonError> {
+    /// Stores the node of record `key` built for `budget` with its ways (levels are the
+    /// distinct costs ascending, and within one the ways in the order found) and returns
+    /// its index. A rebuild for a larger budget replaces the record's node in place when
+    /// the old node's levels stay the first levels, with the same costs and counts; the
+    /// nodes built on it refer to them by position. When they do not (a side reached
+    /// once by the search's sums and once by the pairwise table's population counts can
+    /// get its costs with other roundings), the new levels go to a new node and the old
+    /// one stays as its parents saw it.
+    fn finish(&mut self, key: u32, budget: f64, mut ways: Vec<(f64, Way)>) -> Result<u32, RashomonError> {
         ways.sort_by(|a, b| a.0.total_cmp(&b.0));
         let mut levels: Vec<Level> = Vec::new();
         for (i, (cost, way)) in ways.iter().enumerate() {
@@ -374,6 +386,14 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
             }
         }
         let bytes = |levels: usize, ways: usize| levels * std::mem::size_of::<Level>() + ways * std::mem::size_of::<Way>();
+        let mut id = self.node_of[key as usize];
+        let old = &self.nodes[id as usize].levels;
+        let kept = old.len() <= levels.len() && old.iter().zip(&levels).all(|(a, b)| a.cost.to_bits() == b.cost.to_bits() && a.count == b.count);
+        if !kept {
+            id = self.nodes.len() as u32;
+            self.node_of[key as usize] = id;
+            self.nodes.push(GraphNode::default());
+        }
         let node = &mut self.nodes[id as usize];
         self.node_bytes = self.node_bytes + bytes(levels.len(), ways.len()) - bytes(node.levels.len(), node.ways.len());
         *node = GraphNode { budget, levels, ways: ways.into_iter().map(|(_, w)| w).collect(), first_level: 0 };
@@ -454,9 +474,9 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
     /// pairwise sums `self.pairs` holds (`set` is that side): its leaves and stumps within
     /// `budget`, the stumps' leaves as leaf children ([`LEAF_CHILD`]).
     fn stump_node(&mut self, set: &[u64], f: usize, right: bool, budget: f64) -> Result<u32, RashomonError> {
-        let id = match self.slot(set, 1, budget)? {
+        let key = match self.slot(set, 1, budget)? {
             Slot::Built(id) => return Ok(id),
-            Slot::ToBuild(id) => id,
+            Slot::ToBuild(key) => key,
         };
         let limit = budget + self.tol;
         let rules = self.solver.rules();
@@ -483,7 +503,7 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
                 }
             }
         }
-        self.finish(id, budget, ways)
+        self.finish(key, budget, ways)
     }
 }
 
@@ -494,7 +514,8 @@ const MAX_PAIR_COLUMNS: usize = 512;
 /// A child reference of a way that is a leaf, predicting the class its level names.
 const LEAF_CHILD: u32 = u32::MAX;
 
-/// What [`Builder::slot`] found.
+/// What [`Builder::slot`] found: a node built for the budget (its index), or the
+/// record of the index whose node is to be built ([`Builder::finish`]).
 enum Slot {
     Built(u32),
     ToBuild(u32),
