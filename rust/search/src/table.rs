@@ -123,7 +123,8 @@ struct Pass {
 
 /// The right pass of one root column: its cuts and, from `low` on, the right sides'
 /// optima (cost and split); with `record`, per cut read (right to left), the column
-/// order the pass left behind it (`m` entries each).
+/// order the pass left behind it (`m` entries each), and where the set's sums are whole
+/// numbers (`derived`), the right side's per-value sums and totals at cut `low`.
 #[derive(Default)]
 struct Right {
     a: usize,
@@ -131,11 +132,13 @@ struct Right {
     right: Vec<(f64, Option<u32>)>,
     low: usize,
     orders: Vec<usize>,
+    part: Vec<f64>,
+    tot: Vec<f64>,
 }
 
 impl Right {
     fn bytes(&self) -> usize {
-        8 * (self.cut_pos.capacity() + self.orders.capacity()) + 16 * self.right.capacity()
+        8 * (self.cut_pos.capacity() + self.orders.capacity() + self.part.capacity() + self.tot.capacity()) + 16 * self.right.capacity()
     }
 }
 
@@ -343,8 +346,8 @@ impl Table {
         let n = set.iter().map(|w| w.count_ones() as usize).sum::<usize>();
         let slots_max: usize = (0..m).map(|j| (data.n_thresholds(j) + 1).min(n)).sum();
         // (A helper thread adds its side's sums and up to three right passes' column
-        // orders; the calling thread's passes run ahead up to AHEAD more.)
-        let helper = if self.threads > 1 { 8 * w * slots_max + 8 * (3 + AHEAD) * m * n } else { 0 };
+        // orders and right sides; the calling thread's passes run ahead up to AHEAD more.)
+        let helper = if self.threads > 1 { 8 * w * slots_max + (3 + AHEAD) * 8 * (m * n + if derived { w * slots_max } else { 0 }) } else { 0 };
         let need = 4 * n_all + 12 * m * n + 8 * w * n + 2 * 8 * w * slots_max + 16 * slots_max + 48 * n + helper;
         if self.bytes() + need > budget {
             self.release();
@@ -462,10 +465,10 @@ impl Layout {
     #[inline]
     fn scan<O: Objective>(&self, obj: &O, part: &[f64], tot: &[f64], j: usize, rules: &Rules, th: &Thresholds) -> (f64, Option<u32>) {
         match (self.c, self.derived) {
-            (2, true) => self.scan_c::<O, 2, true>(obj, part, tot, j, rules, th),
-            (2, false) => self.scan_c::<O, 2, false>(obj, part, tot, j, rules, th),
-            (3, true) => self.scan_c::<O, 3, true>(obj, part, tot, j, rules, th),
-            (3, false) => self.scan_c::<O, 3, false>(obj, part, tot, j, rules, th),
+            (2, true) => self.scan_fixed::<O, 2, true>(obj, part, tot, j, rules, th),
+            (2, false) => self.scan_fixed::<O, 2, false>(obj, part, tot, j, rules, th),
+            (3, true) => self.scan_fixed::<O, 3, true>(obj, part, tot, j, rules, th),
+            (3, false) => self.scan_fixed::<O, 3, false>(obj, part, tot, j, rules, th),
             (_, true) => self.scan_c::<O, 0, true>(obj, part, tot, j, rules, th),
             (_, false) => self.scan_c::<O, 0, false>(obj, part, tot, j, rules, th),
         }
@@ -476,6 +479,47 @@ impl Layout {
     fn rows_of(&self, x: &[f64]) -> f64 {
         if self.derived { x[..self.c].iter().sum() } else { x[self.c] }
     }
+    /// [`Layout::scan`] for `C` statistics known at compile time (not 0), `D` whether
+    /// rows are derived: the sums on the stack and the column's slots walked as one
+    /// slice, the split's rank looked up once (the depth-two kernel's innermost loop;
+    /// the same sums and comparisons as [`Layout::scan_c`]).
+    #[inline(always)]
+    fn scan_fixed<O: Objective, const C: usize, const D: bool>(&self, obj: &O, part: &[f64], tot: &[f64], j: usize, rules: &Rules, th: &Thresholds) -> (f64, Option<u32>) {
+        let w = if D { C } else { C + 1 };
+        let (lo, hi) = (self.col_start[j], self.col_start[j + 1]);
+        let mut t = [0.0f64; C];
+        t.copy_from_slice(&tot[..C]);
+        let tot_rows = if D { t.iter().sum::<f64>() } else { tot[C] };
+        let (mut acc, mut rest, mut acc_rows) = ([0.0f64; C], [0.0f64; C], 0.0f64);
+        let (mut best, mut at) = (f64::INFINITY, usize::MAX);
+        let ms = rules.min_support;
+        for (k, p) in part[lo * w..hi * w].chunks_exact(w).enumerate() {
+            let p_rows = if D { p[..C].iter().sum::<f64>() } else { p[C] };
+            if p_rows <= 0.0 {
+                continue;
+            }
+            for i in 0..C {
+                acc[i] += p[i];
+            }
+            acc_rows = if D { acc.iter().sum::<f64>() } else { acc_rows + p_rows };
+            if tot_rows - acc_rows < ms {
+                break;
+            }
+            if acc_rows < ms {
+                continue;
+            }
+            for i in 0..C {
+                rest[i] = t[i] - acc[i];
+            }
+            let cost = obj.leaf_loss(&acc) + obj.leaf_loss(&rest);
+            if cost < best {
+                best = cost;
+                at = k;
+            }
+        }
+        (best + 2.0 * rules.penalty, (at != usize::MAX).then(|| th.split_of(j, 0) + self.slot_rank[lo + at]))
+    }
+
     #[inline(always)]
     fn scan_c<O: Objective, const C: usize, const D: bool>(&self, obj: &O, part: &[f64], tot: &[f64], j: usize, rules: &Rules, th: &Thresholds) -> (f64, Option<u32>) {
         let c = if C > 0 { C } else { self.c };
@@ -525,7 +569,24 @@ impl Layout {
     #[inline]
     fn add<const W: usize>(&self, part: &mut [f64], a: usize, lo: usize, hi: usize) {
         let (n, m) = (self.members.len(), self.m);
-        let w = if W > 0 { W } else { self.w };
+        if W > 0 {
+            // Slots as arrays of `W`: one bounds check per slot, and the sums added as
+            // one vector.
+            let (slots, _) = part.as_chunks_mut::<W>();
+            let (sums, _) = self.sums.as_chunks::<W>();
+            for &q in &self.cols[a * n + lo..a * n + hi] {
+                let q = q as usize;
+                let s = sums[q];
+                for &v in &self.slot[q * m..(q + 1) * m] {
+                    let d = &mut slots[v as usize];
+                    for i in 0..W {
+                        d[i] += s[i];
+                    }
+                }
+            }
+            return;
+        }
+        let w = self.w;
         for &q in &self.cols[a * n + lo..a * n + hi] {
             let q = q as usize;
             let s = &self.sums[q * w..q * w + w];
@@ -651,6 +712,12 @@ impl Layout {
                 break;
             }
         }
+        if record && self.derived {
+            out.part.clear();
+            out.part.extend_from_slice(&pass.part);
+            out.tot.clear();
+            out.tot.extend_from_slice(&pass.side_tot);
+        }
         Ok(())
     }
 }
@@ -682,9 +749,9 @@ impl Table {
         let Solve { obj, th, rows, lb, bound, order, rules } = *p;
         let slots = self.all.len();
         let min_work = self.helper_min_work;
-        let Table { lay, all, main, helper, right, spare, work, last_root, threads, roots, .. } = self;
-        let (lay, all) = (&*lay, &all[..]);
-        let mut main_ctx = Columns { lay, all, pass: &mut *main, seq: right, work, last_root, slots };
+        let Table { lay, all, totals, main, helper, right, spare, work, last_root, threads, roots, .. } = self;
+        let (lay, all, totals) = (&*lay, &all[..], &totals[..]);
+        let mut main_ctx = Columns { lay, all, totals, pass: &mut *main, seq: right, work, last_root, slots };
         let use_helper = *threads > 1 && order.len() > 1 && lay.members.len() * lay.m >= min_work;
         let out = if !use_helper {
             main_ctx.run::<O, W>(None, p, best, proved, col_bound, stop)
@@ -755,8 +822,9 @@ impl Table {
 /// The calling thread's share of [`Table::depth_two`].
 struct Columns<'a> {
     lay: &'a Layout,
-    /// Per slot, the sums of all members.
+    /// Per slot, the sums of all members; and the set's totals.
     all: &'a [f64],
+    totals: &'a [f64],
     pass: &'a mut Pass,
     /// Its own right pass, when no helper ran it.
     seq: &'a mut Right,
@@ -902,17 +970,39 @@ impl Columns<'_> {
                     pass.col_order.clear();
                     pass.col_order.extend_from_slice(&r.orders[at..at + m]);
                 }
-                pass.clear_side(lay, slots);
+                // Where the sums are whole numbers (exact in any order), the left side at
+                // the right pass's last cut is the whole set less its right side, when
+                // subtracting the value sums costs less than summing the members.
+                let resume = lay.derived && r.low < n_cuts && r.cut_pos[r.low] * m * lay.w > slots;
                 let mut start = 0;
+                if resume {
+                    let (rp, rt) = match &from_helper {
+                        Some(r) => (&r.part[..], &r.tot[..]),
+                        None => (&[][..], &[][..]),
+                    };
+                    if rp.is_empty() {
+                        // This thread's own pass holds the right side.
+                        pass.part.iter_mut().zip(self.all).for_each(|(p, a)| *p = a - *p);
+                        pass.side_tot.iter_mut().zip(self.totals).for_each(|(p, a)| *p = a - *p);
+                    } else {
+                        pass.part.clear();
+                        pass.part.extend(self.all.iter().zip(rp).map(|(a, p)| a - p));
+                        pass.side_tot.clear();
+                        pass.side_tot.extend(self.totals.iter().zip(rt).map(|(a, p)| a - p));
+                    }
+                    pass.col_lb.clear();
+                    pass.col_lb.resize(m, f64::NEG_INFINITY);
+                    start = r.cut_pos[r.low];
+                    poll(slots)?;
+                } else {
+                    pass.clear_side(lay, slots);
+                }
                 let mut left_floor = 0.0f64;
-                for i in 0..n_cuts {
+                for i in first..n_cuts {
                     let pos = r.cut_pos[i];
                     lay.grow::<W>(pass, a, start, pos);
                     poll((pos - start) * m)?;
                     start = pos;
-                    if i < first {
-                        continue;
-                    }
                     let target = best.cost.min(bound);
                     if target <= lb {
                         pruned!(lb);
