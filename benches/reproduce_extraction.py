@@ -42,7 +42,7 @@ Protocol (paper, section 4), on the datasets available here (scikit-learn's):
 
 Usage::
 
-    python benches/reproduce_extraction.py [--splits 20] [--n-samples 1000]
+    python benches/reproduce_extraction.py [--splits 20] [--seed-offset 0] [--n-samples 1000]
         [--max-leaves 16] [--stability-n 2000] [--stability-trees 10]
         [--refine-regularization 0.01]
         [--rows bc-forest bc-mlp diabetes-forest wine-forest digits-gb segment-mlp]
@@ -274,7 +274,7 @@ def run_row(row, args):
     labels = np.unique(y)
     binary = labels[1] if classify and labels.size == 2 else None  # F1's positive class
     first = None
-    for split in range(args.splits):
+    for split in range(args.seed_offset, args.seed_offset + args.splits):
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=split)
         bb = make_blackbox(row, split).fit(Xtr, ytr)
         f_test = bb.predict(Xte)
@@ -353,11 +353,12 @@ def run_stability(row, first, n_samples, args):
     dist = BoxGaussianMixture.fit(Xtr, n_components=10, random_state=0)
     trees = {"ours, one P": [], "ours, bootstrap": [], "CART, bootstrap": []}
     for k, idx in enumerate(boots):
-        kw = {"max_leaves": args.max_leaves, "n_samples": n_samples, "random_state": k}
+        seed = args.seed_offset + k
+        kw = {"max_leaves": args.max_leaves, "n_samples": n_samples, "random_state": seed}
         trees["ours, one P"].append(Extractor(bb, input_distribution=dist, **kw).fit(Xtr).tree_)
         trees["ours, bootstrap"].append(Extractor(bb, **kw).fit(Xtr[idx]).tree_)
         Xb = Xtr[idx]
-        cart = Cart(max_leaf_nodes=args.max_leaves, random_state=k).fit(Xb, bb.predict(Xb))
+        cart = Cart(max_leaf_nodes=args.max_leaves, random_state=seed).fit(Xb, bb.predict(Xb))
         trees["CART, bootstrap"].append(cart_as_tree(cart))
     return {name: {how: stability(ts, Xtr, how) for how in EQUALITY} for name, ts in trees.items()}
 
@@ -377,6 +378,13 @@ def med(values):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--splits", type=int, default=20)
+    parser.add_argument(
+        "--seed-offset",
+        type=int,
+        default=0,
+        help="split k (train/test split, black box, extractor and CART seeds) uses seed "
+        "offset + k: rerun with other offsets to check a verdict is not one lucky draw",
+    )
     parser.add_argument("--n-samples", type=int, default=1000)
     parser.add_argument("--max-leaves", type=int, default=16)
     parser.add_argument(
@@ -403,7 +411,7 @@ def main(argv=None):
         f"{os.cpu_count()} CPUs, load average {load_average()}"
     )
     print(
-        f"splits {args.splits}, n = {args.n_samples}, max_leaves {args.max_leaves}, test size 30%\n"
+        f"splits {args.splits} (seeds {args.seed_offset}..{args.seed_offset + args.splits - 1}), n = {args.n_samples}, max_leaves {args.max_leaves}, test size 30%\n"
     )
     results, stab = {}, {}
     for row in args.rows:

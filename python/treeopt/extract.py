@@ -1571,10 +1571,16 @@ class _BaseExtractedTree(BaseEstimator):
         self._fit_distribution(X_valid, state)
         # A Generator for the sampling: much faster normal draws than a RandomState
         # (SFC64: the fastest of numpy's bit generators here).
-        rng = np.random.Generator(np.random.SFC64(state.randint(np.iinfo(np.int32).max)))
+        seed = state.randint(np.iinfo(np.int32).max)
+        rng = np.random.Generator(np.random.SFC64(seed))
         if self.train_weight == "auto":
             labels = self._query(X_valid)
-            self.train_weight_ = self._choose_train_weight(X_valid, labels, rng)
+            # The choice draws from a stream of its own (a child of the seed, independent
+            # of ``rng``): the final tree then sees the same draws whatever the choice
+            # consumed, i.e. the tree the chosen share grows from this seed, and the
+            # choice's draws never shift the final fit's.
+            select = np.random.Generator(np.random.SFC64(np.random.SeedSequence(seed).spawn(1)[0]))
+            self.train_weight_ = self._choose_train_weight(X_valid, labels, select)
             return X_valid, self._grow_best(X_valid, labels, self.train_weight_, rng)
         self.train_weight_ = float(self.train_weight)
         return X_valid, self._grow(X_valid, None, self.train_weight_, rng)
