@@ -840,7 +840,7 @@ type Helper<'h> = (Receiver<(usize, Option<Right>)>, Sender<Right>, &'h AtomicU6
 
 /// Right passes the calling thread runs ahead of its left passes at most, while the
 /// helper is still on the column it needs.
-const AHEAD: usize = 2;
+const AHEAD: usize = 4;
 
 impl Columns<'_> {
     fn run<O: Objective, const W: usize>(
