@@ -328,14 +328,16 @@ const SIDE_UPDATE_WORDS: f64 = 2.0;
 /// Bits of a value at most, for [`SideBits`].
 const SIDE_PLANES: u32 = 16;
 
-/// Bytes of the splits' bits of [`SideBits`] at most: beyond, building them takes
-/// longer than the loads they would serve.
-const SIDE_SPLIT_BYTES: usize = 8 << 20;
+/// Bytes of [`SideBits`] at most (the splits' bits and every plane a value's kind can
+/// have): beyond, building them takes longer than the loads they would serve, and a fit
+/// whose search ends at once (300 classes on 100,000 rows: no split can pay) would hold
+/// megabytes of bits it never reads.
+const SIDE_BYTES: usize = 2 << 20;
 
 impl SideBits {
     /// The bits of the task, or `None` when a value is negative, fractional or needs
-    /// more than [`SIDE_PLANES`] bits, or the bits would take more than `room` bytes
-    /// (the splits' more than [`SIDE_SPLIT_BYTES`]), or the splits are thresholds of
+    /// more than [`SIDE_PLANES`] bits, or the bits could take more than `room` bytes
+    /// or [`SIDE_BYTES`], or the splits are thresholds of
     /// numeric columns: there a split's groups take a pass over the set's groups and
     /// the runs of a column's thresholds are summed at each group's last right split
     /// only, so the bits cost more than they save (segment, GOSDT d2: 24 ms without
@@ -343,7 +345,7 @@ impl SideBits {
     fn new<O: Objective, S: SplitFamily>(t: &Task<O, S>, room: usize) -> Option<SideBits> {
         let (n, m, c) = (t.data.n_groups(), t.splits.n_splits(), t.obj.n_stats());
         let words = n.div_ceil(64);
-        let too_big = m * words * 8 > SIDE_SPLIT_BYTES || (m + (c + 2) * SIDE_PLANES as usize) * words * 8 > room;
+        let too_big = (m + (c + 2) * SIDE_PLANES as usize) * words * 8 > room.min(SIDE_BYTES);
         if n == 0 || m == 0 || too_big || t.splits.as_thresholds().is_some() {
             return None;
         }
