@@ -48,7 +48,7 @@ Usage::
         [--rows bc-forest bc-mlp diabetes-forest wine-forest digits-gb segment-mlp]
 
 Runs single-threaded (the black boxes use ``n_jobs=None``). With the default
-``train_weight="auto"`` every extraction also runs its 3-fold choice (about 12 times the
+``train_weight="auto"`` every extraction also runs its 10-fold choice (about 13 times the
 queries of one fit with the mixture), so a full run takes tens of minutes; ``--splits 7
 --stability-trees 4 --refine-regularization 0`` is a quicker check.
 """

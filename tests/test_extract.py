@@ -4,6 +4,7 @@ the extraction estimators, their scikit-learn contract, refine="gosdt" and bad i
 
 from __future__ import annotations
 
+import itertools
 import pickle
 import warnings
 
@@ -18,7 +19,7 @@ from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
-from sklearn.tree import DecisionTreeClassifier
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from treeopt import ExtractedTreeClassifier, ExtractedTreeRegressor, GOSDTRegressor, Tree
 from treeopt.extract import (
@@ -548,9 +549,12 @@ def test_max_leaves_one_is_the_majority_leaf():
 
 def test_same_seed_same_tree_and_other_seeds_differ():
     X = gaussian_data()
-    a = ExtractedTreeClassifier(rule, max_leaves=6, n_samples=200, random_state=3).fit(X)
-    b = ExtractedTreeClassifier(rule, max_leaves=6, n_samples=200, random_state=3).fit(X)
-    c = ExtractedTreeClassifier(rule, max_leaves=6, n_samples=200, random_state=4).fit(X)
+    # (with the mixture: the rows alone, CART, are the same tree whatever the seed
+    # where no two splits tie)
+    kw = {"max_leaves": 6, "n_samples": 200, "train_weight": 0.5}
+    a = ExtractedTreeClassifier(rule, random_state=3, **kw).fit(X)
+    b = ExtractedTreeClassifier(rule, random_state=3, **kw).fit(X)
+    c = ExtractedTreeClassifier(rule, random_state=4, **kw).fit(X)
     assert a.tree_ == b.tree_
     assert not np.array_equal(a.tree_.threshold, c.tree_.threshold)
 
@@ -673,6 +677,67 @@ def test_auto_train_weight_drops_the_mixture_where_it_misleads():
     assert total[0.5] < total["cart"] <= total["auto"] + 1e-12
 
 
+def _splits_by_path(tree):
+    """{root-to-node path: feature} of the internal nodes of a treeopt or sklearn tree."""
+    out, stack = {}, [(0, "")]
+    while stack:
+        node, path = stack.pop()
+        if tree.children_left[node] != -1:
+            out[path] = int(tree.feature[node])
+            stack += [(tree.children_left[node], path + "L"), (tree.children_right[node], path + "R")]
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_rows_alone_is_scikit_learns_cart(seed):
+    # train_weight=1 is scikit-learn's CART on the black box's labels, with the
+    # extractor's integer seed: on the full grid {0, 1, 2}^4 and a black box symmetric
+    # in the four columns, every split of a column ties with the same split of the
+    # others, and CART's seed decides between them (the four seeds give four different
+    # trees). The tree is the same, split by split, and it routes every row alike (the
+    # thresholds are our float64 midpoints of the same partitions).
+    X = np.array(list(itertools.product(range(3), repeat=4)), dtype=float)
+    X_new = np.random.default_rng(seed).uniform(-0.5, 2.5, size=(500, 4))
+
+    def blackbox(Z):
+        return (Z.sum(axis=1) > 4).astype(int)
+
+    def outputs(Z):
+        return blackbox(Z) + 0.5 * Z.sum(axis=1)
+
+    cases = [
+        (ExtractedTreeClassifier, DecisionTreeClassifier, blackbox),
+        (ExtractedTreeRegressor, DecisionTreeRegressor, outputs),
+    ]
+    for Extractor, Cart, box in cases:
+        est = Extractor(box, max_leaves=9, random_state=seed, train_weight=1).fit(X)
+        cart = Cart(max_leaf_nodes=9, random_state=seed).fit(X, box(X))
+        assert _splits_by_path(est.tree_) == _splits_by_path(cart.tree_)
+        # (leaf means up to the rounding of their sums)
+        assert np.allclose(est.predict(X_new), cart.predict(X_new), rtol=1e-12, atol=0)
+        assert est.n_queries_ == len(X)
+
+
+def test_auto_train_weight_keeps_the_mixture_where_it_helps():
+    # 80 rows of a 5-D Gaussian, which a diagonal mixture models well, and a black box
+    # made of axis-aligned boxes: 8 leaves placed by 300 samples of every node's region
+    # find its thresholds, 8 leaves placed by the 80 rows alone (CART) miss many. "auto"
+    # sees it on the held-out rows by a clear margin, keeps the mixture, and beats CART
+    # on fresh rows.
+    def blackbox(Z):
+        boxes = ((Z[:, 0] > 0.5) & (Z[:, 1] > -0.3)) | ((Z[:, 3] < -0.8) & (Z[:, 0] < 0))
+        return (boxes | (Z[:, 2] > 1.2)).astype(int)
+
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        X, X_new = rng.normal(size=(80, 5)), rng.normal(size=(4000, 5))
+        est = ExtractedTreeClassifier(blackbox, max_leaves=8, n_samples=300, random_state=seed)
+        est.fit(X)
+        assert est.train_weight_ == 0.5
+        cart = DecisionTreeClassifier(max_leaf_nodes=8, random_state=seed).fit(X, blackbox(X))
+        assert est.fidelity(X_new)["accuracy"] > np.mean(cart.predict(X_new) == blackbox(X_new))
+
+
 def test_auto_train_weight_validates_on_rows_its_mixture_never_saw(monkeypatch):
     # "auto" compares the shares on held-out rows; a mixture fitted to all the rows has
     # seen the held-out ones and its samples favour it there (on 64 raw pixel columns
@@ -694,10 +759,10 @@ def test_auto_train_weight_validates_on_rows_its_mixture_never_saw(monkeypatch):
         return (Z[:, 0] > 0).astype(int)
 
     est = ExtractedTreeClassifier(blackbox, max_leaves=3, n_samples=50, random_state=0).fit(X)
-    assert len(fitted_rows) == 4 and fitted_rows[0].shape == X.shape
+    assert len(fitted_rows) == 11 and fitted_rows[0].shape == X.shape  # all rows, 10 folds
     missing = np.zeros(90, dtype=int)
     for rows in fitted_rows[1:]:
-        assert rows.shape == (60, 3)
+        assert rows.shape == (81, 3)
         missing += ~np.isin(np.arange(90), rows[:, 2])
     assert np.all(missing == 1)
     # the fit's own distribution is the one fitted to all rows
@@ -815,9 +880,10 @@ def test_refine_gosdt_maps_back_to_the_original_features():
 
 def test_refine_gosdt_regressor_maps_back_to_the_original_features():
     X = gaussian_data()
+    # (with the mixture's samples, whose thresholds find the steps' edges)
     est = ExtractedTreeRegressor(
         steps, max_leaves=8, n_samples=300, random_state=0, refine="gosdt",
-        refine_regularization=0.003, refine_time_limit=30,
+        refine_regularization=0.003, refine_time_limit=30, train_weight=0.5,
     ).fit(X)
     assert est.refine_status_ == "optimal"
     reg = est.refine_estimator_
