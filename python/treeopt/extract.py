@@ -1152,6 +1152,7 @@ class _BaseExtractedTree(BaseEstimator):
     refine_thresholds_: list[tuple[int, float]]
     refine_feature_names_: list[str]
     refine_status_: str | None
+    _cart_seed: int  # seed of the rows-alone CART, set by fit
 
     if TYPE_CHECKING:
         # Defined by the classifier and the regressor.
@@ -1496,9 +1497,12 @@ class _BaseExtractedTree(BaseEstimator):
 
     def _row_losses(self, pred: NDArray[Any], truth: NDArray[Any]) -> NDArray[np.float64]:
         """Per row: disagreement, 0 or 1 (classifier), or squared error (regressor)."""
-        if self._classification:
-            return (pred != truth).astype(np.float64)
-        return np.asarray((pred - truth) ** 2, dtype=np.float64)
+        losses: NDArray[np.float64] = (
+            (pred != truth).astype(np.float64)
+            if self._classification
+            else np.asarray((pred - truth) ** 2, dtype=np.float64)
+        )
+        return losses
 
     def _loss(self, pred: NDArray[Any], truth: NDArray[Any]) -> float:
         """Disagreements (classifier) or squared error (regressor), summed over rows."""
@@ -1661,10 +1665,12 @@ class _BaseExtractedTree(BaseEstimator):
         # The rows-alone tree is scikit-learn's CART with the same integer seed (its
         # tie-breaks between equally good splits follow the seed), so that it is the
         # very tree ``DecisionTree*(max_leaf_nodes=max_leaves, random_state=seed)``
-        # fits to the black box's labels of X.
+        # fits to the black box's labels of X, with random_state=seed.
         random_state = self.random_state
-        is_int = isinstance(random_state, Integral) and not isinstance(random_state, bool)
-        self._cart_seed = int(random_state) if is_int else int(state.randint(np.iinfo(np.int32).max))
+        if isinstance(random_state, Integral) and not isinstance(random_state, bool):
+            self._cart_seed = int(random_state)
+        else:
+            self._cart_seed = int(state.randint(np.iinfo(np.int32).max))
         if self.train_weight == "auto":
             labels = self._query(X_valid)
             # The choice draws from a stream of its own (a child of the seed, independent
