@@ -45,6 +45,17 @@ const POLL_WORK: usize = 1 << 15;
 
 const NONE: u32 = u32::MAX;
 
+/// Sums of whole numbers below this are exact in floating point (2^53).
+const EXACT_SUMS: f64 = 9_007_199_254_740_992.0;
+
+/// A better stump at position `j` (out of line: after the first few positions the scan
+/// seldom improves, and a branch over it costs less than selecting both values).
+#[cold]
+#[inline(never)]
+fn improved(cost: f64, j: usize) -> (f64, Option<u32>) {
+    (cost, Some(j as u32))
+}
+
 
 /// Why the kernel gave up on a subproblem.
 pub(crate) type Halt = crate::Status;
@@ -151,6 +162,8 @@ pub(crate) struct Depth2 {
     /// to 1, and those of its left child.
     row: Vec<f64>,
     left: Vec<f64>,
+    /// Per active feature `i`, [`triangle_start`] of `i` (filled by a call's triangle).
+    starts: Vec<usize>,
     /// The active features splitting the current set (both sides supported), and their
     /// sums (`k` each): only these can split a child.
     splitting: Vec<u32>,
@@ -264,6 +277,7 @@ impl Depth2 {
             x: vec![0.0; k],
             row: Vec::new(),
             left: Vec::new(),
+            starts: Vec::new(),
             splitting: Vec::new(),
             splitting_sums: Vec::new(),
             single: Vec::new(),
@@ -281,6 +295,7 @@ impl Depth2 {
                 .sum::<usize>()
             + 8 * (3 * self.k + self.row.capacity() + self.left.capacity() + self.splitting_sums.capacity() + self.single.capacity())
             + 4 * self.splitting.capacity()
+            + 8 * self.starts.capacity()
             + self.bits.as_ref().map_or(0, PairBits::bytes)
     }
 
@@ -302,7 +317,7 @@ impl Depth2 {
         for (cell, &j) in row.chunks_exact_mut(k).zip(splitting) {
             let j = j as usize;
             let at = match layout {
-                Layout::Triangle if j < i => triangle_start(n, j) + (i - j),
+                Layout::Triangle if j < i => self.starts[j] + (i - j),
                 Layout::Triangle => own + (j - i),
                 Layout::Rows { start, .. } => (i - start) * n + j,
             };
@@ -353,6 +368,21 @@ impl Depth2 {
             // `empty_stumps_lose`) and with the other side in registers.
             let mut whole = [0.0; K];
             whole.copy_from_slice(x);
+            if K == 2 && C == 2 && O::LOSS_IS_MINORITY && whole[0] + whole[1] < EXACT_SUMS {
+                // Two classes of exact integer sums: a leaf's loss (total less the larger
+                // class) is the smaller class, bit for bit, so the same costs in the same
+                // order with two minima where the objective's fold has sums and tests.
+                let (p, w0, w1) = (rules.penalty, whole[0], whole[1]);
+                // The smaller of two sums (never NaN: no test for it).
+                let lesser = |x: f64, y: f64| if y < x { y } else { x };
+                for (j, a) in ones.chunks_exact(2).enumerate() {
+                    let cost = (lesser(a[0], a[1]) + p) + (lesser(w0 - a[0], w1 - a[1]) + p);
+                    if cost < best {
+                        (best, feature) = improved(cost, j);
+                    }
+                }
+                return (best, feature);
+            }
             for (j, a) in ones.chunks_exact(K).enumerate() {
                 let mut other = [0.0; K];
                 for t in 0..K {
@@ -898,6 +928,10 @@ impl Depth2 {
                             }
                         }
                         let len = splitting.len() * k;
+                        if matches!(layout, Layout::Triangle) {
+                            self.starts.clear();
+                            self.starts.extend((0..n).map(|i| triangle_start(n, i)));
+                        }
                         row.resize(len, 0.0);
                         left.resize(len, 0.0);
                         if splitting.is_empty() {
@@ -1383,7 +1417,9 @@ mod tests {
 
     /// The stumps scored without the support test ([`Depth2::depth_one`] where
     /// `empty_stumps_lose`) are the stumps scored with it: the same trees, cost and
-    /// features, including with no penalty (an empty stump then ties its leaf).
+    /// features, including with no penalty (an empty stump then ties its leaf); with two
+    /// classes, where the scan takes a leaf's loss as its smaller class, the same costs
+    /// bit for bit under a fractional penalty too.
     #[test]
     fn stumps_without_the_support_test_are_the_same_trees() {
         for seed in 0..150u64 {
@@ -1396,7 +1432,7 @@ mod tests {
             assert!(!Depth2::new(&halves, None, 1.0).empty_stumps_lose);
             let whole: Vec<f64> = w.iter().map(|v| 2.0 * v).collect();
             let data = BinaryDataset::new(&x, rows, m, &y, classes, Some(&whole)).unwrap();
-            let rules = Rules { penalty: [0.0, 1.0, 4.0][(seed % 3) as usize], min_support: 1.0 };
+            let rules = Rules { penalty: [0.0, 1.0, 4.0, 0.37][(seed / 3 % 4) as usize], min_support: 1.0 };
             let task = Task { data: &data, obj: Misclassification::new(&data), splits: ZeroOneColumns::new(&data) };
             let mut never = || None;
             for keep in [2usize, 3, 5] {
