@@ -1299,12 +1299,25 @@ pub(crate) fn listed_features<O: Objective, S: SplitFamily>(t: &Task<O, S>) -> (
     let mut start = Vec::with_capacity(n_groups + 1);
     let mut listed = Vec::new();
     start.push(0);
+    // A group's counted features are those where its value differs from the flip: its
+    // features at 1 as bits, exclusive-or the flipped ones, read off in ascending order
+    // (a word operation per 64 features where a test per feature cost 4 % of car d4).
+    let words = m.div_ceil(64);
+    let mut flips = vec![0u64; words];
+    for f in (0..m).filter(|&f| flipped[f]) {
+        flips[f / 64] |= 1 << (f % 64);
+    }
+    let mut bits = vec![0u64; words];
     for list in lists {
-        let mut next = list.iter().peekable();
-        for f in 0..m as u32 {
-            let one = next.next_if_eq(&&f).is_some();
-            if one != flipped[f as usize] {
-                listed.push(f);
+        bits.fill(0);
+        for &f in list {
+            bits[f as usize / 64] |= 1 << (f % 64);
+        }
+        for (wi, (&b, &x)) in bits.iter().zip(&flips).enumerate() {
+            let mut w = b ^ x;
+            while w != 0 {
+                listed.push((wi * 64) as u32 + w.trailing_zeros());
+                w &= w - 1;
             }
         }
         start.push(listed.len() as u32);
@@ -1413,6 +1426,39 @@ mod tests {
             assert!(lists.bits.is_none());
         }
         assert!(by_bits > 2000);
+    }
+
+    /// The counted features of each group ([`listed_features`]) are, in ascending order,
+    /// those whose value differs from the column's flip, and a column is flipped where
+    /// more than half the groups have it at 1: on random problems of one to three words
+    /// of columns, a third of them mostly at 1.
+    #[test]
+    fn listed_features_are_the_values_unlike_the_flip() {
+        let mut flips = 0;
+        for seed in 0..40u64 {
+            let (rows, m) = (5 + (seed % 50) as usize, 1 + (seed * 37 % 150) as usize);
+            let (mut x, y, _) = random_rows(rows, m, 2, seed + 17);
+            for (i, v) in x.iter_mut().enumerate() {
+                if i % m % 3 == 0 {
+                    *v = 1 - *v;
+                }
+            }
+            let data = BinaryDataset::new(&x, rows, m, &y, 2, None).unwrap();
+            let task = Task { data: &data, obj: Misclassification::new(&data), splits: ZeroOneColumns::new(&data) };
+            let (flipped, start, listed) = listed_features(&task);
+            let n = data.n_groups();
+            for f in 0..m {
+                let at_one = (0..n).filter(|&g| data.feature_of(g, f) == 1).count();
+                assert_eq!(flipped[f], 2 * at_one > n, "seed {seed}, column {f}");
+                flips += flipped[f] as usize;
+            }
+            assert_eq!(start.len(), n + 1);
+            for g in 0..n {
+                let want: Vec<u32> = (0..m as u32).filter(|&f| (data.feature_of(g, f as usize) == 1) != flipped[f as usize]).collect();
+                assert_eq!(&listed[start[g] as usize..start[g + 1] as usize], &want[..], "seed {seed}, group {g}");
+            }
+        }
+        assert!(flips > 100, "{flips}");
     }
 
     /// The stumps scored without the support test ([`Depth2::depth_one`] where
