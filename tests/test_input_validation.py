@@ -17,7 +17,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 import treeopt
@@ -459,3 +459,44 @@ def test_plain_array_validation_matches_scikit_learn(rows, cols, kind, bad, dtyp
 
     ours = outcome(validate_data, check_classification_labels)
     assert ours == outcome(sklearn_validate_data, check_classification_targets)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    dtype=st.sampled_from(["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]),
+    where=st.sampled_from(["min", "max", "zero", "near zero"]),
+    offsets=st.lists(st.integers(0, 250), min_size=1, max_size=80),
+)
+@example(dtype="int8", where="min", offsets=list(range(251)))
+def test_integer_labels_are_encoded_as_unique_encodes_them(dtype, where, offsets):
+    """Integer labels of a small span are counted, not sorted (``_small_integer_classes``):
+    the same classes (values and dtype) and codes as ``np.unique``, at the ends of every
+    integer type too, and over spans wider than a narrow type's positive half."""
+    from treeopt._validation import _small_integer_classes
+
+    info = np.iinfo(dtype)
+    base = {"min": int(info.min), "max": int(info.max) - 250, "zero": 0, "near zero": -3 if info.min < 0 else 3}[where]
+    values = [base + v for v in offsets if info.min <= base + v <= info.max]
+    assume(values)
+    y = np.array(values, dtype=dtype)
+    classes, codes = _small_integer_classes(y)
+    want_classes, want_codes = np.unique(y, return_inverse=True)
+    assert classes.dtype == want_classes.dtype and codes.dtype == np.intp
+    assert np.array_equal(classes, want_classes) and np.array_equal(codes, want_codes.ravel())
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    dtype=st.sampled_from(["int8", "int64", "uint8", "uint32", "float64", "bool"]),
+    cells=st.lists(st.sampled_from([0, 1, 1, 0, 2, -1]), min_size=3, max_size=30),
+)
+def test_binary_columns_are_the_columns_of_zeros_and_ones(dtype, cells):
+    """``binary_columns``'s whole-array shortcut for integers in [0, 1] marks the columns
+    that its per-column test marks."""
+    from treeopt.tree._model import binary_columns
+
+    values = np.array(cells[: len(cells) // 3 * 3]).reshape(-1, 3)
+    if dtype.startswith("uint"):
+        values = np.abs(values)
+    X = values.astype(dtype)
+    assert binary_columns(X).tolist() == np.all((X == 0) | (X == 1), axis=0).tolist()

@@ -42,6 +42,9 @@ pub trait Objective: Sync {
     fn group_floor(&self, g: usize) -> f64;
     /// Loss of a leaf whose groups sum to `stats`, with its best label.
     fn leaf_loss(&self, stats: &[f64]) -> f64;
+    /// True when the loss of a leaf is its statistics' total less the largest (the
+    /// misclassified weight): with two statistics whose sum is exact, the smaller one.
+    const LOSS_IS_MINORITY: bool = false;
     /// The label such a leaf predicts (for classes, ties go to the lowest index).
     fn leaf_label(&self, stats: &[f64]) -> Self::Label;
     /// Loss of group `g` in a leaf predicting `label`.
@@ -151,6 +154,7 @@ macro_rules! class_weight_statistics {
 
 impl Objective for Misclassification<'_> {
     class_weight_statistics!();
+    const LOSS_IS_MINORITY: bool = true;
     #[inline]
     fn group_floor(&self, g: usize) -> f64 {
         self.data.group_minority(g)
