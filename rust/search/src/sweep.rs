@@ -360,6 +360,33 @@ pub(crate) struct Sweep {
     last: Option<(Vec<u64>, u32, SmallTree)>,
 }
 
+/// The per-set buffers that both numeric kernels (this one and the value-sum kernel,
+/// [`crate::table::Table`]) lay out alike and rebuild for every set: per dataset group
+/// its member index, the members, their per-column orders and per-(member, column)
+/// slots, and the per-member and per-slot sums. Only one kernel runs at a time, so the
+/// one about to run takes them from the other ([`Shared::swap`]) instead of both holding
+/// a copy sized for the largest set each has seen.
+pub(crate) struct Shared<'a> {
+    pub local: &'a mut Vec<u32>,
+    pub members: &'a mut Vec<u32>,
+    pub cols: &'a mut Vec<u32>,
+    pub slot: &'a mut Vec<u32>,
+    pub sums: &'a mut Vec<f64>,
+    pub slot_sums: &'a mut Vec<f64>,
+}
+
+impl Shared<'_> {
+    /// Exchanges these buffers with `other`'s (their contents are rebuilt per set).
+    pub fn swap(self, other: Shared<'_>) {
+        std::mem::swap(self.local, other.local);
+        std::mem::swap(self.members, other.members);
+        std::mem::swap(self.cols, other.cols);
+        std::mem::swap(self.slot, other.slot);
+        std::mem::swap(self.sums, other.sums);
+        std::mem::swap(self.slot_sums, other.slot_sums);
+    }
+}
+
 impl Sweep {
     pub fn new<O: Objective, S: SplitFamily>(t: &Task<O, S>, th: &Thresholds) -> Self {
         let c = t.obj.n_stats();
@@ -397,6 +424,11 @@ impl Sweep {
             + 32 * self.queue.capacity()
             + 8 * 8 * self.c
             + self.last.as_ref().map_or(0, |l| 8 * l.0.capacity())
+    }
+
+    /// The per-set buffers shared with the value-sum kernel ([`Shared`]).
+    pub(crate) fn shared(&mut self) -> Shared<'_> {
+        Shared { local: &mut self.local, members: &mut self.members, cols: &mut self.cols, slot: &mut self.slot, sums: &mut self.member_sums, slot_sums: &mut self.slot_sums }
     }
 
     /// Frees the per-subproblem buffers.
