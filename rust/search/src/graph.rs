@@ -625,6 +625,9 @@ pub(crate) struct Solver<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> {
     /// right on average (the per-group loop's work per group over every split).
     side_bits: Option<SideBits>,
     right_per_group: f64,
+    /// With the value-sum kernel, whether it (rather than the sweep) holds the per-set
+    /// buffers the two share ([`crate::sweep::Shared`]).
+    table_holds: bool,
 }
 
 #[inline]
@@ -743,8 +746,19 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
                 let th = self.t.splits.as_thresholds().expect("the sweep kernel serves thresholds");
                 let n = set.iter().map(|w| w.count_ones() as usize).sum::<usize>();
                 let data = th.numeric();
+                let on_table = self.table.is_some() && depth == 2 && table::pays(n, (0..data.n_columns()).map(|j| data.n_thresholds(j) + 1));
+                // The two kernels never run at once: the one about to run takes the
+                // per-set buffers both lay out from the other, so that they are held
+                // once (occupancy d3: the value-sum kernel held 3.9 MB while the sweep
+                // grew its own).
+                if let Some(tk) = &mut self.table {
+                    if on_table != self.table_holds {
+                        k.shared().swap(tk.shared());
+                        self.table_holds = on_table;
+                    }
+                }
                 match &mut self.table {
-                    Some(tk) if depth == 2 && table::pays(n, (0..data.n_columns()).map(|j| data.n_thresholds(j) + 1)) => {
+                    Some(tk) if on_table => {
                         tk.solve_above(&self.t, th, set, &self.rules, known, bound, budget.saturating_sub(k.bytes()), &mut stop)
                     }
                     tk => {
@@ -1538,6 +1552,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             small_trees: Default::default(),
             side_bits: None,
             right_per_group: 0.0,
+            table_holds: false,
         };
         if solver.reference.is_none() {
             let room = solver.limit / 16;
@@ -2024,6 +2039,76 @@ mod run_tests {
             let want = run(&binary, &config, &mut NoMonitor).unwrap();
             assert_eq!((res.status, want.status), (Status::Optimal, Status::Optimal));
             assert!((res.objective - want.objective).abs() < 1e-12, "depth {depth}: {} against {}", res.objective, want.objective);
+        }
+    }
+
+    /// The two numeric kernels never run at once: the one about to run takes the per-set
+    /// buffers both lay out from the other (held once, not twice), and each answers as a
+    /// kernel that kept its own buffers does.
+    #[test]
+    fn the_numeric_kernels_hold_their_shared_buffers_once() {
+        // 300 random rows, columns of 8, 5 and 12 values: the value-sum kernel takes
+        // depth two.
+        let rows = 300;
+        let mut x = Vec::with_capacity(rows * 3);
+        let mut y = Vec::with_capacity(rows);
+        let mut s = 7u64;
+        let mut next = |k: u64| {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((s >> 33) % k) as f64
+        };
+        for i in 0..rows {
+            let (a, b, c) = (next(8), next(5), next(12));
+            x.extend([a, b, c]);
+            y.push(((a > 3.0) as u32 + (b > 1.0) as u32 + (c as usize % 3 == 0) as u32 + (i % 7 == 0) as u32) % 2);
+        }
+        let data = NumericDataset::new(&x, rows, 3, &y, 2, None).unwrap();
+        let set_of = |keep: &dyn Fn(usize) -> bool| {
+            let mut set = vec![0u64; data.words()];
+            (0..data.n_groups()).filter(|&g| keep(g)).for_each(|g| set[g / 64] |= 1 << (g % 64));
+            set
+        };
+        let (all, half) = (set_of(&|_| true), set_of(&|g| g % 2 == 0));
+        assert!(data.n_groups() / 3 >= 64, "{} groups", data.n_groups());
+        let config = GosdtConfig { max_depth: Some(3), ..Default::default() };
+        let fresh = |set: &[u64], depth: u32| {
+            let mut monitor = NoMonitor;
+            let mut solver = Solver::new(&data, Misclassification::new(&data), Thresholds::new(&data), &config, None, &mut monitor);
+            solver.kernel(Some(set), 0, depth, f64::INFINITY).unwrap().0.cost
+        };
+        let mut monitor = NoMonitor;
+        let mut solver = Solver::new(&data, Misclassification::new(&data), Thresholds::new(&data), &config, None, &mut monitor);
+        let sweep_bytes = |s: &Solver<'_, '_, NoMonitor, Misclassification, Thresholds>| match &s.depth2 {
+            Kernel::Sweep(k) => k.bytes(),
+            Kernel::Pairs(_) => unreachable!("thresholds go to the sweep kernel"),
+        };
+        let table_bytes = |s: &Solver<'_, '_, NoMonitor, Misclassification, Thresholds>| s.table.as_ref().map_or(0, Table::bytes);
+        // The value-sum kernel at depth two, then the sweep at depth one on the same set:
+        // the sweep takes the buffers and the value-sum kernel keeps less than half.
+        let cost = solver.kernel(Some(&all), 0, 2, f64::INFINITY).unwrap().0.cost;
+        assert_eq!(cost, fresh(&all, 2));
+        let held = table_bytes(&solver);
+        assert!(held > 8 * 3 * data.n_groups(), "{held} bytes");
+        let cost = solver.kernel(Some(&all), 0, 1, f64::INFINITY).unwrap().0.cost;
+        assert_eq!(cost, fresh(&all, 1));
+        assert!(table_bytes(&solver) < held / 2, "{} of {held} bytes", table_bytes(&solver));
+        // Back to the value-sum kernel: the sweep keeps less than half of its buffers.
+        let held = sweep_bytes(&solver);
+        let cost = solver.kernel(Some(&half), 0, 2, f64::INFINITY).unwrap().0.cost;
+        assert_eq!(cost, fresh(&half, 2));
+        assert!(sweep_bytes(&solver) < held / 2, "{} of {held} bytes", sweep_bytes(&solver));
+        // The same kernel again on a smaller set: nothing moves, nothing grows.
+        let (held, idle) = (table_bytes(&solver), sweep_bytes(&solver));
+        let third = set_of(&|g| g % 3 == 0);
+        let cost = solver.kernel(Some(&third), 0, 2, f64::INFINITY).unwrap().0.cost;
+        assert_eq!(cost, fresh(&third, 2));
+        assert_eq!((table_bytes(&solver), sweep_bytes(&solver)), (held, idle));
+        // Every depth-one and depth-two answer on sets of either kernel after many moves.
+        for (i, set) in [&all, &half, &third].into_iter().cycle().take(12).enumerate() {
+            let depth = 1 + i as u32 % 2;
+            let _ = solver.kernel(Some(set), 0, 1, f64::INFINITY);
+            let cost = solver.kernel(Some(set), 0, depth, f64::INFINITY).unwrap().0.cost;
+            assert_eq!(cost, fresh(set, depth));
         }
     }
 }

@@ -31,7 +31,7 @@ use crate::depth2::{Halt, SmallTree};
 use crate::objective::Objective;
 use crate::rules::{side, Rules};
 use crate::split::{SplitFamily, Task, Thresholds};
-use crate::sweep::poll_every;
+use crate::sweep::{poll_every, Shared};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, TryRecvError};
 use treeopt_core::bitset::for_each_one;
@@ -206,6 +206,11 @@ impl Table {
             + self.right.bytes()
             + self.spare.iter().map(Right::bytes).sum::<usize>()
             + self.last.as_ref().map_or(0, |l| 8 * l.0.capacity())
+    }
+
+    /// The per-set buffers shared with the sweep kernel ([`Shared`]).
+    pub(crate) fn shared(&mut self) -> Shared<'_> {
+        Shared { local: &mut self.local, members: &mut self.lay.members, cols: &mut self.lay.cols, slot: &mut self.lay.slot, sums: &mut self.lay.sums, slot_sums: &mut self.all }
     }
 
     /// Frees the per-set buffers.
