@@ -79,6 +79,8 @@ class FitResult:
     threshold: Final[NDArray[np.float64]]
     value: Final[NDArray[np.float64]]
     labels: Final[NDArray[np.int64]]
+    labels_are_argmax: Final[bool]
+    node_depth: Final[NDArray[np.int64]]
     stats: Final[SearchStats]
     objective: Final[float]
     lower_bound: Final[float]

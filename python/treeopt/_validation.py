@@ -408,14 +408,18 @@ def _small_integer_classes(y: ArrayLike) -> tuple[NDArray[Any], NDArray[np.intp]
             wide = arr.astype(np.int64) if arr.dtype.kind == "i" else arr - arr.dtype.type(low)
             shifted = (wide - low if arr.dtype.kind == "i" else wide).astype(np.intp, copy=False)
             counts = np.bincount(shifted)
-            present = counts > 0
-            offsets = np.flatnonzero(present)
+            offsets = np.flatnonzero(counts)  # the values present
             if arr.dtype.kind == "i":
                 classes = (offsets + low).astype(arr.dtype)
             else:
                 classes = offsets.astype(arr.dtype) + arr.dtype.type(low)
-            codes = (np.cumsum(present) - 1).astype(np.intp)[shifted]
-            return classes, codes
+            if offsets.size == counts.size:
+                return classes, shifted  # every value from low to high: no gaps to close
+            # Numbered by rank among the values present (no comparison of the counts: in
+            # a fresh process its loop is one more page of numpy code to fault in).
+            rank = np.zeros(counts.size, dtype=np.intp)
+            rank[offsets] = np.arange(offsets.size, dtype=np.intp)
+            return classes, rank[shifted]
     return np.unique(y, return_inverse=True)
 
 

@@ -131,13 +131,17 @@ def _tree_from_result(
     # The arrays come from the solver and the rest from the fitted estimator: already
     # consistent, so the checks of Tree() (most of the Python time of a small fit) are
     # skipped.
+    # Labels the solver found to be each node's heaviest class need not be stored (nor
+    # compared here again); with rescaled values the comparison stays Tree's.
+    labels = None if res.labels_are_argmax and value is res.value else res.labels
     return Tree._from_solver(
         res.children_left,
         res.children_right,
         res.feature,
         threshold,
         value,
-        labels=res.labels,
+        labels=labels,
+        node_depth=res.node_depth,
         classes=classes,
         feature_names=None if feature_names is None else [str(f) for f in feature_names],
         n_features=n_features,
@@ -264,7 +268,10 @@ class CertifiedSearch:
         guess = res.guessed_lower_bound
         self.guessed_lower_bound_ = None if guess is None else float(guess)
         self.status_ = str(res.status)
-        self.n_leaves_ = int(self.tree_.n_leaves)
+        # A solver's tree is a proper binary tree (every split has two children): one
+        # more leaf than splits. Counted so, not by comparing children_left, whose
+        # numpy loop a first fit would fault in for this alone.
+        self.n_leaves_ = (self.tree_.node_count + 1) // 2
         self.search_stats_ = _fields(res.stats, ("subproblems", "expansions", "seconds", "memory_bytes"))
         if self.status_ == "memory_limit" and self.memory_limit is None:
             fewer = (

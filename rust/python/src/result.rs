@@ -69,6 +69,11 @@ pub struct FitResult {
     threshold: Py<PyArray1<f64>>,
     value: Py<PyArray2<f64>>,
     labels: Py<PyArray1<i64>>,
+    /// True when `labels` is every node's heaviest class in `value` (lowest index on
+    /// ties, as numpy's `argmax`): the tree then needs no labels of its own.
+    labels_are_argmax: bool,
+    /// Depth of each node (the root 0).
+    node_depth: Py<PyArray1<i64>>,
     objective: f64,
     /// Proven lower bound on the optimal objective.
     lower_bound: f64,
@@ -111,6 +116,27 @@ fn node_arrays<'py>(py: Python<'py>, tree: &Tree, n_classes: usize) -> PyResult<
     Ok((left.into_pyarray(py), right.into_pyarray(py), value.into_pyarray(py)))
 }
 
+/// Depth of each node of `tree` (the root 0), from the parents down.
+fn node_depths(tree: &Tree) -> Vec<i64> {
+    let mut depth = vec![0i64; tree.nodes.len()];
+    let mut stack = if tree.nodes.is_empty() { vec![] } else { vec![0usize] };
+    while let Some(i) = stack.pop() {
+        let node = &tree.nodes[i];
+        if node.feature.is_some() {
+            for c in [node.left, node.right] {
+                depth[c] = depth[i] + 1;
+                stack.push(c);
+            }
+        }
+    }
+    depth
+}
+
+/// Whether every node's label is its heaviest class (lowest index on ties).
+fn labels_are_argmax(tree: &Tree, labels: &[usize]) -> bool {
+    labels.len() == tree.nodes.len() && tree.nodes.iter().zip(labels).all(|(n, &l)| !n.value.is_empty() && n.prediction() == l)
+}
+
 impl FitResult {
     pub(crate) fn new(
         py: Python<'_>,
@@ -131,6 +157,8 @@ impl FitResult {
             threshold: threshold.into_pyarray(py).unbind(),
             value: value.unbind(),
             labels: labels.into_pyarray(py).unbind(),
+            labels_are_argmax: labels_are_argmax(&res.tree, &res.labels),
+            node_depth: node_depths(&res.tree).into_pyarray(py).unbind(),
             objective: res.objective,
             lower_bound: res.lower_bound,
             guessed_lower_bound: res.guessed_lower_bound,
