@@ -555,6 +555,7 @@ enum Kernel {
 }
 
 impl Kernel {
+    #[inline]
     fn bytes(&self) -> usize {
         match self {
             Kernel::Pairs(k) => k.bytes(),

@@ -88,6 +88,7 @@ struct Helper {
 }
 
 impl Helper {
+    #[inline(always)]
     fn new(c: usize) -> Self {
         Helper {
             total: vec![0.0; c],
@@ -112,6 +113,7 @@ impl Helper {
     }
 
     /// Starts a side with these statistics, equivalent-points floor and rows.
+    #[inline(always)]
     fn reset<O: Objective>(&mut self, obj: &O, totals: &[f64], floor: f64, rows: f64, rules: &Rules) {
         self.total.copy_from_slice(totals);
         self.total_rows = rows;
