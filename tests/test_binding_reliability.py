@@ -523,3 +523,38 @@ def test_node_values_stay_in_the_callers_weight_units(cls):
         for c in (0, 1):
             expected = (w * np.where(y == 0, 2.0, 0.5))[mask & (y == c)].sum()
             assert clf.tree_.value[leaf][c] == pytest.approx(expected, rel=1e-12)
+
+
+def test_result_node_depths_and_argmax_flag_match_the_node_arrays():
+    """``FitResult.node_depth`` is each node's depth and ``labels_are_argmax`` says
+    whether ``labels`` is every node's heaviest class (first on ties), as numpy
+    computes them from the node arrays; the fitted tree keeps labels only when not."""
+    from treeopt import _core
+
+    rng = np.random.default_rng(5)
+    checked = {True: 0, False: 0}
+    for trial in range(40):
+        n, m, k = 40, 3, 2 + trial % 2
+        X = rng.integers(0, 2, size=(n, m)).astype(np.uint8) if trial % 4 < 2 else np.round(rng.random((n, m)), 1)
+        y = rng.integers(0, k, size=n).astype(np.uint32)
+        cost = rng.choice([0.0, 1.0, 5.0], size=(k, k)) if trial % 3 == 0 else None
+        if cost is not None:
+            np.fill_diagonal(cost, 0.0)
+            cost = cost.ravel()
+        search = (_core.Dl85Search(3, 1, 0.0, misclassification_cost=cost) if trial % 2
+                  else _core.GosdtSearch(0.01, max_depth=3, misclassification_cost=cost))
+        res = _core.fit(X, y, None, search, n_classes=k)
+        left, right = res.children_left, res.children_right
+        depth = np.zeros(len(left), dtype=np.int64)
+        for i in range(len(left)):  # pre-order: a parent comes before its children
+            if left[i] != -1:
+                depth[left[i]] = depth[right[i]] = depth[i] + 1
+        np.testing.assert_array_equal(res.node_depth, depth)
+        argmax = bool(np.array_equal(res.labels, np.argmax(res.value, axis=1)))
+        assert res.labels_are_argmax == argmax
+        checked[argmax] += 1
+    assert checked[True] and checked[False]  # both cases met
+    clf = DL85Classifier(max_depth=2, misclassification_cost=[[0, 1], [9, 0]]).fit(X[:, :2], y % 2)
+    assert (clf.tree_.labels is None) == bool(
+        np.array_equal(clf.tree_.prediction, clf.classes_[np.argmax(clf.tree_.value, axis=1)])
+    )
