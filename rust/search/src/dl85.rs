@@ -66,7 +66,6 @@ pub fn solve_regression_numeric<M: Monitor>(data: &NumericDataset, y: &[f64], we
 }
 
 /// The graph search's form of a DL8.5 search: a depth limit and a minimum support.
-#[inline]
 fn problem(config: &Dl85Config) -> Result<GosdtConfig> {
     if config.min_samples_leaf == 0 {
         return Err(Error::new("min_samples_leaf must be at least 1"));

@@ -555,7 +555,6 @@ enum Kernel {
 }
 
 impl Kernel {
-    #[inline]
     fn bytes(&self) -> usize {
         match self {
             Kernel::Pairs(k) => k.bytes(),

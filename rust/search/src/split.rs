@@ -122,7 +122,6 @@ pub struct Thresholds<'a> {
 }
 
 impl<'a> Thresholds<'a> {
-    #[inline]
     pub fn new(data: &'a NumericDataset) -> Self {
         let mut start = Vec::with_capacity(data.n_columns() + 1);
         let mut column = Vec::new();
@@ -155,7 +154,6 @@ impl<'a> Thresholds<'a> {
 
     /// The midpoint between the largest value of split `s`'s column sent left and the
     /// smallest sent right among the groups of `set` (the split must part `set`).
-    #[inline]
     pub fn threshold_in(&self, set: &[u64], s: usize) -> f64 {
         let (j, t) = self.locate(s);
         let (mut below, mut above) = (0u32, u32::MAX);
@@ -230,7 +228,6 @@ impl SplitFamily for Thresholds<'_> {
         let d = self.data.distinct(j);
         SplitDescription { feature: j, threshold: midpoint(d[t as usize], d[t as usize + 1]) }
     }
-    #[inline]
     fn partition(&self, set: &[u64], s: usize, right: bool, out: &mut [u64]) {
         let (j, t) = self.locate(s);
         for (wi, (o, &w)) in out.iter_mut().zip(set).enumerate() {

@@ -185,7 +185,6 @@ impl Store {
     /// Inserts a new subproblem (the caller checked it is absent) with its search and
     /// proven lower bounds and the cost of a leaf. `None` when the
     /// memory limit (or the allocator) refuses the space.
-    #[inline]
     pub fn insert(&mut self, set: &[u64], depth: u32, lb: f64, proven: f64, ub: f64) -> Option<u32> {
         if self.records.len() == self.records.capacity() && !self.grow() {
             return None;

@@ -88,7 +88,6 @@ struct Helper {
 }
 
 impl Helper {
-    #[inline(always)]
     fn new(c: usize) -> Self {
         Helper {
             total: vec![0.0; c],
@@ -113,7 +112,6 @@ impl Helper {
     }
 
     /// Starts a side with these statistics, equivalent-points floor and rows.
-    #[inline(always)]
     fn reset<O: Objective>(&mut self, obj: &O, totals: &[f64], floor: f64, rows: f64, rules: &Rules) {
         self.total.copy_from_slice(totals);
         self.total_rows = rows;

@@ -196,7 +196,6 @@ impl Table {
     }
 
     /// Bytes held by the kernel's buffers.
-    #[inline(always)]
     pub fn bytes(&self) -> usize {
         let l = &self.lay;
         let pass = |p: &Pass| 8 * (p.part.capacity() + p.side_tot.capacity() + p.col_lb.capacity() + p.col_order.capacity());
