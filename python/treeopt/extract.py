@@ -1154,6 +1154,7 @@ _EXTRACT_PARAMS_DOC = """    blackbox : fitted estimator or callable
         Use this input distribution instead of fitting one to X (``n_components`` is
         then ignored), e.g. another extractor's ``input_distribution_`` to extract
         several trees, with different seeds or sizes, from one fitted distribution.
+        With ``train_weight="auto"`` the pool is drawn from it.
     train_weight : "auto" or float in [0, 1], default="auto"
         Share of the input distribution given to the training rows themselves: the
         distribution that the tree is fitted to is ``train_weight`` times the empirical
