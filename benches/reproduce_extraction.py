@@ -172,7 +172,7 @@ def fair_cart(est, Xtr, blackbox, leaves, seed, Cart):
     ``train_weight="auto"``, else its box mixture), unweighted (the fair baseline)."""
     extra = max(est.n_queries_ - Xtr.shape[0], 0)
     pool = getattr(est, "pool_distribution_", None)
-    if extra and isinstance(pool, CopulaGaussianMixture):
+    if extra and pool is not None and isinstance(pool, CopulaGaussianMixture):
         drawn = pool.sample(extra, random_state=seed)
     else:
         dist = pool if pool is not None else est.input_distribution_
