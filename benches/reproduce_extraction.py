@@ -10,8 +10,10 @@ Protocol (paper, section 4), on the datasets available here (scikit-learn's):
   black box's outputs on the test set);
 * for each of ``--splits`` random 70/30 train/test splits: train the black box on the
   training set, extract our tree from the training inputs (``n_samples`` = n, default
-  1000, ``max_leaves`` 16, the default ``train_weight="auto"``: its chosen share of the
-  training rows is printed per split) and train CART (scikit-learn's ``DecisionTree*``) on the
+  1000, ``max_leaves`` 16, the default ``train_weight="auto"``: CART on the training
+  rows and a pool of ``n * max_leaves`` inputs drawn from a full-covariance mixture of the
+  columns' normal scores, the rows' share ``n_rows / (n_rows + 100)`` printed per split)
+  and train CART (scikit-learn's ``DecisionTree*``) on the
   black box's labels of the training set with the SAME number of leaves
   (``max_leaf_nodes``); report the median over the splits;
 * multiclass rows (not in the paper): wine with a 200-tree forest (6 leaves), digits
@@ -19,7 +21,8 @@ Protocol (paper, section 4), on the datasets available here (scikit-learn's):
   (``../shared/datasets/numeric/``) with a neural network (16 leaves); fidelity is the
   accuracy against the black box's labels;
 * every row also reports the fair baseline: CART trained on as many black-box-labelled
-  rows as the extractor queried (the training rows plus draws of its fitted mixture);
+  rows as the extractor queried (the training rows plus as many draws of the distribution
+  it sampled, unweighted);
 * "score of f" is the black box's own F1 / accuracy / MSE against the true test labels;
 * for the classification rows, ``refine="gosdt"`` (GOSDT over the extraction's
   thresholds, regularization ``--refine-regularization``) is reported alongside;
@@ -47,9 +50,8 @@ Usage::
         [--refine-regularization 0.01]
         [--rows bc-forest bc-mlp diabetes-forest wine-forest digits-gb segment-mlp]
 
-Runs single-threaded (the black boxes use ``n_jobs=None``). With the default
-``train_weight="auto"`` every extraction also runs its 10-fold choice (about 13 times the
-queries of one fit with the mixture), so a full run takes tens of minutes; ``--splits 7
+Runs single-threaded (the black boxes use ``n_jobs=None``). A full run takes several
+minutes (mostly the ``refine="gosdt"`` column and the stability trees); ``--splits 7
 --stability-trees 4 --refine-regularization 0`` is a quicker check.
 """
 
@@ -82,6 +84,11 @@ from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 import treeopt
 from treeopt import ExtractedTreeClassifier, ExtractedTreeRegressor, Tree
 from treeopt.extract import BoxGaussianMixture
+
+try:
+    from treeopt.extract import CopulaGaussianMixture
+except ImportError:  # an older treeopt (the A/B comparison's base)
+    CopulaGaussianMixture = type(None)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _numeric_data import load_numeric  # noqa: E402
@@ -161,11 +168,16 @@ def make_blackbox(row, seed):
 
 def fair_cart(est, Xtr, blackbox, leaves, seed, Cart):
     """CART on as many black-box-labelled rows as the extractor queried: the training
-    rows plus draws of the extractor's fitted mixture (the fair baseline)."""
+    rows plus draws of the distribution it sampled (``pool_distribution_`` for
+    ``train_weight="auto"``, else its box mixture), unweighted (the fair baseline)."""
     extra = max(est.n_queries_ - Xtr.shape[0], 0)
-    dist = est.input_distribution_
-    box = np.full(Xtr.shape[1], np.inf)
-    drawn = dist.sample(-box, box, extra, random_state=seed) if extra else Xtr[:0]
+    pool = getattr(est, "pool_distribution_", None)
+    if extra and pool is not None and isinstance(pool, CopulaGaussianMixture):
+        drawn = pool.sample(extra, random_state=seed)
+    else:
+        dist = pool if pool is not None else est.input_distribution_
+        box = np.full(Xtr.shape[1], np.inf)
+        drawn = dist.sample(-box, box, extra, random_state=seed) if extra else Xtr[:0]
     rows = np.vstack([Xtr, drawn])
     return Cart(max_leaf_nodes=max(leaves, 2), random_state=seed).fit(rows, blackbox.predict(rows))
 

@@ -24,7 +24,7 @@ from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from treeopt import ExtractedTreeClassifier, ExtractedTreeRegressor, GOSDTRegressor, Tree
 from treeopt.extract import (
     BoxGaussianMixture,
-    _BaseExtractedTree,
+    CopulaGaussianMixture,
     _best_split,
     _split_decrease,
     _class_indices,
@@ -510,13 +510,13 @@ def test_queries_are_batched_and_counted():
         rows_only, max_leaves=6, n_samples=100, random_state=0, train_weight=1
     ).fit(X)
     assert [len(b) for b in rows_only.batches] == [len(X)] and est.n_queries_ == len(X)
-    # "auto": the training rows are queried once, first; the cross-validation fits and
-    # the final fit then query samples only, and every query is counted
+    # "auto": ONE query, the training rows followed by a pool of n_samples * max_leaves
+    # inputs, counted
     auto = CallLog(rule)
     est = ExtractedTreeClassifier(auto, max_leaves=6, n_samples=100, random_state=0).fit(X)
-    sizes = [len(b) for b in auto.batches]
-    assert sizes[0] == len(X) and all(size % 200 == 0 for size in sizes[1:])
-    assert est.n_queries_ == sum(sizes) and est.train_weight_ in (0.5, 1.0)
+    assert [len(b) for b in auto.batches] == [len(X) + 600] and est.n_queries_ == len(X) + 600
+    assert np.array_equal(auto.batches[0][: len(X)], X)
+    assert est.train_weight_ == len(X) / (len(X) + 100)
 
 
 def test_zero_gain_stops_early():
@@ -640,14 +640,14 @@ def test_training_rows_raise_multiclass_fidelity():
     assert total[0.5] > total[0.0]
 
 
-def test_auto_train_weight_drops_the_mixture_where_it_misleads():
-    # The inputs lie on a curve in 3-D; a diagonal Gaussian mixture puts almost all its
-    # mass off the curve, where the black box answers a third class the data never
-    # shows. Trees that give the mixture half the distribution (the former default)
-    # agree less with the black box on fresh rows than CART on the rows' labels; "auto"
-    # sees that on held-out training rows, uses the rows alone (in most splits: the
-    # held-out disagreements are a handful of rows, so a split may go either way) and
-    # never loses to CART.
+def test_auto_train_weight_where_the_mixture_misleads():
+    # The inputs lie on a curve in 3-D; a mixture puts much of its mass off the curve,
+    # where the black box answers a third class the data never shows. Trees that give
+    # a diagonal mixture half the distribution agree less with the black box on fresh
+    # rows than "auto", whose pool (a quarter of it off the curve) weighs 20% against
+    # the 400 rows. That still costs "auto" up to 0.5% of fresh rows against CART on
+    # the rows alone on some seeds (0.9935 vs 0.9985 on seed 0): the known limit of
+    # the default, pinned here so that a change that widens it is seen.
     def curve(n, seed):
         t = np.random.default_rng(seed).uniform(-1, 1, n)
         return np.column_stack([t, np.sin(3 * t), t**2 - 0.5 * t])
@@ -656,8 +656,7 @@ def test_auto_train_weight_drops_the_mixture_where_it_misleads():
         off = np.abs(X[:, 1] - np.sin(3 * X[:, 0])) + np.abs(X[:, 2] - X[:, 0] ** 2 + 0.5 * X[:, 0])
         return np.where(off > 0.1, 2, (np.sin(5 * X[:, 0]) > 0).astype(int))
 
-    total = {0.5: 0.0, "auto": 0.0, "cart": 0.0}
-    rows_alone = 0
+    total = {0.5: 0.0, "auto": 0.0}
     for seed in range(3):
         X, X_test = curve(400, seed), curve(2000, 100 + seed)
         fidelity = {}
@@ -666,15 +665,10 @@ def test_auto_train_weight_drops_the_mixture_where_it_misleads():
                 blackbox, max_leaves=5, n_samples=200, random_state=seed, train_weight=share
             ).fit(X)
             fidelity[share] = est.fidelity(X_test)["accuracy"]
-            if share == "auto":
-                rows_alone += est.train_weight_ == 1.0
+            total[share] += fidelity[share]
         cart = DecisionTreeClassifier(max_leaf_nodes=5, random_state=0).fit(X, blackbox(X))
-        fidelity["cart"] = np.mean(cart.predict(X_test) == blackbox(X_test))
-        assert fidelity["cart"] <= fidelity["auto"] + 1e-12
-        for key, value in fidelity.items():
-            total[key] += value
-    assert rows_alone >= 2
-    assert total[0.5] < total["cart"] <= total["auto"] + 1e-12
+        assert fidelity["auto"] >= np.mean(cart.predict(X_test) == blackbox(X_test)) - 0.006
+    assert total[0.5] < total["auto"]
 
 
 def _splits_by_path(tree):
@@ -733,69 +727,73 @@ def test_auto_train_weight_keeps_the_mixture_where_it_helps():
         X, X_new = rng.normal(size=(80, 5)), rng.normal(size=(4000, 5))
         est = ExtractedTreeClassifier(blackbox, max_leaves=8, n_samples=300, random_state=seed)
         est.fit(X)
-        assert est.train_weight_ == 0.5
+        assert est.train_weight_ == 80 / 180
         cart = DecisionTreeClassifier(max_leaf_nodes=8, random_state=seed).fit(X, blackbox(X))
         assert est.fidelity(X_new)["accuracy"] > np.mean(cart.predict(X_new) == blackbox(X_new))
 
 
-def test_auto_train_weight_validates_on_rows_its_mixture_never_saw(monkeypatch):
-    # "auto" compares the shares on held-out rows; a mixture fitted to all the rows has
-    # seen the held-out ones and its samples favour it there (on 64 raw pixel columns
-    # that chose the mixture where it loses to the rows alone on fresh data). So every
-    # fold's trees sample a mixture fitted to the fold's own rows: each training row is
-    # missing from exactly one of the fold mixtures.
-    fitted_rows = []
-    original = BoxGaussianMixture.fit.__func__
+def test_auto_is_cart_on_the_weighted_rows_and_pool():
+    # "auto" is scikit-learn's CART on the rows and the pool it queried, the rows
+    # weighing n / (n + 100) in total and the pool the rest: the same splits, node for
+    # node, and the same predictions (thresholds moved to float64 midpoints of the same
+    # partitions), for a classifier and a regressor.
+    X = gaussian_data(300, 4, seed=1)
+    X_new = gaussian_data(2000, 4, seed=2)
+    cases = [
+        (ExtractedTreeClassifier, DecisionTreeClassifier, rule),
+        (ExtractedTreeRegressor, DecisionTreeRegressor, lambda Z: steps(Z) + 0.3 * Z[:, 2]),
+    ]
+    for Extractor, Cart, fn in cases:
+        log = CallLog(fn)
+        est = Extractor(log, max_leaves=7, n_samples=150, random_state=5).fit(X)
+        (batch,) = log.batches
+        m = batch.shape[0] - len(X)
+        assert m == 150 * 7
+        share = len(X) / (len(X) + 100)
+        weight = np.concatenate([np.full(len(X), share / len(X)), np.full(m, (1 - share) / m)])
+        cart = Cart(max_leaf_nodes=7, random_state=5).fit(batch, fn(batch), sample_weight=weight)
+        assert _splits_by_path(est.tree_) == _splits_by_path(cart.tree_)
+        assert np.allclose(est.predict(X_new), cart.predict(X_new), rtol=1e-12, atol=0)
+        # the pool is a sample of the distribution fitted to X, not X itself
+        assert est.pool_distribution_.n_features == 4
+        assert not np.isin(batch[len(X):, 0], X[:, 0]).any()
 
-    def spy(cls, X, *args, **kwargs):
-        fitted_rows.append(np.asarray(X).copy())
-        return original(cls, X, *args, **kwargs)
 
-    monkeypatch.setattr(BoxGaussianMixture, "fit", classmethod(spy))
-    X = np.random.default_rng(0).normal(size=(90, 3))
-    X[:, 2] = np.arange(90)  # every row is told apart by its last column
-
-    def blackbox(Z):
-        return (Z[:, 0] > 0).astype(int)
-
-    est = ExtractedTreeClassifier(blackbox, max_leaves=3, n_samples=50, random_state=0).fit(X)
-    assert len(fitted_rows) == 11 and fitted_rows[0].shape == X.shape  # all rows, 10 folds
-    missing = np.zeros(90, dtype=int)
-    for rows in fitted_rows[1:]:
-        assert rows.shape == (81, 3)
-        missing += ~np.isin(np.arange(90), rows[:, 2])
-    assert np.all(missing == 1)
-    # the fit's own distribution is the one fitted to all rows
-    assert est.input_distribution_.n_features == 3
-    # a given input distribution is used as it is: nothing is refitted
-    fitted_rows.clear()
-    ExtractedTreeClassifier(
-        blackbox, max_leaves=3, n_samples=50, random_state=0,
-        input_distribution=est.input_distribution_,
+def test_auto_pool_comes_from_a_given_input_distribution():
+    # With input_distribution, "auto" draws its pool from it (nothing is refitted):
+    # here a mixture concentrated far from X, which the pool then follows.
+    X = gaussian_data(200, 2)
+    far = BoxGaussianMixture([1.0], [[50.0, 50.0]], [[0.1, 0.1]])
+    log = CallLog(rule)
+    est = ExtractedTreeClassifier(
+        log, max_leaves=3, n_samples=50, random_state=0, input_distribution=far
     ).fit(X)
-    assert fitted_rows == []
+    assert est.pool_distribution_ is far
+    pool = log.batches[0][len(X):]
+    assert pool.shape == (150, 2) and np.all(np.abs(pool - 50.0) < 1.0)
 
 
-def test_auto_final_tree_draws_are_independent_of_the_choice(monkeypatch):
-    # The final tree of "auto" samples a stream of its own: however many draws the
-    # choice of the share takes from its stream, the final tree is the same for a given
-    # random_state (before, the choice's draws shifted the final tree's samples, so a
-    # change to the validation alone re-rolled the final fit).
-    X = gaussian_data()
-    trees = []
-    for extra_draws in (0, 1, 1000):
-        def choose(self, X, labels, rng, extra_draws=extra_draws):
-            rng.random(extra_draws)
-            return 0.5
-
-        monkeypatch.setattr(_BaseExtractedTree, "_choose_train_weight", choose)
-        est = ExtractedTreeClassifier(rule, max_leaves=6, n_samples=200, random_state=3).fit(X)
-        assert est.train_weight_ == 0.5
-        trees.append(est.tree_)
-    assert trees[0] == trees[1] == trees[2]
-    # the draws still depend on random_state
-    other = ExtractedTreeClassifier(rule, max_leaves=6, n_samples=200, random_state=4).fit(X)
-    assert not np.array_equal(trees[0].threshold, other.tree_.threshold)
+def test_copula_mixture_keeps_marginals_and_dependence():
+    # A skewed column, its strongly dependent partner and a three-valued integer column:
+    # the samples stay in the skewed column's range, the integer column on its values,
+    # and the dependence of the first two is kept (an axis-aligned mixture of one
+    # component, BoxGaussianMixture, loses it entirely).
+    rng = np.random.default_rng(0)
+    a = rng.exponential(size=2000)
+    X = np.column_stack([a, np.log1p(a) + 0.05 * rng.normal(size=2000), rng.integers(0, 3, 2000)])
+    mix = CopulaGaussianMixture.fit(X, n_components=3, random_state=0)
+    Z = mix.sample(5000, random_state=1)
+    assert Z.shape == (5000, 3) and mix.n_features == 3
+    assert Z[:, 0].min() >= X[:, 0].min() and Z[:, 0].max() <= X[:, 0].max()
+    assert set(np.unique(Z[:, 2])) == {0.0, 1.0, 2.0}
+    rank = lambda V: stats.spearmanr(V[:, 0], V[:, 1])[0]
+    assert rank(Z) > 0.9 and abs(rank(Z) - rank(X)) < 0.05
+    diag = BoxGaussianMixture.fit(X, n_components=1, random_state=0)
+    W = diag.sample(np.full(3, -np.inf), np.full(3, np.inf), 5000, random_state=1)
+    assert abs(rank(W)) < 0.1
+    # a Generator or a seed; the same seed gives the same sample
+    assert np.array_equal(mix.sample(10, random_state=3), mix.sample(10, random_state=3))
+    assert mix.sample(10, np.random.default_rng(0)).shape == (10, 3)
 
 
 def test_predict_proba_only_black_box():

@@ -17,7 +17,12 @@ Model Extraction* (``../shared/papers/model-extraction-active-sampling.txt``):
    until ``max_leaves`` leaves or zero gain.
 
 :class:`ExtractedTreeClassifier` and :class:`ExtractedTreeRegressor` wrap this in a
-scikit-learn estimator; the result is the shared :class:`treeopt.Tree` (``tree_``).
+scikit-learn estimator (a numeric ``train_weight``); the result is the shared
+:class:`treeopt.Tree` (``tree_``). Their default, ``train_weight="auto"``, draws one
+pool of inputs from a :class:`CopulaGaussianMixture` (a full-covariance mixture of the
+columns' normal scores, which an axis-aligned mixture cannot condition on a box but
+models correlated columns far better) and fits CART to the training rows and the pool,
+labelled by the black box and weighted.
 :class:`ExtractedTreeClassifier` can hand the sampled data to
 :class:`treeopt.GOSDTClassifier` (``refine="gosdt"``) for a provably optimal sparse tree
 of the black box over the thresholds the extraction found.
@@ -47,9 +52,9 @@ from sklearn.base import (
 from sklearn.exceptions import NotFittedError
 from sklearn.metrics import accuracy_score, f1_score, mean_squared_error
 from sklearn.mixture import GaussianMixture
-from sklearn.model_selection import KFold
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from sklearn.utils import check_random_state
+from threadpoolctl import threadpool_limits
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
@@ -69,7 +74,12 @@ if TYPE_CHECKING:
 
     from .optimal import GOSDTClassifier, GOSDTRegressor
 
-__all__ = ["BoxGaussianMixture", "ExtractedTreeClassifier", "ExtractedTreeRegressor"]
+__all__ = [
+    "BoxGaussianMixture",
+    "CopulaGaussianMixture",
+    "ExtractedTreeClassifier",
+    "ExtractedTreeRegressor",
+]
 
 #: A seed or a source of random numbers (``Generator`` only where it is accepted).
 _RandomState = Union[int, RandomState, None]
@@ -112,25 +122,11 @@ def _log_ndtr_diff(alpha: ArrayLike, beta: ArrayLike) -> NDArray[np.float64]:
     return out
 
 
-#: The share of the training rows that ``train_weight="auto"`` weighs against the rows
-#: alone (share 1): the rows and the mixture in equal shares.
-_AUTO_SHARE = 0.5
-#: Folds of the cross-validation that chooses between them: many, so that the trees it
-#: compares are grown on nearly as many rows as the final tree (with 3 folds, the rows
-#: alone were judged on two thirds of them, where they lose more to the mixture than
-#: on all of them, and the mixture was chosen where it then lost to CART).
-_AUTO_FOLDS = 10
-#: The mixture must earn its place: its cross-validated gain over the rows alone must
-#: exceed this many standard errors (the paired per-row differences of their losses;
-#: 1.645: a one-sided test at the 5% level). It costs queries, and on held-out rows
-#: that the black box was trained on, a smaller gain did not tell where it would win
-#: on fresh rows: with a margin of 1 it was chosen, and lost to CART, on most splits
-#: of a neural network on breast cancer and of held-out cases (an SVM on raisin, kNN
-#: on wine).
-_AUTO_MARGIN = 1.645
-#: Trees (independent draws of the mixture) among which the final fit of share
-#: ``_AUTO_SHARE`` keeps the one that agrees best with the black box on the training rows.
-_AUTO_DRAWS = 3
+#: ``train_weight="auto"`` counts its pool of sampled inputs as this many training rows:
+#: ``n`` rows get the share ``n / (n + _AUTO_POOL_ROWS)`` of the input distribution.
+#: The pool fills in where rows are few and its weight fades as they grow: a sampled
+#: input only approximates the data's distribution, the rows are exact draws of it.
+_AUTO_POOL_ROWS = 100.0
 
 _GMM_PURPOSE = "to fit a Gaussian mixture and sample from it"
 
@@ -689,6 +685,132 @@ def _discrete_grids(
     return low, high, size
 
 
+class CopulaGaussianMixture:
+    """A full-covariance Gaussian mixture of the columns' normal scores, to sample inputs.
+
+    Every column is mapped to a standard normal by its empirical quantiles
+    (scikit-learn's ``QuantileTransformer(output_distribution="normal")``), and a
+    Gaussian mixture with full covariances is fitted to the mapped rows by EM. A
+    sample is drawn from the mixture and mapped back by the columns' quantiles, so
+    every column keeps its marginal distribution and range (skewed or bounded
+    columns stay skewed and bounded), while the mixture models the dependence
+    between the columns that an axis-aligned mixture (:class:`BoxGaussianMixture`)
+    misses. Discrete columns (see :meth:`BoxGaussianMixture.fit`) are rounded to
+    their grid. Unlike :class:`BoxGaussianMixture` it cannot be conditioned on a
+    box: ``train_weight="auto"`` draws one pool of it for the whole tree.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from treeopt.extract import CopulaGaussianMixture
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.column_stack([rng.exponential(size=500), rng.integers(0, 3, 500)])
+    >>> Z = CopulaGaussianMixture.fit(X, random_state=0).sample(1000, random_state=0)
+    >>> bool(Z[:, 0].min() >= X[:, 0].min()), np.unique(Z[:, 1]).tolist()
+    (True, [0.0, 1.0, 2.0])
+    """
+
+    def __init__(
+        self,
+        quantiles: Any,
+        mixture: GaussianMixture,
+        grid_min: NDArray[np.float64],
+        grid_max: NDArray[np.float64],
+        grid_size: NDArray[np.float64],
+    ) -> None:
+        self.quantiles = quantiles
+        self.mixture = mixture
+        self.grid_min, self.grid_max, self.grid_size = grid_min, grid_max, grid_size
+
+    @classmethod
+    def fit(
+        cls,
+        X: ArrayLike,
+        n_components: int = 10,
+        random_state: _RandomState = None,
+        reg_covar: float = 1e-3,
+    ) -> CopulaGaussianMixture:
+        """Fit the columns' quantiles and the mixture to the rows of ``X``.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+            Finite training inputs.
+        n_components : int, default=10
+            Mixture components (capped at the number of rows).
+        random_state : int, RandomState or None
+            Seed of the quantiles' subsample and of the EM initialisation.
+        reg_covar : float, default=1e-3
+            Added to the diagonal of the covariances (in normal scores), which keeps
+            them invertible with few rows per component.
+
+        Returns
+        -------
+        CopulaGaussianMixture
+        """
+        from sklearn.preprocessing import QuantileTransformer
+
+        X = np.asarray(X, dtype=np.float64)
+        center_and_scale(X, _GMM_PURPOSE)  # a clear error for columns too large
+        quantiles = QuantileTransformer(
+            n_quantiles=int(min(1000, X.shape[0])),
+            output_distribution="normal",
+            random_state=random_state,
+        )
+        scores = quantiles.fit_transform(X)
+        mixture = GaussianMixture(
+            n_components=int(min(n_components, X.shape[0])),
+            covariance_type="full",
+            reg_covar=reg_covar,
+            init_params="k-means++",
+            random_state=random_state,
+        )
+        # EM's linear algebra is on n_features x n_features matrices: threaded BLAS
+        # only adds overhead there (6x slower on 19 columns with 2 busy cores)
+        with threadpool_limits(limits=1, user_api="blas"):
+            mixture.fit(scores)
+        return cls(quantiles, mixture, *_discrete_grids(X))
+
+    @property
+    def n_features(self) -> int:
+        """int : Number of columns."""
+        return int(self.grid_size.size)
+
+    def sample(
+        self, n_samples: int, random_state: _RandomState | np.random.Generator = None
+    ) -> NDArray[np.float64]:
+        """``n_samples`` i.i.d. rows of the distribution.
+
+        Parameters
+        ----------
+        n_samples : int
+        random_state : int, RandomState, Generator or None
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features)
+        """
+        rng = random_state
+        if not isinstance(rng, np.random.Generator):
+            rng = np.random.default_rng(check_random_state(rng).randint(np.iinfo(np.int32).max))
+        mix = self.mixture
+        n = int(n_samples)
+        counts = rng.multinomial(n, mix.weights_ / mix.weights_.sum())
+        blocks = [
+            mean + rng.standard_normal((c, mean.size)) @ np.linalg.cholesky(cov).T
+            for mean, cov, c in zip(mix.means_, mix.covariances_, counts)
+        ]
+        scores = np.vstack(blocks)[rng.permutation(n)]
+        X: NDArray[np.float64] = self.quantiles.inverse_transform(scores)
+        disc = self.grid_size > 0
+        if disc.any():
+            low, size = self.grid_min[disc], self.grid_size[disc]
+            step = np.where(size > 1, (self.grid_max[disc] - low) / np.maximum(size - 1, 1), 1.0)
+            k = np.clip(np.round((X[:, disc] - low) / step), 0, size - 1)
+            X[:, disc] = np.where(k == size - 1, self.grid_max[disc], low + k * step)
+        return X
+
+
 # --------------------------------------------------------------------------- #
 # split search on a sample of a node
 # --------------------------------------------------------------------------- #
@@ -1032,6 +1154,7 @@ _EXTRACT_PARAMS_DOC = """    blackbox : fitted estimator or callable
         Use this input distribution instead of fitting one to X (``n_components`` is
         then ignored), e.g. another extractor's ``input_distribution_`` to extract
         several trees, with different seeds or sizes, from one fitted distribution.
+        With ``train_weight="auto"`` the pool is drawn from it.
     train_weight : "auto" or float in [0, 1], default="auto"
         Share of the input distribution given to the training rows themselves: the
         distribution that the tree is fitted to is ``train_weight`` times the empirical
@@ -1049,24 +1172,20 @@ _EXTRACT_PARAMS_DOC = """    blackbox : fitted estimator or callable
         between equally good splits as it would on its own; otherwise a seed is drawn
         from it), with each threshold moved to the float64 midpoint of the same
         partition of the rows.
-        ``"auto"`` chooses between 1 and 0.5 (rows and mixture in equal shares) by
-        10-fold cross-validation on the training rows: on every fold, a tree of each
-        share is grown on the other folds' rows and predicts the fold's rows. The
-        mixture is chosen only if its total disagreement with the black box on the
-        held-out rows (number of disagreements, or squared error for a regressor) is
-        lower than the rows-alone trees' by more than 1.645 standard errors of the
-        paired per-row differences (a one-sided test at the 5% level; McNemar's for a
-        classifier); otherwise the rows alone, i.e. CART's tree. It then refits with
-        the chosen share on all rows (``train_weight_``). The mixture costs queries and
-        helps only where it models the inputs well, which the held-out rows tell; so
-        that they can tell it, each fold's trees sample a mixture fitted to that fold's
-        rows only (unless ``input_distribution`` is given). The held-out rows are
-        usually rows the black box was trained on: where it memorised them (forests,
-        boosting), its labels there favour the rows alone, so "auto" may keep CART's
-        tree where the mixture would have done better on fresh rows. The final fit
-        with share 0.5 grows 3 trees from independent draws of the mixture and keeps
-        the one that agrees best with the black box on the training rows. The
-        cross-validation fits' queries count in ``n_queries_``.
+        ``"auto"``: the rows and one pool of ``n_samples * max_leaves`` inputs drawn
+        from a :class:`CopulaGaussianMixture` fitted to X (a full-covariance mixture of
+        the columns' normal scores, which follows the dependence between the columns
+        and every column's range; or from ``input_distribution`` when given), labelled
+        by the black box in one query with the rows. The ``n`` rows get the share
+        ``n / (n + 100)`` (``train_weight_``): the pool counts as 100 rows, filling in
+        where the rows are few and fading as they grow, since a sampled input only
+        approximates the data's distribution. The tree is scikit-learn's CART fitted
+        to the rows and the pool weighted by those shares (``max_leaf_nodes=max_leaves``,
+        ``random_state`` as for the rows alone), with the thresholds moved to float64
+        midpoints as above. The rows alone, where the black box was usually trained,
+        tell it apart from the data's real distribution less well than the black box
+        does on fresh rows (a forest or boosting labels them as it memorised them);
+        the pool shows the black box's answers between and around the rows.
 """
 
 
@@ -1153,6 +1272,8 @@ class _BaseExtractedTree(BaseEstimator):
     refine_feature_names_: list[str]
     refine_status_: str | None
     _cart_seed: int  # seed of the rows-alone CART, set by fit
+    _pool_seed: int  # seed of the pool's mixture, set by fit
+    pool_distribution_: CopulaGaussianMixture | BoxGaussianMixture  # "auto" only
 
     if TYPE_CHECKING:
         # Defined by the classifier and the regressor.
@@ -1416,6 +1537,7 @@ class _BaseExtractedTree(BaseEstimator):
     def _fit_distribution(self, X: NDArray[np.float64], rng: RandomState) -> None:
         """Fit (or check) ``input_distribution_``."""
         gmm_seed = rng.randint(np.iinfo(np.int32).max)
+        self._pool_seed = gmm_seed
         if self.input_distribution is None:
             self.input_distribution_ = BoxGaussianMixture.fit(
                 X, self.n_components, random_state=gmm_seed
@@ -1428,72 +1550,104 @@ class _BaseExtractedTree(BaseEstimator):
                 )
             self.input_distribution_ = self.input_distribution
 
-    def _choose_train_weight(
-        self, X: NDArray[np.float64], labels: NDArray[Any], rng: np.random.Generator
-    ) -> float:
-        """``train_weight="auto"``: ``_AUTO_SHARE`` if its trees beat the rows alone
-        (share 1) on held-out rows by more than ``_AUTO_MARGIN`` standard errors, else 1.
-
-        ``_AUTO_FOLDS``-fold cross-validation: on every fold, one tree of each share is
-        grown on the other folds' rows and both predict the fold's rows. With ``d_i``
-        the rows-alone tree's loss on row ``i`` minus the mixture tree's (disagreement
-        with the black box's ``labels``, 0 or 1, or squared error), the mixture is
-        chosen iff ``sum(d) > _AUTO_MARGIN * sqrt(sum(d**2))``: for a classifier that
-        is McNemar's statistic on the rows where the two trees disagree, for a
-        regressor a paired test of the squared errors. Unless ``input_distribution``
-        was given, each fold's mixture is fitted to the fold's own rows, never to its
-        held-out ones."""
-        n = X.shape[0]
-        if n < 2:
-            return 1.0
-        seed = int(rng.integers(np.iinfo(np.int32).max))
-        folds = KFold(min(_AUTO_FOLDS, n), shuffle=True, random_state=seed).split(X)
-        diff = np.zeros(n)
-        fitted = self.input_distribution_
-        try:
-            for fit_rows, held_out in folds:
-                if self.input_distribution is None:
-                    # The mixture of each fold is fitted to the fold's own rows: one
-                    # fitted to all rows has seen the held-out ones, and its samples
-                    # then favour it on them (a leak that chose the mixture where it
-                    # loses on fresh rows, e.g. 64 raw pixel columns).
-                    self.input_distribution_ = BoxGaussianMixture.fit(
-                        X[fit_rows], self.n_components, random_state=seed
-                    )
-                losses = []
-                for share in (1.0, _AUTO_SHARE):
-                    nodes = self._grow(X[fit_rows], labels[fit_rows], share, rng)
-                    losses.append(
-                        self._row_losses(self._predict_nodes(nodes, X[held_out]), labels[held_out])
-                    )
-                diff[held_out] = losses[0] - losses[1]
-        finally:
-            self.input_distribution_ = fitted
-        largest = float(np.max(np.abs(diff)))
-        if not largest > 0:
-            return 1.0  # the two trees agree on every held-out row
-        diff /= largest  # (squared errors of huge outputs would overflow when squared)
-        mixture_wins = diff.sum() > _AUTO_MARGIN * np.sqrt(np.sum(diff**2))
-        return _AUTO_SHARE if mixture_wins else 1.0
-
-    def _grow_best(
-        self, X: NDArray[np.float64], labels: NDArray[Any], share: float, rng: np.random.Generator
+    def _grow_pool(
+        self,
+        X: NDArray[np.float64],
+        labels: NDArray[Any],
+        pool: NDArray[np.float64],
+        pool_labels: NDArray[Any],
+        share: float,
     ) -> list[_Node]:
-        """The tree of ``_AUTO_DRAWS`` grown with ``share`` (independent draws of the
-        mixture) that disagrees least with the black box's ``labels`` of the rows X it
-        was grown on: the draws weigh the same rows alike, so X tells which draw's
-        sampling noise serves the input distribution best. Share 1 draws nothing: one
-        tree."""
-        if share == 1.0:
-            return self._grow(X, labels, share, rng)
-        best = self._grow(X, labels, share, rng)
-        best_loss = self._loss(self._predict_nodes(best, X), labels)
-        for _ in range(_AUTO_DRAWS - 1):
-            nodes = self._grow(X, labels, share, rng)
-            loss = self._loss(self._predict_nodes(nodes, X), labels)
-            if loss < best_loss:
-                best, best_loss = nodes, loss
-        return best
+        """scikit-learn's CART on the training rows ``X`` and a ``pool`` of sampled
+        inputs with their black-box outputs, weighted; returns the list of nodes (root
+        first).
+
+        CART (``max_leaf_nodes=max_leaves``, the fit's ``random_state``) is fitted to
+        the union, the ``n`` rows weighing ``share`` of the input distribution and the
+        ``m`` pool inputs the rest (``share / n`` and ``(1 - share) / m`` each). The
+        nodes follow CART's splits, each threshold moved to the float64 midpoint of the
+        same partition of the node's rows and samples; with ``refine="gosdt"`` every
+        leaf also gets its best candidate split."""
+        n, d = X.shape
+        m = pool.shape[0]
+        out = np.concatenate([labels, pool_labels])
+        root = self._new_node(np.full(d, -np.inf), np.full(d, np.inf), -1, X, labels, 1.0 / n, share)
+        root.update(X=pool, labels=pool_labels, mass=1.0, prob=1.0, pool=True)
+        nodes = [root]
+        classification = self._classification
+        tree = None
+        if self.max_leaves >= 2:
+            Cart = DecisionTreeClassifier if classification else DecisionTreeRegressor
+            target = _class_indices(out) if classification else out
+            weight = np.concatenate([np.full(n, share / n), np.full(m, (1.0 - share) / max(m, 1))])
+            cart = Cart(max_leaf_nodes=self.max_leaves, random_state=self._cart_seed)
+            tree = cart.fit(np.vstack([X, pool]), target, sample_weight=weight).tree_
+        stack = [(0, 0)]  # (index in nodes, node of CART's tree)
+        while stack:
+            idx, k = stack.pop()
+            node = nodes[idx]
+            rows, target, weights = self._node_rows(node, "all")
+            if tree is None or tree.children_left[k] == TREE_LEAF:
+                node["feature"], node["threshold"], node["gain"] = -1, np.nan, 0.0
+                if self.refine is not None:  # a candidate split for GOSDT
+                    feature, threshold, _ = _best_split(rows, target, classification, weights)
+                    node["feature"], node["threshold"] = feature, threshold
+                continue
+            f = int(tree.feature[k])
+            t = _cart_threshold(rows[:, f], float(tree.threshold[k]))
+            decrease = _split_decrease(rows, target, f, t, classification, weights)
+            node["feature"], node["threshold"] = f, t
+            node["gain"] = node["prob"] * decrease
+            left_upper = node["upper"].copy()
+            left_upper[f] = min(left_upper[f], t)
+            right_lower = node["lower"].copy()
+            right_lower[f] = max(right_lower[f], t)
+            for lower, upper, child in (
+                (node["lower"], left_upper, tree.children_left[k]),
+                (right_lower, node["upper"], tree.children_right[k]),
+            ):
+                nodes.append(self._pool_child(nodes, idx, lower, upper))
+                stack.append((len(nodes) - 1, int(child)))
+            node["left"], node["right"] = len(nodes) - 2, len(nodes) - 1
+        return nodes
+
+    def _pool_child(
+        self, nodes: list[_Node], idx: int, lower: NDArray[np.float64], upper: NDArray[np.float64]
+    ) -> _Node:
+        """The child of node ``idx`` of a pooled tree: its training rows and samples."""
+        parent = nodes[idx]
+        child = self._child(nodes, idx, lower, upper)
+        syn = parent["X"]
+        inside = np.all((syn > lower) & (syn <= upper), axis=1)
+        count = int(np.count_nonzero(inside))
+        mass = parent["mass"] * count / syn.shape[0] if count else 0.0
+        share = child["share"]
+        child.update(
+            X=syn[inside],
+            labels=parent["labels"][inside],
+            mass=mass,
+            prob=share * child["real_weight"] * len(child["real_X"]) + (1.0 - share) * mass,
+            pool=True,
+        )
+        return child
+
+    @staticmethod
+    def _sample_pool(
+        dist: CopulaGaussianMixture | BoxGaussianMixture, m: int, rng: np.random.Generator
+    ) -> NDArray[np.float64]:
+        """``m`` inputs drawn from ``dist`` (unconditioned)."""
+        if isinstance(dist, BoxGaussianMixture):
+            whole = np.full(dist.n_features, np.inf)
+            return dist.sample(-whole, whole, m, rng)
+        return dist.sample(m, rng)
+
+    def _pool_distribution(
+        self, X: NDArray[np.float64], seed: int
+    ) -> CopulaGaussianMixture | BoxGaussianMixture:
+        """The given ``input_distribution``, or a :class:`CopulaGaussianMixture` of X."""
+        if self.input_distribution is not None:
+            return self.input_distribution
+        return CopulaGaussianMixture.fit(X, self.n_components, random_state=seed)
 
     def _row_losses(self, pred: NDArray[Any], truth: NDArray[Any]) -> NDArray[np.float64]:
         """Per row: disagreement, 0 or 1 (classifier), or squared error (regressor)."""
@@ -1672,14 +1826,14 @@ class _BaseExtractedTree(BaseEstimator):
         else:
             self._cart_seed = int(state.randint(np.iinfo(np.int32).max))
         if self.train_weight == "auto":
-            labels = self._query(X_valid)
-            # The choice draws from a stream of its own (a child of the seed, independent
-            # of ``rng``): the final tree then sees the same draws whatever the choice
-            # consumed, i.e. the tree the chosen share grows from this seed, and the
-            # choice's draws never shift the final fit's.
-            select = np.random.Generator(np.random.SFC64(np.random.SeedSequence(seed).spawn(1)[0]))
-            self.train_weight_ = self._choose_train_weight(X_valid, labels, select)
-            return X_valid, self._grow_best(X_valid, labels, self.train_weight_, rng)
+            n = X_valid.shape[0]
+            self.train_weight_ = n / (n + _AUTO_POOL_ROWS)
+            self.pool_distribution_ = self._pool_distribution(X_valid, self._pool_seed)
+            pool = self._sample_pool(self.pool_distribution_, self.n_samples * self.max_leaves, rng)
+            # one query: the training rows, then the pool
+            out = self._query(np.vstack([X_valid, pool]))
+            nodes = self._grow_pool(X_valid, out[:n], pool, out[n:], self.train_weight_)
+            return X_valid, nodes
         self.train_weight_ = float(self.train_weight)
         return X_valid, self._grow(X_valid, None, self.train_weight_, rng)
 
@@ -1755,20 +1909,23 @@ class _BaseExtractedTree(BaseEstimator):
         # The mixture's samples of all nodes, weighted to represent the mixture, and
         # the training rows (the root holds them all), in their shares of the input
         # distribution.
-        X_syn = np.vstack([nd["X"] for nd in nodes])
-        n_rows = np.array([nd["X"].shape[0] for nd in nodes])
-        mass = self._node_probabilities(nodes, "mass")
         root = nodes[0]
         share = root["share"]
+        if root.get("pool"):  # one pool for all nodes (train_weight="auto"): the root's
+            X_syn, y_syn = root["X"], root["labels"]
+            w_syn = np.full(X_syn.shape[0], 1.0 / max(X_syn.shape[0], 1))
+        else:
+            X_syn = np.vstack([nd["X"] for nd in nodes])
+            y_syn = np.concatenate([nd["labels"] for nd in nodes])
+            n_rows = np.array([nd["X"].shape[0] for nd in nodes])
+            mass = self._node_probabilities(nodes, "mass")
+            w_syn = (
+                _importance_weights(tree, n_rows, X_syn, mass) if X_syn.shape[0] else np.empty(0)
+            )
         X_all = np.vstack([root["real_X"], X_syn])
-        y_all = np.concatenate([root["real_labels"]] + [nd["labels"] for nd in nodes])
+        y_all = np.concatenate([root["real_labels"], y_syn])
         weight = np.concatenate(
-            [
-                np.full(root["real_X"].shape[0], share * root["real_weight"]),
-                (1.0 - share) * _importance_weights(tree, n_rows, X_syn, mass)
-                if X_syn.shape[0]
-                else np.empty(0),
-            ]
+            [np.full(root["real_X"].shape[0], share * root["real_weight"]), (1.0 - share) * w_syn]
         )
         names = self._feature_names() or [f"x{j}" for j in range(self.n_features_in_)]
         self.refine_thresholds_ = pairs
@@ -1799,12 +1956,15 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
     __doc__ = (
         """Explain a black-box classifier with a decision tree extracted by active sampling.
 
-    Fits a diagonal Gaussian mixture to the training inputs, then grows an axis-aligned
-    tree best-first: every leaf's split (Gini) is chosen on fresh inputs sampled from the
-    mixture *conditioned on the leaf's region* and labelled by the black box, so deep
-    leaves get as much data as the root (Bastani, Kim and Bastani, "Interpreting Blackbox
-    Models via Model Extraction", section 3). ``y`` is ignored: the labels come from the
-    black box.
+    With a numeric ``train_weight``, fits a diagonal Gaussian mixture to the training
+    inputs, then grows an axis-aligned tree best-first: every leaf's split (Gini) is
+    chosen on fresh inputs sampled from the mixture *conditioned on the leaf's region*
+    and labelled by the black box, so deep leaves get as much data as the root
+    (Bastani, Kim and Bastani, "Interpreting Blackbox Models via Model Extraction",
+    section 3). The default, ``train_weight="auto"``, instead draws one pool of inputs
+    from a full-covariance mixture of the columns' normal scores and fits CART to the
+    training rows and the pool, labelled by the black box and weighted (see
+    ``train_weight``). ``y`` is ignored: the labels come from the black box.
 """
         + _parameters_section("GOSDTClassifier", labelled="labelled", gain="fidelity (as a probability under the input distribution)")
         + """    tree_ : treeopt.Tree
@@ -1821,9 +1981,12 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         Seconds spent inside black-box calls during ``fit``.
     train_weight_ : float
         The share of the input distribution given to the training rows (``train_weight``,
-        or the share ``train_weight="auto"`` chose).
+        or ``n / (n + 100)`` for ``train_weight="auto"`` and ``n`` rows).
     input_distribution_ : BoxGaussianMixture
-        The fitted input distribution (can be sampled in any box).
+        The fitted input distribution (can be sampled in any box); the active
+        sampling of a numeric ``train_weight`` draws from it.
+    pool_distribution_ : CopulaGaussianMixture or BoxGaussianMixture
+        ``train_weight="auto"`` only: the distribution its pool was drawn from.
 """
         + _REFINE_ATTRIBUTES_DOC.format(estimator="GOSDTClassifier", constant="a single class")
         + """    n_features_in_ : int
@@ -1934,9 +2097,10 @@ class ExtractedTreeRegressor(RegressorMixin, _BaseExtractedTree):
         """Explain a black-box regression model with a decision tree extracted by active sampling.
 
     The regression version of :class:`ExtractedTreeClassifier`: splits maximise the
-    variance reduction of the black box's outputs, estimated on fresh samples of every
-    leaf's region, and leaves predict the mean output of their samples. ``y`` is
-    ignored.
+    variance reduction of the black box's outputs (estimated on fresh samples of every
+    leaf's region with a numeric ``train_weight``, on the rows and one pool of samples
+    with ``"auto"``), and leaves predict the mean output of their rows and samples.
+    ``y`` is ignored.
 """
         + _parameters_section("GOSDTRegressor", labelled="evaluated", gain="share of the outputs' variance explained")
         + """    tree_ : treeopt.Tree
@@ -1946,7 +2110,7 @@ class ExtractedTreeRegressor(RegressorMixin, _BaseExtractedTree):
         input distribution.
 """
         + _REFINE_ATTRIBUTES_DOC.format(estimator="GOSDTRegressor", constant="constant outputs")
-        + """    n_queries_, n_blackbox_calls_, blackbox_time_, train_weight_, input_distribution_ :
+        + """    n_queries_, n_blackbox_calls_, blackbox_time_, train_weight_, input_distribution_, pool_distribution_ :
         As for :class:`ExtractedTreeClassifier`.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
