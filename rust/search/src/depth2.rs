@@ -305,6 +305,11 @@ impl Depth2 {
             + self.bits.as_ref().map_or(0, PairBits::bytes)
     }
 
+    /// The feature polarity and per-group lists ([`listed_features`]), once built.
+    pub fn lists(&self) -> Option<(&[bool], &[u32], &[u32])> {
+        self.lists_built.then_some((&self.flipped[..], &self.listed_start[..], &self.listed[..]))
+    }
+
     /// Frees the pair sums (the largest buffer) so that other structures may use the room.
     pub fn release_pairs(&mut self) {
         (self.pairs, self.held) = (Vec::new(), Vec::new());
