@@ -400,6 +400,30 @@ impl SideBits {
         self.live.len() * self.planes.len() * len
     }
 
+    /// Writes into `totals` the statistics summed over `set` (`totals.len()` of them) and
+    /// returns its floor and rows: the per-group loop's whole-number sums, by counts.
+    fn totals(&self, set: &[u64], totals: &mut [f64]) -> (f64, f64) {
+        with_popcount(
+            #[inline(always)]
+            || {
+                let (w, c) = (self.words, totals.len());
+                let (mut minority, mut rows) = (0u64, 0u64);
+                for (q, &(k, p)) in self.planes.iter().enumerate() {
+                    let mask = &self.masks[q * w..(q + 1) * w];
+                    let count = set.iter().zip(mask).map(|(s, x)| (s & x).count_ones() as u64).sum::<u64>() << p;
+                    if k < c {
+                        totals[k] += count as f64;
+                    } else if k == c {
+                        minority += count;
+                    } else {
+                        rows += count;
+                    }
+                }
+                (minority as f64, rows as f64)
+            },
+        )
+    }
+
     /// Writes the sums over the set [`SideBits::work`] noted of the right sides of
     /// splits `first..first + len` (statistics `c` per split, floors, rows).
     fn sums(&mut self, set: &[u64], first: usize, len: usize, c: usize, weights: &mut [f64], minority: &mut [f64], rows: &mut [u32]) {
@@ -802,14 +826,30 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         }
         lv.totals.fill(0.0);
         let (mut rows, mut minority, mut reference_total) = (0.0, 0.0, 0.0);
-        for_each_one(&lv.set, |g| {
-            for (t, w) in lv.totals.iter_mut().zip(obj.group_stats(g)) {
-                *t += w;
+        // By population counts where the bits take fewer word operations than the loop
+        // takes additions (the same whole-number sums; car_evaluation d4: 37 passes of
+        // about 1,000 groups each, 1.1 M of the fit's 27 M instructions by the loop).
+        let c = obj.n_stats();
+        let by_bits = match &self.side_bits {
+            Some(bits) if reference.is_none() => {
+                let (planes, words) = (bits.planes.len(), lv.set.iter().filter(|&&w| w != 0).count());
+                (planes * words) as f64 * 2.0 < popcount(&lv.set) as f64 * (c + 2) as f64
             }
-            minority += obj.group_floor(g);
-            reference_total += reference.map_or(0.0, |r| r[g]);
-            rows += data.group_rows(g) as f64;
-        });
+            _ => false,
+        };
+        if by_bits {
+            let bits = self.side_bits.as_ref().expect("checked just above");
+            (minority, rows) = bits.totals(&lv.set, &mut lv.totals);
+        } else {
+            for_each_one(&lv.set, |g| {
+                for (t, w) in lv.totals.iter_mut().zip(obj.group_stats(g)) {
+                    *t += w;
+                }
+                minority += obj.group_floor(g);
+                reference_total += reference.map_or(0.0, |r| r[g]);
+                rows += data.group_rows(g) as f64;
+            });
+        }
         (lv.minority, lv.rows, lv.reference_total) = (minority, rows, reference_total);
         lv.runs.clear();
         for r in 0..self.runs.len() {
@@ -1667,6 +1707,15 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         }
         out.sort_unstable_by_key(|s| s.split);
         Ok(out)
+    }
+
+    /// The pairwise kernel's feature polarity and per-group lists ([`listed_features`]),
+    /// when it has built them: the Rashomon builder's pair table counts the same way.
+    pub(crate) fn kernel_lists(&self) -> Option<(&[bool], &[u32], &[u32])> {
+        match &self.depth2 {
+            Kernel::Pairs(k) => k.lists(),
+            Kernel::Sweep(_) => None,
+        }
     }
 
     /// Per split of the subproblem `set` with two levels left, a lower bound on the cost

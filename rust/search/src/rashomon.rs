@@ -426,6 +426,13 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
         // are added in another order: the tolerance keeps a split whose bound meets the
         // limit up to rounding.
         let rules = self.solver.rules();
+        if self.pairs.listed_start.is_empty() {
+            // The search's kernel counts the same way: its lists, copied, cost less than
+            // building them again (car_evaluation d4: 0.44 M instructions).
+            if let Some((flipped, start, listed)) = self.solver.kernel_lists() {
+                (self.pairs.flipped, self.pairs.listed_start, self.pairs.listed) = (flipped.to_vec(), start.to_vec(), listed.to_vec());
+            }
+        }
         self.pairs.sum_singles(self.solver.task(), set);
         let mut screened: Vec<u32> = {
             let (table, obj) = (self.pairs.table(), &self.solver.task().obj);
@@ -558,6 +565,8 @@ struct PairBuffers {
     mean_square_listed: f64,
     m: usize,
     c: usize,
+    /// The lists (given or built), the row bits and the means are ready.
+    prepared: bool,
 }
 
 /// The dataset's rows as bit vectors, for datasets whose rows weigh alike (every
@@ -747,10 +756,13 @@ impl PairBuffers {
 
     /// Builds the lists of counted columns and the row bits at the first call.
     fn prepare<O: crate::objective::Objective, S: SplitFamily>(&mut self, task: &Task<O, S>) {
-        if !self.listed_start.is_empty() {
+        if self.prepared {
             return;
         }
-        (self.flipped, self.listed_start, self.listed) = listed_features(task);
+        self.prepared = true;
+        if self.listed_start.is_empty() {
+            (self.flipped, self.listed_start, self.listed) = listed_features(task);
+        }
         self.row_bits = RowBits::new(task.data, task.splits.n_splits(), &self.listed_start, &self.listed);
         let lengths = self.listed_start.windows(2).map(|w| (w[1] - w[0]) as f64);
         let groups = (self.listed_start.len() - 1).max(1) as f64;
