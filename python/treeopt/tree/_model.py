@@ -715,27 +715,17 @@ class Tree:
         n_features: int,
         binary_features: NDArray[np.bool_] | bool | None,
         labels: NDArray[np.int64] | None,
-        node_depth: NDArray[np.int64] | None = None,
+        node_depth: NDArray[np.int64],
     ) -> Tree:
         """A classification tree from node arrays a Rust solver built, without the
         checks of ``__init__``: the solver emits a proper binary tree rooted at node 0
         (leaves -1 / -2 / -2.0) with finite, non-negative class totals, and the
-        estimator passes its own validated classes and features; ``node_depth``, when
-        the solver gives it, is each node's depth (computed here otherwise). Internal:
+        estimator passes its own validated classes and features; ``node_depth`` is each
+        node's depth, as the solver computed it. Internal:
         callers with arrays of any other origin use ``Tree(...)``."""
         tree = cls.__new__(cls)
         left = np.asarray(children_left, dtype=np.int64)
         right = np.asarray(children_right, dtype=np.int64)
-        if node_depth is None:
-            internal = left != TREE_LEAF
-            node_depth = np.zeros(left.shape[0], dtype=np.int64)
-            frontier = np.flatnonzero(internal[:1])
-            level = 1
-            while frontier.size:
-                kids = np.concatenate([left[frontier], right[frontier]])
-                node_depth[kids] = level
-                frontier = kids[internal[kids]]
-                level += 1
         if binary_features is True:
             binary_features = np.ones(n_features, dtype=bool)
         elif binary_features is not None:
