@@ -4,59 +4,47 @@
 
 use crate::bitset::{words_for, Bitset};
 use crate::error::{Error, Result};
+use crate::hash;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-/// A fast hasher for the grouping keys (rows of feature values): a multiply-xor step per
-/// eight bytes and the murmur3 finaliser, as the search's store hashes its sets. The
-/// standard SipHash cost more than half the packing of a small dataset (car_evaluation:
-/// 1,728 rows of 15 bytes, 1.3 M of the dataset's 2.1 M instructions). Not keyed: the
-/// keys are the caller's own data.
+/// A fast hasher for the grouping keys (rows of feature values): the solvers' shared
+/// multiply-xor hash ([`crate::hash`]) per eight bytes. The standard SipHash cost more
+/// than half the packing of a small dataset (car_evaluation: 1,728 rows of 15 bytes,
+/// 1.3 M of the dataset's 2.1 M instructions). Not keyed: the keys are the caller's own
+/// data.
 #[derive(Default, Clone, Copy)]
 pub(crate) struct RowHasher(u64);
-
-impl RowHasher {
-    const K: u64 = 0x9E37_79B9_7F4A_7C15;
-
-    #[inline]
-    fn mix(&mut self, w: u64) {
-        self.0 = (self.0 ^ w).wrapping_mul(Self::K);
-        self.0 ^= self.0 >> 32;
-    }
-}
 
 impl Hasher for RowHasher {
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
         let mut chunks = bytes.chunks_exact(8);
         for c in &mut chunks {
-            self.mix(u64::from_le_bytes(c.try_into().expect("eight bytes")));
+            self.0 = hash::mix(self.0, u64::from_le_bytes(c.try_into().expect("eight bytes")));
         }
         let rest = chunks.remainder();
         if !rest.is_empty() {
             let mut tail = [0u8; 8];
             tail[..rest.len()].copy_from_slice(rest);
             // The tail's length is mixed in, so that trailing zero bytes still count.
-            self.mix(u64::from_le_bytes(tail) ^ ((rest.len() as u64) << 59));
+            self.0 = hash::mix(self.0, u64::from_le_bytes(tail) ^ ((rest.len() as u64) << 59));
         }
     }
 
     #[inline]
     fn write_u64(&mut self, w: u64) {
-        self.mix(w);
+        self.0 = hash::mix(self.0, w);
     }
 
     #[inline]
     fn write_usize(&mut self, w: usize) {
-        self.mix(w as u64);
+        self.0 = hash::mix(self.0, w as u64);
     }
 
     #[inline]
     fn finish(&self) -> u64 {
-        // murmur3 finaliser: the table uses both the low and the top bits.
-        let mut h = self.0 ^ (self.0 >> 33);
-        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-        h ^ (h >> 33)
+        hash::finalize(self.0)
     }
 }
 

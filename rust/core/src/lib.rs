@@ -4,6 +4,7 @@
 pub mod bitset;
 pub mod dataset;
 pub mod error;
+pub mod hash;
 pub mod io;
 pub mod numeric;
 pub mod tree;

@@ -75,7 +75,7 @@ use hashbrown::HashTable;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use treeopt_core::bitset::{and_into, and_not_into, for_each_one, words_for};
-use treeopt_core::{BinaryDataset, Error, Node, Result, Tree};
+use treeopt_core::{hash, BinaryDataset, Error, Node, Result, Tree};
 
 /// Slack added before flooring a ratio of objective quantities (see the module notes).
 const SLACK: f64 = 1e-9;
@@ -366,16 +366,12 @@ fn prepare_warm_start(tree: &Tree, data: &BinaryDataset) -> Result<Tree> {
 /// Hash of a sequence of `u32` codes (leaf clauses or leaf ids).
 #[inline]
 fn hash_u32s(key: &[u32]) -> u64 {
-    const K: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut h = (key.len() as u64 ^ 0x243F_6A88_85A3_08D3).wrapping_mul(K);
+    let mut h = (key.len() as u64 ^ 0x243F_6A88_85A3_08D3).wrapping_mul(hash::K);
     for &x in key {
-        h = (h ^ x as u64).wrapping_mul(K);
+        h = (h ^ x as u64).wrapping_mul(hash::K);
         h ^= h >> 29;
     }
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    h ^= h >> 33;
-    h
+    hash::finalize(h)
 }
 
 /// Bytes of a hashbrown table of `u32` with this capacity (as in `store.rs`).

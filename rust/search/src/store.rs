@@ -6,6 +6,7 @@
 //! and then it costs one branch per expansion.
 
 use hashbrown::HashTable;
+use treeopt_core::hash;
 
 /// Bytes of one logged split: the entry and its index slot (key, position, control byte,
 /// with the table's spare room).
@@ -42,17 +43,8 @@ impl Record {
 /// Hash of a capture set and remaining depth.
 #[inline]
 pub fn hash_key(words: &[u64], depth: u32) -> u64 {
-    const K: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut h = (depth as u64 ^ 0x243F_6A88_85A3_08D3).wrapping_mul(K);
-    for &w in words {
-        h = (h ^ w).wrapping_mul(K);
-        h ^= h >> 32;
-    }
-    // murmur3 finaliser: hashbrown uses both the low and the top bits.
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    h ^= h >> 33;
-    h
+    let start = (depth as u64 ^ 0x243F_6A88_85A3_08D3).wrapping_mul(hash::K);
+    hash::finalize(words.iter().fold(start, |h, &w| hash::mix(h, w)))
 }
 
 /// The bounds of one split of one subproblem, as last tightened by the search.
