@@ -22,7 +22,9 @@ scikit-learn estimator (a numeric ``train_weight``); the result is the shared
 pool of inputs from a :class:`CopulaGaussianMixture` (a full-covariance mixture of the
 columns' normal scores, which an axis-aligned mixture cannot condition on a box but
 models correlated columns far better) and fits CART to the training rows and the pool,
-labelled by the black box and weighted.
+labelled by the black box and weighted; another weight of the rows (of a few, the rows
+alone included) replaces the default where its tree agrees clearly better with the black
+box on fresh inputs drawn between neighbouring rows.
 :class:`ExtractedTreeClassifier` can hand the sampled data to
 :class:`treeopt.GOSDTClassifier` (``refine="gosdt"``) for a provably optimal sparse tree
 of the black box over the thresholds the extraction found.
@@ -122,11 +124,31 @@ def _log_ndtr_diff(alpha: ArrayLike, beta: ArrayLike) -> NDArray[np.float64]:
     return out
 
 
-#: ``train_weight="auto"`` counts its pool of sampled inputs as this many training rows:
-#: ``n`` rows get the share ``n / (n + _AUTO_POOL_ROWS)`` of the input distribution.
-#: The pool fills in where rows are few and its weight fades as they grow: a sampled
-#: input only approximates the data's distribution, the rows are exact draws of it.
+#: ``train_weight="auto"`` counts its pool of sampled inputs as this many training rows
+#: by default: ``n`` rows get the share ``n / (n + _AUTO_POOL_ROWS)``. The pool fills in
+#: where rows are few and its weight fades as they grow: a sampled input only
+#: approximates the data's distribution, the rows are exact draws of it.
 _AUTO_POOL_ROWS = 100.0
+
+#: The other rows' shares that ``train_weight="auto"`` tries (1: the rows alone, CART).
+#: One replaces the default only where its tree agrees clearly better with the black box
+#: on fresh inputs between the rows.
+_AUTO_SHARES = (1.0, 0.9, 0.75, 0.5)
+
+#: How many standard errors below the default share's a share's mean loss on the check
+#: inputs must be for ``train_weight="auto"`` to take it (a one-sided paired z-test at
+#: about 2.3%).
+_AUTO_MARGIN = 2.0
+
+
+def _clearly_lower(loss: NDArray[np.float64], base: NDArray[np.float64]) -> bool:
+    """Whether the losses ``loss`` are lower than ``base`` on the same inputs by more
+    than :data:`_AUTO_MARGIN` standard errors of their mean paired difference."""
+    diff = loss - base
+    if diff.size < 2:
+        return bool(diff.sum() < 0)
+    spread = float(diff.std(ddof=1))
+    return bool(diff.mean() < -_AUTO_MARGIN * spread / np.sqrt(diff.size))
 
 _GMM_PURPOSE = "to fit a Gaussian mixture and sample from it"
 
@@ -802,13 +824,54 @@ class CopulaGaussianMixture:
         ]
         scores = np.vstack(blocks)[rng.permutation(n)]
         X: NDArray[np.float64] = self.quantiles.inverse_transform(scores)
-        disc = self.grid_size > 0
-        if disc.any():
-            low, size = self.grid_min[disc], self.grid_size[disc]
-            step = np.where(size > 1, (self.grid_max[disc] - low) / np.maximum(size - 1, 1), 1.0)
-            k = np.clip(np.round((X[:, disc] - low) / step), 0, size - 1)
-            X[:, disc] = np.where(k == size - 1, self.grid_max[disc], low + k * step)
-        return X
+        return _round_to_grids(X, self.grid_min, self.grid_max, self.grid_size)
+
+
+def _round_to_grids(
+    X: NDArray[np.float64],
+    grid_min: NDArray[np.float64],
+    grid_max: NDArray[np.float64],
+    grid_size: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """``X`` with every discrete column (``grid_size > 0``, see :func:`_discrete_grids`)
+    rounded to the nearest value of its grid, in place."""
+    disc = grid_size > 0
+    if disc.any():
+        low, size = grid_min[disc], grid_size[disc]
+        step = np.where(size > 1, (grid_max[disc] - low) / np.maximum(size - 1, 1), 1.0)
+        k = np.clip(np.round((X[:, disc] - low) / step), 0, size - 1)
+        X[:, disc] = np.where(k == size - 1, grid_max[disc], low + k * step)
+    return X
+
+
+def _interpolated_rows(
+    X: NDArray[np.float64], m: int, rng: np.random.Generator, k: int = 5
+) -> NDArray[np.float64]:
+    """``m`` inputs between the rows of ``X`` and their neighbours: a random row, one of
+    its ``k`` nearest rows (Euclidean, in standardised columns) at random, and a point
+    uniformly on the segment between them (SMOTE's draw, Chawla et al. 2002), discrete
+    columns rounded to their grids.
+
+    They stay where the data lies (between rows, as fresh rows of the same
+    distribution do), unlike a fitted mixture, and are not the rows themselves, where
+    a black box answers what it memorised: ``train_weight="auto"`` scores its
+    candidate trees on them."""
+    from sklearn.neighbors import NearestNeighbors
+
+    n = X.shape[0]
+    anchor = rng.integers(0, n, m)
+    k = min(k, n - 1)
+    if k < 1:
+        return X[anchor].copy()
+    center, scale = center_and_scale(X, _GMM_PURPOSE)
+    Z = (X - center) / np.where(scale > 0, scale, 1.0)
+    # the anchor's own row comes first among its neighbours (or a duplicate of it)
+    rows, which = np.unique(anchor, return_inverse=True)
+    near = NearestNeighbors(n_neighbors=k + 1).fit(Z).kneighbors(Z[rows], return_distance=False)
+    other = near[which, rng.integers(1, k + 1, m)]
+    step = rng.random((m, 1))
+    out = X[anchor] + step * (X[other] - X[anchor])
+    return _round_to_grids(out, *_discrete_grids(X))
 
 
 # --------------------------------------------------------------------------- #
@@ -1175,17 +1238,26 @@ _EXTRACT_PARAMS_DOC = """    blackbox : fitted estimator or callable
         ``"auto"``: the rows and one pool of ``n_samples * max_leaves`` inputs drawn
         from a :class:`CopulaGaussianMixture` fitted to X (a full-covariance mixture of
         the columns' normal scores, which follows the dependence between the columns
-        and every column's range; or from ``input_distribution`` when given), labelled
-        by the black box in one query with the rows. The ``n`` rows get the share
-        ``n / (n + 100)`` (``train_weight_``): the pool counts as 100 rows, filling in
-        where the rows are few and fading as they grow, since a sampled input only
-        approximates the data's distribution. The tree is scikit-learn's CART fitted
-        to the rows and the pool weighted by those shares (``max_leaf_nodes=max_leaves``,
-        ``random_state`` as for the rows alone), with the thresholds moved to float64
-        midpoints as above. The rows alone, where the black box was usually trained,
-        tell it apart from the data's real distribution less well than the black box
-        does on fresh rows (a forest or boosting labels them as it memorised them);
-        the pool shows the black box's answers between and around the rows.
+        and every column's range; or from ``input_distribution`` when given), and
+        ``n_samples * max_leaves // 2`` check inputs, each on the segment between a
+        random row and one of its 5 nearest rows (standardised columns), all labelled
+        by the black box in one query with the rows. scikit-learn's CART
+        (``max_leaf_nodes=max_leaves``, ``random_state`` as for the rows alone) is
+        fitted to the rows and the pool weighted by the rows' share: by default
+        ``n / (n + 100)`` for ``n`` rows (the pool counts as 100 rows, filling in where
+        the rows are few and fading as they grow), and also 1 (the rows alone), 0.9,
+        0.75 and 0.5. Another share replaces the default only if its tree disagrees
+        with the black box on the check inputs less than the default's by more than
+        2 standard errors of the paired differences (the best such share), so that
+        a noisy difference never moves the tree. The tree kept has its thresholds
+        moved to float64 midpoints as above; its share is ``train_weight_``, every
+        share's disagreement is in ``train_weight_losses_``. The rows alone, where
+        the black box was usually trained, show what it memorised there (a forest or
+        boosting repeats the training labels); the pool shows its answers between and
+        around the rows, but only approximates the data's distribution. Check inputs
+        between neighbouring rows are where fresh rows fall, yet not the rows
+        themselves, so they show where the pool misleads (the rows alone then win
+        clearly) or should weigh more.
 """
 
 
@@ -1274,6 +1346,7 @@ class _BaseExtractedTree(BaseEstimator):
     _cart_seed: int  # seed of the rows-alone CART, set by fit
     _pool_seed: int  # seed of the pool's mixture, set by fit
     pool_distribution_: CopulaGaussianMixture | BoxGaussianMixture  # "auto" only
+    train_weight_losses_: dict[float, float]  # "auto" only
 
     if TYPE_CHECKING:
         # Defined by the classifier and the regressor.
@@ -1550,6 +1623,32 @@ class _BaseExtractedTree(BaseEstimator):
                 )
             self.input_distribution_ = self.input_distribution
 
+    def _pool_cart(
+        self,
+        X: NDArray[np.float64],
+        target: NDArray[Any],
+        pool: NDArray[np.float64],
+        pool_target: NDArray[Any],
+        share: float,
+    ) -> Any:
+        """scikit-learn's CART (``max_leaf_nodes=max_leaves``, the fit's ``random_state``)
+        on the training rows ``X`` and a ``pool`` of sampled inputs, with their targets
+        (class indices or outputs), the ``n`` rows weighing ``share`` of the input
+        distribution and the ``m`` pool inputs the rest (``share / n`` and ``(1 - share)
+        / m`` each); share 1 fits the rows alone. The fitted estimator, or None when
+        ``max_leaves`` is 1."""
+        if self.max_leaves < 2:
+            return None
+        Cart = DecisionTreeClassifier if self._classification else DecisionTreeRegressor
+        cart = Cart(max_leaf_nodes=self.max_leaves, random_state=self._cart_seed)
+        n, m = X.shape[0], pool.shape[0]
+        if share == 1.0 or m == 0:
+            return cart.fit(X, target)
+        weight = np.concatenate([np.full(n, share / n), np.full(m, (1.0 - share) / m)])
+        return cart.fit(
+            np.vstack([X, pool]), np.concatenate([target, pool_target]), sample_weight=weight
+        )
+
     def _grow_pool(
         self,
         X: NDArray[np.float64],
@@ -1557,31 +1656,21 @@ class _BaseExtractedTree(BaseEstimator):
         pool: NDArray[np.float64],
         pool_labels: NDArray[Any],
         share: float,
+        cart: Any,
     ) -> list[_Node]:
-        """scikit-learn's CART on the training rows ``X`` and a ``pool`` of sampled
-        inputs with their black-box outputs, weighted; returns the list of nodes (root
-        first).
+        """The nodes (root first) of ``cart``, scikit-learn's CART fitted to the training
+        rows ``X`` and a ``pool`` of sampled inputs with their black-box outputs, the rows
+        weighing ``share`` (see :meth:`_pool_cart`; None: a single leaf).
 
-        CART (``max_leaf_nodes=max_leaves``, the fit's ``random_state``) is fitted to
-        the union, the ``n`` rows weighing ``share`` of the input distribution and the
-        ``m`` pool inputs the rest (``share / n`` and ``(1 - share) / m`` each). The
-        nodes follow CART's splits, each threshold moved to the float64 midpoint of the
-        same partition of the node's rows and samples; with ``refine="gosdt"`` every
+        The nodes follow CART's splits, each threshold moved to the float64 midpoint of
+        the same partition of the node's rows and samples; with ``refine="gosdt"`` every
         leaf also gets its best candidate split."""
         n, d = X.shape
-        m = pool.shape[0]
-        out = np.concatenate([labels, pool_labels])
         root = self._new_node(np.full(d, -np.inf), np.full(d, np.inf), -1, X, labels, 1.0 / n, share)
         root.update(X=pool, labels=pool_labels, mass=1.0, prob=1.0, pool=True)
         nodes = [root]
         classification = self._classification
-        tree = None
-        if self.max_leaves >= 2:
-            Cart = DecisionTreeClassifier if classification else DecisionTreeRegressor
-            target = _class_indices(out) if classification else out
-            weight = np.concatenate([np.full(n, share / n), np.full(m, (1.0 - share) / max(m, 1))])
-            cart = Cart(max_leaf_nodes=self.max_leaves, random_state=self._cart_seed)
-            tree = cart.fit(np.vstack([X, pool]), target, sample_weight=weight).tree_
+        tree = None if cart is None else cart.tree_
         stack = [(0, 0)]  # (index in nodes, node of CART's tree)
         while stack:
             idx, k = stack.pop()
@@ -1826,16 +1915,52 @@ class _BaseExtractedTree(BaseEstimator):
         else:
             self._cart_seed = int(state.randint(np.iinfo(np.int32).max))
         if self.train_weight == "auto":
-            n = X_valid.shape[0]
-            self.train_weight_ = n / (n + _AUTO_POOL_ROWS)
-            self.pool_distribution_ = self._pool_distribution(X_valid, self._pool_seed)
-            pool = self._sample_pool(self.pool_distribution_, self.n_samples * self.max_leaves, rng)
-            # one query: the training rows, then the pool
-            out = self._query(np.vstack([X_valid, pool]))
-            nodes = self._grow_pool(X_valid, out[:n], pool, out[n:], self.train_weight_)
-            return X_valid, nodes
+            return X_valid, self._grow_auto(X_valid, rng)
+        for stale in ("pool_distribution_", "train_weight_losses_"):  # of an earlier "auto" fit
+            self.__dict__.pop(stale, None)
         self.train_weight_ = float(self.train_weight)
         return X_valid, self._grow(X_valid, None, self.train_weight_, rng)
+
+    def _grow_auto(self, X: NDArray[np.float64], rng: np.random.Generator) -> list[_Node]:
+        """``train_weight="auto"``: CART on the rows and one pool, the rows' share
+        ``n / (n + 100)`` unless one of :data:`_AUTO_SHARES` agrees clearly better with
+        the black box on check inputs between the rows (:func:`_clearly_lower`);
+        returns the nodes (root first)."""
+        n = X.shape[0]
+        default = n / (n + _AUTO_POOL_ROWS)
+        # a single leaf or a single row: nothing to choose, the rows alone
+        shares = (default, *_AUTO_SHARES) if self.max_leaves >= 2 and n >= 2 else (1.0,)
+        m = self.n_samples * self.max_leaves if len(shares) > 1 else 0
+        self.pool_distribution_ = self._pool_distribution(X, self._pool_seed)
+        pool = self._sample_pool(self.pool_distribution_, m, rng) if m else X[:0]
+        check = _interpolated_rows(X, m // 2, rng) if m else X[:0]
+        # one query: the training rows, the pool, the check inputs
+        out = self._query(np.vstack([X, pool, check]))
+        target = _class_indices(out) if self._classification else out
+        rows, in_pool, in_check = np.split(target, [n, n + m])
+        losses: dict[float, float] = {}
+        carts: dict[float, Any] = {}
+        base: NDArray[np.float64] | None = None  # the default share's loss on every check input
+        share = shares[0]
+        for candidate in shares:
+            if candidate in carts:
+                continue
+            carts[candidate] = cart = self._pool_cart(X, rows, pool, in_pool, candidate)
+            if not len(check):
+                losses[candidate] = 0.0
+                continue
+            loss = self._row_losses(cart.predict(check), in_check)
+            losses[candidate] = float(loss.mean())
+            if base is None:
+                base = loss
+            elif losses[candidate] < losses[share] and _clearly_lower(loss, base):
+                share = candidate
+        cart = carts[share]
+        self.train_weight_ = share
+        self.train_weight_losses_ = losses
+        if share == 1.0:  # the rows alone: the pool has no part in the tree
+            pool = pool[:0]
+        return self._grow_pool(X, out[:n], pool, out[n : n + pool.shape[0]], share, cart)
 
     def _feature_names(self) -> list[str] | None:
         names = getattr(self, "feature_names_in_", None)
@@ -1963,8 +2088,9 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
     (Bastani, Kim and Bastani, "Interpreting Blackbox Models via Model Extraction",
     section 3). The default, ``train_weight="auto"``, instead draws one pool of inputs
     from a full-covariance mixture of the columns' normal scores and fits CART to the
-    training rows and the pool, labelled by the black box and weighted (see
-    ``train_weight``). ``y`` is ignored: the labels come from the black box.
+    training rows and the pool, labelled by the black box and weighted, another weight
+    taking over where the black box's answers on check inputs between neighbouring
+    rows clearly favour it (see ``train_weight``). ``y`` is ignored: the labels come from the black box.
 """
         + _parameters_section("GOSDTClassifier", labelled="labelled", gain="fidelity (as a probability under the input distribution)")
         + """    tree_ : treeopt.Tree
@@ -1981,7 +2107,11 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         Seconds spent inside black-box calls during ``fit``.
     train_weight_ : float
         The share of the input distribution given to the training rows (``train_weight``,
-        or ``n / (n + 100)`` for ``train_weight="auto"`` and ``n`` rows).
+        or the share chosen by ``train_weight="auto"``).
+    train_weight_losses_ : dict of float to float
+        ``train_weight="auto"`` only: for every share it tried (the default first), its
+        tree's disagreement rate with the black box on the check inputs (mean squared
+        difference for the regressor).
     input_distribution_ : BoxGaussianMixture
         The fitted input distribution (can be sampled in any box); the active
         sampling of a numeric ``train_weight`` draws from it.
@@ -2110,7 +2240,7 @@ class ExtractedTreeRegressor(RegressorMixin, _BaseExtractedTree):
         input distribution.
 """
         + _REFINE_ATTRIBUTES_DOC.format(estimator="GOSDTRegressor", constant="constant outputs")
-        + """    n_queries_, n_blackbox_calls_, blackbox_time_, train_weight_, input_distribution_, pool_distribution_ :
+        + """    n_queries_, n_blackbox_calls_, blackbox_time_, train_weight_, train_weight_losses_, input_distribution_, pool_distribution_ :
         As for :class:`ExtractedTreeClassifier`.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
