@@ -176,6 +176,9 @@ pub(crate) struct Table {
     /// times columns for which it starts a helper.
     threads: usize,
     helper_min_work: usize,
+    /// The dataset's ranks over its distinct values from which `prepare` reads columns
+    /// value by value ([`VALUE_WALK`]; 0 in tests: always).
+    value_walk: usize,
     work: usize,
     /// Solves not answered from `last`, and root thresholds read in them (either side).
     pub(crate) solves: u64,
@@ -196,6 +199,12 @@ const COUNTS_BELOW: f64 = (1u64 << 31) as f64;
 /// Recent sets kept for the similarity bound.
 const HISTORY: usize = 4;
 
+/// Ranks over distinct values (groups times columns over the values of all columns)
+/// from which `prepare` reads each column value by value, from the positions of the
+/// values in the dataset's order, instead of looking up each member's rank: the
+/// positions take a `VALUE_WALK`-th of the ranks' memory at most (fico: 117).
+const VALUE_WALK: usize = 16;
+
 /// Members (groups) times columns from which a solve hands its right passes to a helper
 /// thread: below, a solve takes well under a millisecond and a thread would not pay.
 const HELPER_MIN_WORK: usize = 1 << 14;
@@ -210,7 +219,7 @@ impl Table {
             st.iter().all(|x| x.fract() == 0.0 && *x >= 0.0) && st.iter().sum::<f64>() == t.data.group_rows(g) as f64
         });
         let lay = Layout { c, m: th.numeric().n_columns(), w: if derived { c } else { c + 1 }, derived, ..Default::default() };
-        Table { lay, last_root: usize::MAX, threads: threads.max(1), helper_min_work: HELPER_MIN_WORK, ..Default::default() }
+        Table { lay, last_root: usize::MAX, threads: threads.max(1), helper_min_work: HELPER_MIN_WORK, value_walk: VALUE_WALK, ..Default::default() }
     }
 
     /// Bytes held by the kernel's buffers.
@@ -234,8 +243,8 @@ impl Table {
     /// Frees the per-set buffers.
     pub fn release(&mut self) {
         let (c, m, w, derived) = (self.lay.c, self.lay.m, self.lay.w, self.lay.derived);
-        let (solves, roots, last_root, threads, helper_min_work) = (self.solves, self.roots, self.last_root, self.threads, self.helper_min_work);
-        *self = Table { lay: Layout { c, m, w, derived, ..Default::default() }, solves, roots, last_root, threads, helper_min_work, ..Default::default() };
+        let (solves, roots, last_root, threads, helper_min_work, value_walk) = (self.solves, self.roots, self.last_root, self.threads, self.helper_min_work, self.value_walk);
+        *self = Table { lay: Layout { c, m, w, derived, ..Default::default() }, solves, roots, last_root, threads, helper_min_work, value_walk, ..Default::default() };
     }
 
     #[inline]
@@ -371,12 +380,15 @@ impl Table {
         // (A helper thread adds its side's sums and up to three right passes' column
         // orders and right sides; the calling thread's passes run ahead up to AHEAD more.)
         let helper = if self.threads > 1 { 8 * w * slots_max + (3 + AHEAD) * 8 * (m * n + if derived { w * slots_max } else { 0 }) } else { 0 };
-        // (Each right pass in flight may hold copies of its side: at most `n m w` sums
+        // (Each right pass in flight may hold copies of its side: at most `2 n m` sums
         // in all, see `Layout::snapshot_pays`.)
         let passes = 1 + if self.threads > 1 { 3 + AHEAD } else { 0 };
-        let snaps = if derived { passes * 8 * w * m * n } else { 0 };
+        let snaps = if derived { passes * 16 * m * n } else { 0 };
         let values: usize = (0..m).map(|j| data.n_thresholds(j) + 1).sum();
-        let need = 4 * n_all + 12 * m * n + 8 * w * n + 2 * 8 * w * slots_max + 16 * slots_max + 48 * n + helper + snaps + 4 * values + 8 * (m + 1);
+        // Columns are read value by value where the dataset's values are few (their
+        // positions cost less than a sixteenth of its ranks).
+        let by_value = n * 16 >= n_all && values * self.value_walk <= n_all * m;
+        let need = 4 * n_all + 12 * m * n + 8 * w * n + 2 * 8 * w * slots_max + 16 * slots_max + 48 * n + helper + snaps + if by_value { 4 * values + 8 * (m + 1) } else { 0 };
         if self.bytes() + need > budget {
             self.release();
             if self.bytes() + need > budget {
@@ -416,7 +428,7 @@ impl Table {
         self.lay.slot_pos.clear();
         self.all.clear();
         let filter = n * 16 >= n_all;
-        if filter && self.value_start.is_empty() {
+        if by_value && self.value_start.is_empty() {
             self.value_start.push(0);
             for j in 0..m {
                 let mut prev = u32::MAX;
@@ -432,7 +444,7 @@ impl Table {
         }
         for j in 0..m {
             self.lay.col_start.push(self.lay.slot_rank.len());
-            if filter {
+            if by_value {
                 // The dataset's order value by value: each member's slot is its value's,
                 // opened at the value's first member (no rank looked up per member).
                 let Layout { sums, cols, slot, slot_rank, slot_pos, .. } = &mut self.lay;
@@ -473,10 +485,20 @@ impl Table {
                 self.poll(n_all, stop)?;
                 continue;
             }
-            let members = &self.lay.members;
             let out = &mut self.lay.cols[j * n..(j + 1) * n];
-            out.iter_mut().enumerate().for_each(|(q, o)| *o = q as u32);
-            out.sort_unstable_by_key(|&q| data.rank(members[q as usize] as usize, j));
+            if filter {
+                let mut k = 0;
+                for &g in data.sorted(j) {
+                    if set[g as usize >> 6] >> (g & 63) & 1 == 1 {
+                        out[k] = self.local[g as usize];
+                        k += 1;
+                    }
+                }
+            } else {
+                let members = &self.lay.members;
+                out.iter_mut().enumerate().for_each(|(q, o)| *o = q as u32);
+                out.sort_unstable_by_key(|&q| data.rank(members[q as usize] as usize, j));
+            }
             let mut prev = u32::MAX;
             for k in 0..n {
                 let q = self.lay.cols[j * n + k] as usize;
@@ -493,7 +515,7 @@ impl Table {
                 }
                 self.lay.slot[q * m + j] = v as u32;
             }
-            self.poll(4 * n, stop)?;
+            self.poll(if filter { n_all } else { 4 * n }, stop)?;
         }
         self.lay.col_start.push(self.lay.slot_rank.len());
         Ok((floor, rows))
@@ -741,12 +763,12 @@ impl Layout {
 
     /// Whether a copy of a right side's sums at a cut pays, `gap` members after the
     /// previous cut (`sums` the side's per-value sums, `w` per slot): adding those
-    /// members costs `gap m w` scattered additions, the copy and the subtraction that
-    /// reads it about twice `sums` streamed ones. Bounds the copies of a pass by its
-    /// members times columns times `w` over `sums`.
+    /// members costs `gap m` scattered additions of a slot's `w` sums (one vector when
+    /// `w` is small), the copy and the subtraction that reads it about `sums` streamed
+    /// ones twice. Bounds the sums copied in a pass by twice its members times columns.
     #[inline]
     fn snapshot_pays(&self, gap: usize, sums: usize) -> bool {
-        gap * self.m * self.w > sums + self.w
+        2 * gap * self.m > sums + self.w
     }
 
     /// The root cuts of column `a` into `out`: the positions in its order after which
@@ -1246,12 +1268,15 @@ mod tests {
 
     /// One kernel over a sequence of sets (its similarity history carries over): each
     /// answer against the sweep kernel and brute force, with and without a bound; and a
-    /// kernel with a helper thread on every set gives the same answers, bit for bit.
+    /// kernel with a helper thread on every set (reading columns value by value) gives
+    /// the same answers, bit for bit.
     fn check_sequence<O: Objective>(task: &Task<O, Thresholds>, data: &NumericDataset, sets: &[Vec<usize>], rules: &Rules, bounds: &[f64]) -> Result<(), TestCaseError> {
         let th = &task.splits;
         let mut table = Table::new(task, th, 1);
         let mut helped = Table::new(task, th, 2);
         helped.helper_min_work = 0;
+        // (And columns read value by value in `prepare` wherever the set is large enough.)
+        helped.value_walk = 0;
         let mut sweep = Sweep::new(task, th);
         let mut never = || None;
         for (k, groups) in sets.iter().enumerate() {
