@@ -1054,10 +1054,11 @@ struct PairBits {
     /// Per plane, its channel and weight, and (`planes x words`) its groups.
     planes: Vec<(usize, f64)>,
     masks: Vec<u64>,
-    /// Scratch: per plane, the words where it meets the current set; those words of the
-    /// set and plane; those words of every column, word by word; and one feature's
-    /// counts with the others.
+    /// Scratch: per plane, the words where it meets the current set and the set's groups
+    /// in it; those words of the set and plane; those words of every column, word by
+    /// word (or packed); and one feature's counts with the others.
     live: Vec<Vec<u32>>,
+    live_groups: Vec<usize>,
     set_words: Vec<u64>,
     compact: Vec<u64>,
     counts: Vec<u32>,
@@ -1102,7 +1103,7 @@ impl PairBits {
             }
         }
         let live = vec![Vec::new(); planes.len()];
-        Some(PairBits { words, columns, planes, masks, live, set_words: Vec::new(), compact: Vec::new(), counts: Vec::new() })
+        Some(PairBits { words, columns, planes, masks, live, live_groups: Vec::new(), set_words: Vec::new(), compact: Vec::new(), counts: Vec::new() })
     }
 
     /// Adds to `total` (per channel) the sums over `set`.
@@ -1160,16 +1161,26 @@ impl PairBits {
 
     fn bytes(&self) -> usize {
         8 * (self.columns.capacity() + self.masks.capacity() + self.set_words.capacity() + self.compact.capacity() + 2 * self.planes.capacity()) + 4 * (self.counts.capacity() + self.live.iter().map(|l| l.capacity()).sum::<usize>())
+            + 8 * self.live_groups.capacity()
     }
 
     /// Notes, per plane, the words where it meets `set`; returns how many there are.
     fn note_live(&mut self, set: &[u64]) -> usize {
         let w = self.words;
         let mut live_words = 0usize;
+        self.live_groups.clear();
         for (q, live) in self.live.iter_mut().enumerate() {
             live.clear();
             let mask = &self.masks[q * w..(q + 1) * w];
-            live.extend((0..w).filter(|&i| set[i] & mask[i] != 0).map(|i| i as u32));
+            let mut groups = 0;
+            for (i, (s, x)) in set.iter().zip(mask).enumerate() {
+                let word = s & x;
+                if word != 0 {
+                    live.push(i as u32);
+                    groups += word.count_ones() as usize;
+                }
+            }
+            self.live_groups.push(groups);
             live_words += live.len();
         }
         live_words
@@ -1181,8 +1192,19 @@ impl PairBits {
     /// taken to cost [`LIST_UPDATE_WORDS`] times less than a pair update.
     fn cheaper(&mut self, set: &[u64], m: usize, list_work: f64) -> bool {
         let live_words = self.note_live(set);
-        let work = live_words as f64 * (m * (m + 1) / 2 + m) as f64;
-        work < LIST_UPDATE_WORDS * list_work
+        let pairs = m * (m + 1) / 2;
+        let work = if with_bit_extract(|extract| extract.is_some()) {
+            // Planes packed as [`PairBits::sum_triangle`] packs them, the others as they are.
+            (0..self.planes.len())
+                .map(|q| {
+                    let (l, packed) = (self.live[q].len(), self.live_groups[q].div_ceil(64));
+                    if packed * pairs + l * m < l * pairs { packed * (pairs + m) + l * m } else { l * (pairs + m) }
+                })
+                .sum::<usize>()
+        } else {
+            live_words * (pairs + m)
+        };
+        (work as f64) < LIST_UPDATE_WORDS * list_work
     }
 
     /// Writes into `pairs` (channel by channel, each the upper triangle with its
@@ -1219,8 +1241,7 @@ impl PairBits {
             self.set_words.clear();
             self.set_words.extend(live.iter().map(|&i| set[i as usize] & mask[i as usize]));
             self.compact.clear();
-            let groups: usize = self.set_words.iter().map(|s| s.count_ones() as usize).sum();
-            let packed = groups.div_ceil(64);
+            let packed = self.live_groups[q].div_ceil(64);
             let sums = &mut pairs[c * per_channel..(c + 1) * per_channel];
             match extract.filter(|_| packed * (m + 1) * m / 2 + l * m < l * (m + 1) * m / 2) {
                 // The set's groups in the plane packed into `packed` whole words (their bits
