@@ -239,7 +239,7 @@ impl Depth2 {
                 values.push(r[g]);
             }
         }
-        let integral = (0..t.data.n_groups()).all(|g| group_values(&values, &t.obj, g, k).iter().all(|v| v.fract() == 0.0 && v.abs() < 9.0e15));
+        let integral = (0..t.data.n_groups()).all(|g| group_values(&values, &t.obj, g, k).iter().all(|v| treeopt_core::dataset::is_whole(*v) && v.abs() < 9.0e15));
         Depth2 {
             m,
             c,
@@ -1077,7 +1077,7 @@ impl PairBits {
         let mut top = vec![0.0f64; k];
         for g in 0..n {
             for (most, &v) in top.iter_mut().zip(group_values(values, &t.obj, g, k)) {
-                if !(v >= 0.0) || v.fract() != 0.0 || v >= (1u64 << MAX_PLANES) as f64 {
+                if !(v >= 0.0) || !treeopt_core::dataset::is_whole(v) || v >= (1u64 << MAX_PLANES) as f64 {
                     return None;
                 }
                 *most = most.max(v);
