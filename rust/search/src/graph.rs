@@ -354,7 +354,7 @@ impl SideBits {
         for g in 0..n {
             for (k, most) in top.iter_mut().enumerate() {
                 let v = value(g, k);
-                if !(v >= 0.0) || v.fract() != 0.0 || v >= (1u64 << SIDE_PLANES) as f64 {
+                if !(v >= 0.0) || !treeopt_core::dataset::is_whole(v) || v >= (1u64 << SIDE_PLANES) as f64 {
                     return None;
                 }
                 *most = (*most).max(v as u64);

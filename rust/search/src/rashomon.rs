@@ -645,8 +645,12 @@ impl RowBits {
             let group = &rows_of[g * c..(g + 1) * c];
             let top = (0..c).fold(0, |t, k| if group[k] > group[t] { k } else { t });
             for k in 0..c {
-                let (start, count) = (next[k], rows_of[g * c + k] as usize);
+                let (start, count) = (next[k], group[k] as usize);
                 first_row.push(start as u32);
+                // A group has rows of few of the classes (of one, when its rows are one).
+                if count == 0 {
+                    continue;
+                }
                 next[k] += count;
                 if k != top {
                     set_range(&mut minor, start, start + count);
@@ -744,8 +748,17 @@ fn count_rows(class_start: &[usize], unit: f64, among: &[u64], other: Option<&[u
 
 /// Sets the bits `start..end` of `bits`.
 fn set_range(bits: &mut [u64], start: usize, end: usize) {
-    for i in start..end {
-        bits[i / 64] |= 1u64 << (i % 64);
+    // A word at a time (a group of many rows sets whole words); one row, one bit.
+    if end == start + 1 {
+        bits[start / 64] |= 1 << (start % 64);
+        return;
+    }
+    let mut i = start;
+    while i < end {
+        let (word, bit) = (i / 64, i % 64);
+        let n = (end - i).min(64 - bit);
+        bits[word] |= (u64::MAX >> (64 - n)) << bit;
+        i += n;
     }
 }
 
@@ -1265,6 +1278,26 @@ mod tests {
     use crate::budget::NoMonitor;
     use crate::testing::{brute, random, random_rows};
     use treeopt_core::BinaryDataset;
+
+    #[test]
+    fn set_range_sets_the_bits_of_the_range() {
+        // Word by word, as the definition bit by bit, on ranges within a word, across
+        // several, of whole words and empty.
+        for start in 0..200 {
+            for len in [0, 1, 2, 5, 63, 64, 65, 127, 128, 129, 190] {
+                let end = (start + len).min(256);
+                let mut bits = vec![0u64; 4];
+                bits[3] = 1 << 63;
+                set_range(&mut bits, start, end);
+                let mut want = vec![0u64; 4];
+                want[3] = 1 << 63;
+                for i in start..end {
+                    want[i / 64] |= 1 << (i % 64);
+                }
+                assert_eq!(bits, want, "{start}..{end}");
+            }
+        }
+    }
 
     /// The table's bound on the trees of two levels splitting first on a column
     /// ([`PairTable::sides_bound`], from its per-column sums and floors) is the one the

@@ -216,7 +216,7 @@ impl Table {
         let c = t.obj.n_stats();
         let derived = (0..t.data.n_groups()).all(|g| {
             let st = t.obj.group_stats(g);
-            st.iter().all(|x| x.fract() == 0.0 && *x >= 0.0) && st.iter().sum::<f64>() == t.data.group_rows(g) as f64
+            st.iter().all(|&x| treeopt_core::dataset::is_whole(x) && x >= 0.0) && st.iter().sum::<f64>() == t.data.group_rows(g) as f64
         });
         let lay = Layout { c, m: th.numeric().n_columns(), w: if derived { c } else { c + 1 }, derived, ..Default::default() };
         Table { lay, last_root: usize::MAX, threads: threads.max(1), helper_min_work: HELPER_MIN_WORK, value_walk: VALUE_WALK, ..Default::default() }
