@@ -14,7 +14,7 @@
 use crate::objective::Objective;
 use crate::rules::{side, Rules, Side};
 use crate::split::{SplitFamily, Task};
-use treeopt_core::bitset::{for_each_one, with_bit_extract, with_popcount};
+use treeopt_core::bitset::{add_pair_counts, for_each_one, with_bit_extract, with_popcount};
 
 /// A subtree of depth at most two: `None` children are leaves.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -362,13 +362,40 @@ impl Depth2 {
         side(obj, &v[..self.c], 0.0, self.reference_at.map(|r| v[r]), self.rows::<0, O>(obj, v), depth, rules)
     }
 
+    /// [`Depth2::side_of`] in a few instructions when `two` holds ([`Depth2::two_classes`]):
+    /// a leaf loses the smaller of the two classes (bit for bit the objective's total less
+    /// the larger, the sums being exact integers), no split bound is known beyond two
+    /// penalties (misclassification has none for two classes), and a side is closed when
+    /// it has no depth left or its loss is at most a penalty (an empty side loses 0: with
+    /// a minimum support of one or none, the rows test closes no other side).
+    #[inline(always)]
+    fn side_at<O: Objective>(&self, obj: &O, v: &[f64], depth: u32, rules: &Rules, two: bool) -> Side {
+        if two {
+            let loss = if v[1] < v[0] { v[1] } else { v[0] };
+            let leaf_cost = loss + rules.penalty;
+            let terminal = depth == 0 || loss <= rules.penalty;
+            let lb = if terminal { leaf_cost } else { 2.0 * rules.penalty };
+            return Side { leaf_cost, lb, proven: lb, terminal };
+        }
+        self.side_of(obj, v, depth, rules)
+    }
+
+    /// True when [`Depth2::side_at`] may take its short way on the sums of a set whose
+    /// channel totals are `total`: two classes, misclassification, integral group values
+    /// whose total stays exact, no row channel (a minimum support of at most one) and no
+    /// reference.
+    #[inline]
+    fn two_classes<const K: usize, const C: usize, O: Objective>(&self, total: &[f64]) -> bool {
+        K == 2 && C == 2 && O::LOSS_IS_MINORITY && self.integral && self.rows_at.is_none() && self.reference_at.is_none() && total[0] + total[1] < EXACT_SUMS
+    }
+
     /// Best stump or leaf for the rows of channel vector `x`, where `ones` (`n x k`, by
     /// active feature) holds the channel vector of its rows with each active feature
     /// equal to 1. Returns (cost, active feature).
     #[inline]
-    fn depth_one<const K: usize, const C: usize, O: Objective>(&self, obj: &O, x: &[f64], ones: &[f64], b: &mut [f64], rules: &Rules) -> (f64, Option<u32>) {
+    fn depth_one<const K: usize, const C: usize, O: Objective>(&self, obj: &O, x: &[f64], ones: &[f64], b: &mut [f64], rules: &Rules, two: bool) -> (f64, Option<u32>) {
         let k = channels::<K>(self.k);
-        let s = self.side_of(obj, x, 1, rules);
+        let s = self.side_at(obj, x, 1, rules, two);
         if s.terminal {
             return (s.leaf_cost, None);
         }
@@ -914,10 +941,12 @@ impl Depth2 {
         let (mut row, mut left) = (std::mem::take(&mut self.row), std::mem::take(&mut self.left));
         let total = std::mem::take(&mut self.total);
         let tree = if depth == 1 {
-            let (cost, f) = self.depth_one::<K, C, O>(&t.obj, &total, &self.diag, &mut b, rules);
+            let two = self.two_classes::<K, C, O>(&total);
+            let (cost, f) = self.depth_one::<K, C, O>(&t.obj, &total, &self.diag, &mut b, rules, two);
             Ok(SmallTree { cost, split: f.map(|f| (f, None, None)) })
         } else {
-            let s = self.side_of(&t.obj, &total, 2, rules);
+            let two = self.two_classes::<K, C, O>(&total);
+            let s = self.side_at(&t.obj, &total, 2, rules, two);
             let mut best = SmallTree { cost: s.leaf_cost, split: None };
             let n = self.active.len();
             let mut layout = layout;
@@ -971,8 +1000,8 @@ impl Depth2 {
                         // first by its children's bounds from the leaf-closing rules, then
                         // by its right child's best subtree with its left child's bound.
                         let target = best.cost;
-                        let left_lb = self.side_of(&t.obj, &x, 1, rules).lb;
-                        let right_lb = self.side_of(&t.obj, right, 1, rules).lb;
+                        let left_lb = self.side_at(&t.obj, &x, 1, rules, two).lb;
+                        let right_lb = self.side_at(&t.obj, right, 1, rules, two).lb;
                         if left_lb + right_lb >= target {
                             if let Some(bounds) = self.split_bounds.as_mut() {
                                 bounds.push((self.active[i], left_lb + right_lb));
@@ -980,7 +1009,7 @@ impl Depth2 {
                             continue;
                         }
                         self.gather_row::<K>(layout, i, &splitting, &mut row);
-                        let (cr, fr) = self.depth_one::<K, C, O>(&t.obj, right, &row, &mut b, rules);
+                        let (cr, fr) = self.depth_one::<K, C, O>(&t.obj, right, &row, &mut b, rules, two);
                         if cr + left_lb >= target {
                             if let Some(bounds) = self.split_bounds.as_mut() {
                                 bounds.push((self.active[i], cr + left_lb));
@@ -991,7 +1020,7 @@ impl Depth2 {
                         for ((l, d), p) in left.iter_mut().zip(&splitting_sums).zip(&row) {
                             *l = d - p;
                         }
-                        let (cl, fl) = self.depth_one::<K, C, O>(&t.obj, &x, &left, &mut b, rules);
+                        let (cl, fl) = self.depth_one::<K, C, O>(&t.obj, &x, &left, &mut b, rules, two);
                         if let Some(bounds) = self.split_bounds.as_mut() {
                             bounds.push((self.active[i], cl + cr));
                         }
@@ -1049,7 +1078,9 @@ enum BitSums {
 /// of one row, 15 features, 4 to 5 listed each). The sums are exact, as the lists'.
 struct PairBits {
     words: usize,
-    /// Per feature (`m x words`), the groups counted in it.
+    /// Word by word (`words x m`), the groups counted in each feature: the words of all
+    /// the features at one offset are contiguous, as the packing and the per-feature
+    /// sums read them (word-major: a pass over one offset's features reads one run).
     columns: Vec<u64>,
     /// Per plane, its channel and weight, and (`planes x words`) its groups.
     planes: Vec<(usize, f64)>,
@@ -1093,7 +1124,7 @@ impl PairBits {
         for g in 0..n {
             let bit = 1u64 << (g % 64);
             for &f in &listed[listed_start[g] as usize..listed_start[g + 1] as usize] {
-                columns[f as usize * words + g / 64] |= bit;
+                columns[(g / 64) * m + f as usize] |= bit;
             }
             let v = group_values(values, &t.obj, g, k);
             for (q, &(c, weight)) in planes.iter().enumerate() {
@@ -1149,11 +1180,16 @@ impl PairBits {
             self.set_words.clear();
             self.set_words.extend(live.iter().map(|&i| set[i as usize] & mask[i as usize]));
             total[c] += weight * self.set_words.iter().map(|x| x.count_ones()).sum::<u32>() as f64;
-            let sums = &mut single[c * m..(c + 1) * m];
-            for (f, sum) in sums.iter_mut().enumerate() {
-                let column = &self.columns[f * w..(f + 1) * w];
-                let count: u32 = live.iter().zip(&self.set_words).map(|(&i, s)| (column[i as usize] & s).count_ones()).sum();
-                *sum += weight * count as f64;
+            self.counts.clear();
+            self.counts.resize(m, 0);
+            for (&i, &s) in live.iter().zip(&self.set_words) {
+                let columns = &self.columns[i as usize * m..(i as usize + 1) * m];
+                for (n, x) in self.counts.iter_mut().zip(columns) {
+                    *n += (x & s).count_ones();
+                }
+            }
+            for (sum, &n) in single[c * m..(c + 1) * m].iter_mut().zip(&self.counts) {
+                *sum += weight * n as f64;
             }
         }
         true
@@ -1250,10 +1286,10 @@ impl PairBits {
                 // column) cost less than the pair counts the packing saves: a subproblem two
                 // levels down holds a few groups of every word (car_evaluation d4: on
                 // average 581 groups in 34 live words of its two planes, 10 packed).
-                Some(extract) => pack(&self.columns, w, live, &self.set_words, m, packed, extract, &mut self.compact),
+                Some(extract) => pack(&self.columns, live, &self.set_words, m, packed, extract, &mut self.compact),
                 None => {
                     for (&i, s) in live.iter().zip(&self.set_words) {
-                        self.compact.extend((0..m).map(|f| self.columns[f * w + i as usize] & s));
+                        self.compact.extend(self.columns[i as usize * m..(i as usize + 1) * m].iter().map(|x| x & s));
                     }
                 }
             }
@@ -1261,14 +1297,7 @@ impl PairBits {
             for i in 0..m {
                 let counts = &mut self.counts[i..m];
                 counts.fill(0);
-                for row in self.compact.chunks_exact(m) {
-                    let a = row[i];
-                    if a != 0 {
-                        for (n, b) in counts.iter_mut().zip(&row[i..]) {
-                            *n += (a & b).count_ones();
-                        }
-                    }
-                }
+                add_pair_counts(&self.compact, m, i, counts);
                 // The diagonal is the feature's own count: none, no pair either.
                 if counts[0] == 0 {
                     continue;
@@ -1286,23 +1315,30 @@ impl PairBits {
 
 /// Writes into `out` (`packed` rows of `m` words, a word per column, as the unpacked rows
 /// of [`PairBits::sum_triangle`]) the groups of the live words `live` of a set (their
-/// groups `set_words`) in each of the `m` columns (`columns`, `w` words each), packed
+/// groups `set_words`) in each of the `m` columns (`columns`, word-major: `m` words per
+/// offset), packed
 /// (`extract`: [`treeopt_core::bitset::BitExtract::extract`]): the groups of one live word at the same offset
 /// in every column, one after another.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn pack(columns: &[u64], w: usize, live: &[u32], set_words: &[u64], m: usize, packed: usize, extract: impl Fn(u64, u64) -> u64, out: &mut Vec<u64>) {
+fn pack(columns: &[u64], live: &[u32], set_words: &[u64], m: usize, packed: usize, extract: impl Fn(u64, u64) -> u64, out: &mut Vec<u64>) {
     out.clear();
     out.resize(packed * m, 0);
+    let out = &mut out[..];
     let mut at = 0usize;
     for (&i, &s) in live.iter().zip(set_words) {
         let (word, shift, n) = (at / 64, at % 64, s.count_ones() as usize);
-        let spills = shift + n > 64;
-        for f in 0..m {
-            let bits = extract(columns[f * w + i as usize], s);
-            out[word * m + f] |= bits << shift;
-            if spills {
-                out[(word + 1) * m + f] |= bits >> (64 - shift);
+        let source = &columns[i as usize * m..(i as usize + 1) * m];
+        if shift + n > 64 {
+            let (low, high) = out[word * m..(word + 2) * m].split_at_mut(m);
+            for ((lo, hi), &x) in low.iter_mut().zip(high.iter_mut()).zip(source) {
+                let bits = extract(x, s);
+                *lo |= bits << shift;
+                *hi |= bits >> (64 - shift);
+            }
+        } else {
+            for (lo, &x) in out[word * m..(word + 1) * m].iter_mut().zip(source) {
+                *lo |= extract(x, s) << shift;
             }
         }
         at += n;
@@ -1494,6 +1530,43 @@ mod tests {
                 assert!((cost_of(&costed.obj, &data, &groups, &got, rules.penalty) - got.cost).abs() < 1e-9);
             }
         }
+    }
+
+    /// The short way of [`Depth2::side_at`] (two classes, misclassification, exact
+    /// sums) gives the same sides as the rules ([`Depth2::side_of`]): the same leaf
+    /// cost, bounds and closing, bit for bit, on empty sides, sides within a penalty of
+    /// pure, ties and large counts, at every depth the kernel asks.
+    #[test]
+    fn two_class_sides_are_the_rules_sides() {
+        let (x, y, _) = random_rows(40, 4, 2, 11);
+        let data = BinaryDataset::new(&x, 40, 4, &y, 2, None).unwrap();
+        let task = Task { data: &data, obj: Misclassification::new(&data), splits: ZeroOneColumns::new(&data) };
+        let mut checked = 0;
+        for min_support in [0.0, 1.0] {
+            let kernel = Depth2::new(&task, None, min_support);
+            for penalty in [0.0, 0.5, 1.0, 3.0, 7.0] {
+                let rules = Rules { penalty, min_support };
+                for a in [0.0, 1.0, 2.0, 3.0, 5.0, 8.0, 1e6] {
+                    for b in [0.0, 1.0, 2.0, 3.0, 6.0, 8.0, 4e6 + 1.0] {
+                        let v = [a, b];
+                        assert!(kernel.two_classes::<2, 2, Misclassification>(&v));
+                        for depth in [0, 1, 2] {
+                            let (fast, rules_side) = (kernel.side_at(&task.obj, &v, depth, &rules, true), kernel.side_of(&task.obj, &v, depth, &rules));
+                            let same = fast.leaf_cost.to_bits() == rules_side.leaf_cost.to_bits() && fast.lb.to_bits() == rules_side.lb.to_bits() && fast.proven.to_bits() == rules_side.proven.to_bits() && fast.terminal == rules_side.terminal;
+                            assert!(same, "sums {v:?}, depth {depth}, {rules:?}: {fast:?} against {rules_side:?}");
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 2 * 5 * 7 * 7 * 3);
+        // Not with a row channel (a minimum support above one), nor three classes.
+        assert!(!Depth2::new(&task, None, 2.0).two_classes::<3, 2, Misclassification>(&[1.0, 1.0, 1.0]));
+        let (x, y, _) = random_rows(40, 4, 3, 12);
+        let three = BinaryDataset::new(&x, 40, 4, &y, 3, None).unwrap();
+        let task3 = Task { data: &three, obj: Misclassification::new(&three), splits: ZeroOneColumns::new(&three) };
+        assert!(!Depth2::new(&task3, None, 1.0).two_classes::<3, 3, Misclassification>(&[1.0, 1.0, 1.0]));
     }
 
     /// The stump pass's per-feature sums by population counts ([`PairBits::singles`])
