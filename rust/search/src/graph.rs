@@ -349,15 +349,20 @@ impl SideBits {
         if n == 0 || m == 0 || too_big || t.splits.as_thresholds().is_some() {
             return None;
         }
-        let value = |g: usize, k: usize| if k < c { t.obj.group_stats(g)[k] } else if k == c { t.obj.group_floor(g) } else { t.data.group_rows(g) as f64 };
-        let mut top = vec![0u64; c + 2];
+        // Each group's values (its statistics, floor and rows) read once, as small whole
+        // numbers (below 2^16: a 32-bit conversion), for the tops and then the planes.
+        let kinds = c + 2;
+        let mut values: Vec<u32> = Vec::with_capacity(n * kinds);
+        let mut top = vec![0u32; kinds];
         for g in 0..n {
-            for (k, most) in top.iter_mut().enumerate() {
-                let v = value(g, k);
+            let (floor, rows) = (t.obj.group_floor(g), t.data.group_rows(g) as f64);
+            for (v, most) in t.obj.group_stats(g).iter().copied().chain([floor, rows]).zip(top.iter_mut()) {
                 if !(v >= 0.0) || !treeopt_core::dataset::is_whole(v) || v >= (1u64 << SIDE_PLANES) as f64 {
                     return None;
                 }
-                *most = (*most).max(v as u64);
+                let v = v as u32;
+                *most = (*most).max(v);
+                values.push(v);
             }
         }
         let planes: Vec<(usize, u32)> = (0..c + 2).flat_map(|k| (0..SIDE_PLANES).map(move |p| (k, p))).filter(|&(k, p)| top[k] >> p != 0).collect();
@@ -367,9 +372,9 @@ impl SideBits {
             plane_of[k * SIDE_PLANES as usize + p as usize] = q;
         }
         let mut masks = vec![0u64; planes.len() * words];
-        for g in 0..n {
-            for k in 0..c + 2 {
-                let mut v = value(g, k) as u64;
+        for (g, group) in values.chunks_exact(kinds).enumerate() {
+            for (k, &v) in group.iter().enumerate() {
+                let mut v = v;
                 while v != 0 {
                     let q = plane_of[k * SIDE_PLANES as usize + v.trailing_zeros() as usize];
                     masks[q * words + g / 64] |= 1 << (g % 64);
