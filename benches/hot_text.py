@@ -41,20 +41,24 @@ REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "rust" / "python" / "hot_text.ld"
 
 #: The fits profiled, in the order their code is laid out: a numeric DL8.5 fit first
-#: (the ConTree bench's case), then what a deeper and a 0/1 fit add (GOSDT runs the same
+#: (the ConTree bench's case), then what a deeper, a 0/1 and a 7-class fit add (GOSDT runs the same
 #: search code; ``gosdt`` / ``*bin`` kinds are accepted).
 FITS = [
     ("raisin", 2, "dl85"),
     ("raisin", 3, "dl85"),
     ("compas", 3, "dl85bin"),
+    ("segment", 2, "dl85"),
 ]
 
-#: Whole families of small helpers taken after the profiled functions: LLVM folds
+#: Whole families of small functions taken after the profiled ones: the sweep's steps
+#: for every class count (2, 3 and any: a few KB each). LLVM folds
 #: identical instances (``RawVec<bool>::grow_one`` and ``RawVec<Opt>::grow_one``) into
 #: one body under either name, so which name a profile reports changes from build to
 #: build; together they are about 40 KB. Also the estimators' search objects, which the
 #: Python side builds before each fit.
 HELPERS = [
+    ".text._R*5Sweep5shift*",
+    ".text._R*5Sweep7move_to*",
     ".text._R*5alloc7raw_vec*",
     ".text._R*9hashbrown3raw*",
     ".text._R*8VecDeque*4grow*",
