@@ -1257,7 +1257,10 @@ _EXTRACT_PARAMS_DOC = """    blackbox : fitted estimator or callable
         around the rows, but only approximates the data's distribution. Check inputs
         between neighbouring rows are where fresh rows fall, yet not the rows
         themselves, so they show where the pool misleads (the rows alone then win
-        clearly) or should weigh more.
+        clearly) or should weigh more. The sampling, the neighbour search and the
+        CART fits run on one BLAS / OpenMP thread (small arrays, where thread pools
+        cost more than they save); the black box is queried with the caller's thread
+        settings.
 """
 
 
