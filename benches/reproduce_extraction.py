@@ -49,9 +49,9 @@ Protocol (paper, section 4), on the datasets available here (scikit-learn's):
   spent outside black-box calls (``1 - blackbox_time_ / fit time``, and the same in CPU
   time of the fitting thread) is still printed, but no longer judged: it was the
   acceptance when the extractor queried ~60k samples and its own work had to stay
-  small next to theirs; the default now queries a few times fewer, so its black-box
-  time shrank and the fraction grew while the whole fit got faster (a fraction that
-  rewards more queries measures nothing a user wants).
+  small next to theirs; the default now queries fewer (about 2/5), so its black-box
+  time shrank and the fraction grew (a fraction that rewards more queries measures
+  nothing a user wants).
 
 Usage::
 

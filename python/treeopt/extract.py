@@ -1257,7 +1257,10 @@ _EXTRACT_PARAMS_DOC = """    blackbox : fitted estimator or callable
         around the rows, but only approximates the data's distribution. Check inputs
         between neighbouring rows are where fresh rows fall, yet not the rows
         themselves, so they show where the pool misleads (the rows alone then win
-        clearly) or should weigh more.
+        clearly) or should weigh more. The sampling, the neighbour search and the
+        CART fits run on one BLAS / OpenMP thread (small arrays, where thread pools
+        cost more than they save); the black box is queried with the caller's thread
+        settings.
 """
 
 
@@ -1925,15 +1928,22 @@ class _BaseExtractedTree(BaseEstimator):
         """``train_weight="auto"``: CART on the rows and one pool, the rows' share
         ``n / (n + 100)`` unless one of :data:`_AUTO_SHARES` agrees clearly better with
         the black box on check inputs between the rows (:func:`_clearly_lower`);
-        returns the nodes (root first)."""
+        returns the nodes (root first).
+
+        Everything but the black-box query runs with one BLAS / OpenMP thread: the
+        arrays are small (a few columns, tens of thousands of rows), where a thread
+        pool's start-up and hand-offs cost more than they save, and much more on a
+        busy machine (a nearest-neighbour search of 400 rows: 2 ms on one thread,
+        0.2-0.4 s of wall time on two busy cores)."""
         n = X.shape[0]
         default = n / (n + _AUTO_POOL_ROWS)
         # a single leaf or a single row: nothing to choose, the rows alone
         shares = (default, *_AUTO_SHARES) if self.max_leaves >= 2 and n >= 2 else (1.0,)
         m = self.n_samples * self.max_leaves if len(shares) > 1 else 0
-        self.pool_distribution_ = self._pool_distribution(X, self._pool_seed)
-        pool = self._sample_pool(self.pool_distribution_, m, rng) if m else X[:0]
-        check = _interpolated_rows(X, m // 2, rng) if m else X[:0]
+        with threadpool_limits(limits=1):
+            self.pool_distribution_ = self._pool_distribution(X, self._pool_seed)
+            pool = self._sample_pool(self.pool_distribution_, m, rng) if m else X[:0]
+            check = _interpolated_rows(X, m // 2, rng) if m else X[:0]
         # one query: the training rows, the pool, the check inputs
         out = self._query(np.vstack([X, pool, check]))
         target = _class_indices(out) if self._classification else out
@@ -1942,25 +1952,26 @@ class _BaseExtractedTree(BaseEstimator):
         carts: dict[float, Any] = {}
         base: NDArray[np.float64] | None = None  # the default share's loss on every check input
         share = shares[0]
-        for candidate in shares:
-            if candidate in carts:
-                continue
-            carts[candidate] = cart = self._pool_cart(X, rows, pool, in_pool, candidate)
-            if not len(check):
-                losses[candidate] = 0.0
-                continue
-            loss = self._row_losses(cart.predict(check), in_check)
-            losses[candidate] = float(loss.mean())
-            if base is None:
-                base = loss
-            elif losses[candidate] < losses[share] and _clearly_lower(loss, base):
-                share = candidate
-        cart = carts[share]
-        self.train_weight_ = share
-        self.train_weight_losses_ = losses
-        if share == 1.0:  # the rows alone: the pool has no part in the tree
-            pool = pool[:0]
-        return self._grow_pool(X, out[:n], pool, out[n : n + pool.shape[0]], share, cart)
+        with threadpool_limits(limits=1):
+            for candidate in shares:
+                if candidate in carts:
+                    continue
+                carts[candidate] = cart = self._pool_cart(X, rows, pool, in_pool, candidate)
+                if not len(check):
+                    losses[candidate] = 0.0
+                    continue
+                loss = self._row_losses(cart.predict(check), in_check)
+                losses[candidate] = float(loss.mean())
+                if base is None:
+                    base = loss
+                elif losses[candidate] < losses[share] and _clearly_lower(loss, base):
+                    share = candidate
+            cart = carts[share]
+            self.train_weight_ = share
+            self.train_weight_losses_ = losses
+            if share == 1.0:  # the rows alone: the pool has no part in the tree
+                pool = pool[:0]
+            return self._grow_pool(X, out[:n], pool, out[n : n + pool.shape[0]], share, cart)
 
     def _feature_names(self) -> list[str] | None:
         names = getattr(self, "feature_names_in_", None)
