@@ -117,8 +117,10 @@ def parse(path):
 
 def pattern(symbol):
     """A section pattern for ``symbol`` that survives new crate hashes: ``Cs<hash>_``
-    disambiguators and ``B<offset>_`` back-references become wildcards."""
-    p = re.sub(r"Cs[0-9A-Za-z]+_", "C*", symbol)
+    disambiguators, ``B<offset>_`` back-references and the number LLVM appends to a
+    local symbol's copy become wildcards."""
+    p = re.sub(r"\.\d+$", "", symbol)  # LLVM's numbered copies of local symbols (".4559")
+    p = re.sub(r"Cs[0-9A-Za-z]+_", "C*", p)
     p = re.sub(r"B[0-9A-Za-z]*_", "B*_", p)
     p = re.sub(r"\*+", "*", p)
     return f".text.{p}*"
