@@ -11,9 +11,9 @@ Protocol (paper, section 4), on the datasets available here (scikit-learn's):
 * for each of ``--splits`` random 70/30 train/test splits: train the black box on the
   training set, extract our tree from the training inputs (``n_samples`` = n, default
   1000, ``max_leaves`` 16, the default ``train_weight="auto"``: CART on the training
-  rows and a pool of ``n * max_leaves`` inputs drawn from a full-covariance mixture of the
-  columns' normal scores, the rows' share chosen on check inputs between neighbouring
-  rows and printed per split)
+  rows and a pool of ``n * max_leaves`` inputs between neighbouring rows, the rows
+  weighing ``n_train / (n_train + 100)``, printed per split; the extractor's seed is
+  the split's plus ``1000 * --stream``)
   and train CART (scikit-learn's ``DecisionTree*``) on the
   black box's labels of the training set with the SAME number of leaves
   (``max_leaf_nodes``); report the median over the splits;
@@ -23,7 +23,7 @@ Protocol (paper, section 4), on the datasets available here (scikit-learn's):
   accuracy against the black box's labels;
 * every row also reports the fair baseline: CART trained on as many black-box-labelled
   rows as the extractor queried (the training rows plus as many draws of the distribution
-  it sampled, unweighted);
+  it sampled, unweighted; for ``"auto"``, inputs between neighbouring rows);
 * "score of f" is the black box's own F1 / accuracy / MSE against the true test labels;
 * for the classification rows, ``refine="gosdt"`` (GOSDT over the extraction's
   thresholds, regularization ``--refine-regularization``) is reported alongside;
@@ -55,7 +55,8 @@ Protocol (paper, section 4), on the datasets available here (scikit-learn's):
 
 Usage::
 
-    python benches/reproduce_extraction.py [--splits 20] [--seed-offset 0] [--n-samples 1000]
+    python benches/reproduce_extraction.py [--splits 20] [--seed-offset 0] [--stream 0]
+        [--n-samples 1000]
         [--cost-splits 3]
         [--max-leaves 16] [--stability-n 2000] [--stability-trees 10]
         [--refine-regularization 0.01]
@@ -100,6 +101,10 @@ try:
     from treeopt.extract import CopulaGaussianMixture
 except ImportError:  # an older treeopt (the A/B comparison's base)
     CopulaGaussianMixture = type(None)
+try:
+    from treeopt.extract import _interpolated_rows
+except ImportError:  # an older treeopt
+    _interpolated_rows = None
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _numeric_data import load_numeric  # noqa: E402
@@ -179,11 +184,15 @@ def make_blackbox(row, seed):
 
 def fair_cart(est, Xtr, blackbox, leaves, seed, Cart):
     """CART on as many black-box-labelled rows as the extractor queried: the training
-    rows plus draws of the distribution it sampled (``pool_distribution_`` for
-    ``train_weight="auto"``, else its box mixture), unweighted (the fair baseline)."""
+    rows plus draws of the distribution it sampled (for ``train_weight="auto"``, inputs
+    between neighbouring rows, or its ``pool_distribution_`` when it has one; else its
+    box mixture), unweighted (the fair baseline)."""
     extra = max(est.n_queries_ - Xtr.shape[0], 0)
     pool = getattr(est, "pool_distribution_", None)
-    if extra and pool is not None and isinstance(pool, CopulaGaussianMixture):
+    if extra and pool is None and getattr(est, "train_weight", None) == "auto" and _interpolated_rows:
+        # "auto" without an input_distribution: its pool lies between neighbouring rows
+        drawn = _interpolated_rows(Xtr, extra, np.random.default_rng(seed))
+    elif extra and pool is not None and isinstance(pool, CopulaGaussianMixture):
         drawn = pool.sample(extra, random_state=seed)
     else:
         dist = pool if pool is not None else est.input_distribution_
@@ -306,8 +315,9 @@ def run_row(row, args):
         rec["f"].append(score(yte, f_test, classify, binary))
 
         timed = CpuTimed(bb)
+        seed = split + 1000 * args.stream  # the extractor's seed (CART keeps ``split``)
         est = Extractor(
-            timed, max_leaves=max_leaves, n_samples=args.n_samples, random_state=split
+            timed, max_leaves=max_leaves, n_samples=args.n_samples, random_state=seed
         )
         start, cpu_start = time.perf_counter(), time.thread_time()
         est.fit(Xtr)
@@ -322,7 +332,7 @@ def run_row(row, args):
         if row == "bc-forest" and split - args.seed_offset < args.cost_splits:
             # the paper's algorithm on the same split, right after (same machine load)
             paper = Extractor(
-                bb, max_leaves=max_leaves, n_samples=args.n_samples, random_state=split,
+                bb, max_leaves=max_leaves, n_samples=args.n_samples, random_state=seed,
                 train_weight=0.0,
             )
             start = time.perf_counter()
@@ -344,7 +354,7 @@ def run_row(row, args):
                     bb,
                     max_leaves=max_leaves,
                     n_samples=args.n_samples,
-                    random_state=split,
+                    random_state=seed,
                     refine="gosdt",
                     refine_regularization=args.refine_regularization,
                     refine_time_limit=args.refine_time_limit,
@@ -420,6 +430,14 @@ def main(argv=None):
         help="split k (train/test split, black box, extractor and CART seeds) uses seed "
         "offset + k: rerun with other offsets to check a verdict is not one lucky draw",
     )
+    parser.add_argument(
+        "--stream",
+        type=int,
+        default=0,
+        help="the extractors' seed on split k is k + 1000 * stream (the split, the black "
+        "box and CART keep seed k): rerun with other streams to check a verdict does not "
+        "hang on the extractor's own draws",
+    )
     parser.add_argument("--n-samples", type=int, default=1000)
     parser.add_argument(
         "--cost-splits",
@@ -453,7 +471,9 @@ def main(argv=None):
         f"{os.cpu_count()} CPUs, load average {load_average()}"
     )
     print(
-        f"splits {args.splits} (seeds {args.seed_offset}..{args.seed_offset + args.splits - 1}), n = {args.n_samples}, max_leaves {args.max_leaves}, test size 30%\n"
+        f"splits {args.splits} (seeds {args.seed_offset}..{args.seed_offset + args.splits - 1}, "
+        f"extractor seed stream {args.stream}), n = {args.n_samples}, max_leaves "
+        f"{args.max_leaves}, test size 30%\n"
     )
     results, stab = {}, {}
     for row in args.rows:
