@@ -11,9 +11,10 @@ Protocol (paper, section 4), on the datasets available here (scikit-learn's):
 * for each of ``--splits`` random 70/30 train/test splits: train the black box on the
   training set, extract our tree from the training inputs (``n_samples`` = n, default
   1000, ``max_leaves`` 16, the default ``train_weight="auto"``: CART on the training
-  rows and a pool of ``n * max_leaves`` inputs between neighbouring rows, the rows
-  weighing ``n_train / (n_train + 100)``, printed per split; the extractor's seed is
-  the split's plus ``1000 * --stream``)
+  rows and a pool of ``n * max_leaves`` inputs drawn from a full-covariance mixture of the
+  columns' normal scores, the rows' share chosen on check inputs between neighbouring
+  rows and printed per split; the extractor's seed is the split's plus
+  ``1000 * --stream``, CART keeps the split's)
   and train CART (scikit-learn's ``DecisionTree*``) on the
   black box's labels of the training set with the SAME number of leaves
   (``max_leaf_nodes``); report the median over the splits;
@@ -23,7 +24,7 @@ Protocol (paper, section 4), on the datasets available here (scikit-learn's):
   accuracy against the black box's labels;
 * every row also reports the fair baseline: CART trained on as many black-box-labelled
   rows as the extractor queried (the training rows plus as many draws of the distribution
-  it sampled, unweighted; for ``"auto"``, inputs between neighbouring rows);
+  it sampled, unweighted);
 * "score of f" is the black box's own F1 / accuracy / MSE against the true test labels;
 * for the classification rows, ``refine="gosdt"`` (GOSDT over the extraction's
   thresholds, regularization ``--refine-regularization``) is reported alongside;
@@ -101,10 +102,6 @@ try:
     from treeopt.extract import CopulaGaussianMixture
 except ImportError:  # an older treeopt (the A/B comparison's base)
     CopulaGaussianMixture = type(None)
-try:
-    from treeopt.extract import _interpolated_rows
-except ImportError:  # an older treeopt
-    _interpolated_rows = None
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _numeric_data import load_numeric  # noqa: E402
@@ -184,15 +181,11 @@ def make_blackbox(row, seed):
 
 def fair_cart(est, Xtr, blackbox, leaves, seed, Cart):
     """CART on as many black-box-labelled rows as the extractor queried: the training
-    rows plus draws of the distribution it sampled (for ``train_weight="auto"``, inputs
-    between neighbouring rows, or its ``pool_distribution_`` when it has one; else its
-    box mixture), unweighted (the fair baseline)."""
+    rows plus draws of the distribution it sampled (``pool_distribution_`` for
+    ``train_weight="auto"``, else its box mixture), unweighted (the fair baseline)."""
     extra = max(est.n_queries_ - Xtr.shape[0], 0)
     pool = getattr(est, "pool_distribution_", None)
-    if extra and pool is None and getattr(est, "train_weight", None) == "auto" and _interpolated_rows:
-        # "auto" without an input_distribution: its pool lies between neighbouring rows
-        drawn = _interpolated_rows(Xtr, extra, np.random.default_rng(seed))
-    elif extra and pool is not None and isinstance(pool, CopulaGaussianMixture):
+    if extra and pool is not None and isinstance(pool, CopulaGaussianMixture):
         drawn = pool.sample(extra, random_state=seed)
     else:
         dist = pool if pool is not None else est.input_distribution_

@@ -513,16 +513,10 @@ def test_queries_are_batched_and_counted():
     ).fit(X)
     assert [len(b) for b in rows_only.batches] == [len(X)] and est.n_queries_ == len(X)
     # "auto": ONE query, the training rows followed by a pool of n_samples * max_leaves
-    # inputs, counted; with an input_distribution, half as many check inputs too
-    given = CallLog(rule)
-    est = ExtractedTreeClassifier(
-        given, max_leaves=6, n_samples=100, random_state=0,
-        input_distribution=BoxGaussianMixture.fit(X, 2, random_state=0),
-    ).fit(X)
-    assert [len(b) for b in given.batches] == [len(X) + 900] and est.n_queries_ == len(X) + 900
+    # inputs and half as many check inputs, counted
     auto = CallLog(rule)
     est = ExtractedTreeClassifier(auto, max_leaves=6, n_samples=100, random_state=0).fit(X)
-    assert [len(b) for b in auto.batches] == [len(X) + 600] and est.n_queries_ == len(X) + 600
+    assert [len(b) for b in auto.batches] == [len(X) + 900] and est.n_queries_ == len(X) + 900
     assert np.array_equal(auto.batches[0][: len(X)], X)
     assert est.train_weight_ in (len(X) / (len(X) + 100), 1.0, 0.9, 0.75, 0.5)
 
@@ -652,10 +646,11 @@ def test_auto_train_weight_where_the_mixture_misleads():
     # The inputs lie on a curve in 3-D; a mixture puts much of its mass off the curve,
     # where the black box answers a third class the data never shows. Trees that give
     # a diagonal mixture half the distribution agree less with the black box on fresh
-    # rows than "auto", whose pool lies between neighbouring rows, close to the curve.
-    # "auto" stays within 1 in 1000 fresh rows of CART on the rows alone (0.999 vs
-    # 0.9985, 0.9915 vs 0.991, 0.997 vs 0.9975 on seeds 0-2; a copula mixture's pool,
-    # the earlier default, lost up to 0.5%).
+    # rows than "auto", whose pool (a quarter of it off the curve) weighs 20% against
+    # the 400 rows. That still costs "auto" up to 0.5% of fresh rows against CART on
+    # the rows alone on some seeds (0.9935 vs 0.9985 on seed 0: its 500 check inputs
+    # favour the rows alone by 3 disagreements, too few to leave the default): the
+    # known limit of the default, pinned here so that a change that widens it is seen.
     def curve(n, seed):
         t = np.random.default_rng(seed).uniform(-1, 1, n)
         return np.column_stack([t, np.sin(3 * t), t**2 - 0.5 * t])
@@ -675,7 +670,7 @@ def test_auto_train_weight_where_the_mixture_misleads():
             fidelity[share] = est.fidelity(X_test)["accuracy"]
             total[share] += fidelity[share]
         cart = DecisionTreeClassifier(max_leaf_nodes=5, random_state=seed).fit(X, blackbox(X))
-        assert fidelity["auto"] >= np.mean(cart.predict(X_test) == blackbox(X_test)) - 0.001
+        assert fidelity["auto"] >= np.mean(cart.predict(X_test) == blackbox(X_test)) - 0.006
     assert total[0.5] < total["auto"]
 
 
@@ -720,12 +715,11 @@ def test_rows_alone_is_scikit_learns_cart(seed):
         assert est.n_queries_ == len(X)
 
 
-def test_auto_pool_helps_where_the_rows_are_few():
+def test_auto_train_weight_keeps_the_mixture_where_it_helps():
     # 80 rows of a 5-D Gaussian, which a diagonal mixture models well, and a black box
     # made of axis-aligned boxes: 8 leaves placed by 300 samples of every node's region
-    # find its thresholds, 8 leaves placed by the 80 rows alone (CART) miss many. "auto",
-    # whose pool of 2400 inputs between neighbouring rows weighs 5/9 against the 80
-    # rows, beats CART on fresh rows.
+    # find its thresholds, 8 leaves placed by the 80 rows alone (CART) miss many. "auto"
+    # sees it on its check inputs, keeps the mixture, and beats CART on fresh rows.
     def blackbox(Z):
         boxes = ((Z[:, 0] > 0.5) & (Z[:, 1] > -0.3)) | ((Z[:, 3] < -0.8) & (Z[:, 0] < 0))
         return (boxes | (Z[:, 2] > 1.2)).astype(int)
@@ -740,62 +734,23 @@ def test_auto_pool_helps_where_the_rows_are_few():
         assert est.fidelity(X_new)["accuracy"] > np.mean(cart.predict(X_new) == blackbox(X_new))
 
 
-def test_auto_is_cart_on_the_rows_and_a_pool_between_neighbours():
-    # "auto" (no input_distribution) is scikit-learn's CART on the rows and a pool of
-    # n_samples * max_leaves inputs between neighbouring rows, queried with them, the n
-    # rows weighing n / (n + 100) in total and the pool the rest: the same splits, node
+def test_auto_is_cart_on_the_weighted_rows_and_pool():
+    # "auto" is scikit-learn's CART on the rows and the pool it queried, the rows
+    # weighing the chosen share in total and the pool the rest: the same splits, node
     # for node, and the same predictions (thresholds moved to float64 midpoints of the
-    # same partitions), for a classifier and a regressor. Every pool input lies on the
-    # segment from a row to one of its 5 nearest rows (standardised columns).
+    # same partitions), for a classifier and a regressor. The share is n / (n + 100)
+    # unless one of 1, 0.9, 0.75 and 0.5 gives a CART whose disagreement with the black
+    # box on the check inputs (queried after the pool) is below the default's by more
+    # than 2 standard errors of the paired differences (the lowest such).
     X = gaussian_data(300, 4, seed=1)
     X_new = gaussian_data(2000, 4, seed=2)
     cases = [
         (ExtractedTreeClassifier, DecisionTreeClassifier, rule),
         (ExtractedTreeRegressor, DecisionTreeRegressor, lambda Z: steps(Z) + 0.3 * Z[:, 2]),
     ]
-    Z = (X - X.mean(axis=0)) / X.std(axis=0)
-    near = np.argsort(((Z[:, None, :] - Z[None, :, :]) ** 2).sum(axis=2), axis=1)[:, 1:6]
     for Extractor, Cart, fn in cases:
         log = CallLog(fn)
         est = Extractor(log, max_leaves=7, n_samples=150, random_state=5).fit(X)
-        (batch,) = log.batches
-        n, m = len(X), 150 * 7
-        assert batch.shape[0] == n + m and est.n_queries_ == n + m
-        assert np.array_equal(batch[:n], X)
-        for z in batch[n : n + 100]:  # on a segment from a row to one of its neighbours
-            d = X[near] - X[:, None, :]  # (row, neighbour, column)
-            t = np.einsum("ikj,ij->ik", d, z - X) / (d * d).sum(axis=2)
-            closest = X[:, None, :] + np.clip(t, 0, 1)[:, :, None] * d
-            assert np.abs(closest - z).max(axis=2).min() < 1e-9
-        share = n / (n + 100)
-        assert est.train_weight_ == share and not hasattr(est, "train_weight_losses_")
-        assert not hasattr(est, "pool_distribution_")
-        weight = np.r_[np.full(n, share / n), np.full(m, (1 - share) / m)]
-        cart = Cart(max_leaf_nodes=7, random_state=5).fit(batch, fn(batch), sample_weight=weight)
-        assert _splits_by_path(est.tree_) == _splits_by_path(cart.tree_)
-        assert np.allclose(est.predict(X_new), cart.predict(X_new), rtol=1e-12, atol=0)
-
-
-def test_auto_with_an_input_distribution_chooses_the_share_on_check_inputs():
-    # With an input_distribution, "auto" is scikit-learn's CART on the rows and a pool
-    # drawn from it, the rows weighing the chosen share in total and the pool the rest:
-    # the same splits, node for node, and the same predictions, for a classifier and a
-    # regressor. The share is n / (n + 100) unless one of 1, 0.9, 0.75 and 0.5 gives a
-    # CART whose disagreement with the black box on the check inputs (queried after the
-    # pool) is below the default's by more than 2 standard errors of the paired
-    # differences (the lowest such).
-    X = gaussian_data(300, 4, seed=1)
-    X_new = gaussian_data(2000, 4, seed=2)
-    dist = BoxGaussianMixture.fit(X, 3, random_state=0)
-    cases = [
-        (ExtractedTreeClassifier, DecisionTreeClassifier, rule),
-        (ExtractedTreeRegressor, DecisionTreeRegressor, lambda Z: steps(Z) + 0.3 * Z[:, 2]),
-    ]
-    for Extractor, Cart, fn in cases:
-        log = CallLog(fn)
-        est = Extractor(
-            log, max_leaves=7, n_samples=150, random_state=5, input_distribution=dist
-        ).fit(X)
         (batch,) = log.batches
         n, m = len(X), 150 * 7
         assert batch.shape[0] == n + m + m // 2
@@ -820,8 +775,8 @@ def test_auto_with_an_input_distribution_chooses_the_share_on_check_inputs():
         cart = trees[chosen]
         assert _splits_by_path(est.tree_) == _splits_by_path(cart.tree_)
         assert np.allclose(est.predict(X_new), cart.predict(X_new), rtol=1e-12, atol=0)
-        # the pool is a sample of the given distribution, not X itself
-        assert est.pool_distribution_ is dist
+        # the pool is a sample of the distribution fitted to X, not X itself
+        assert est.pool_distribution_.n_features == 4
         assert not np.isin(batch[len(X):, 0], X[:, 0]).any()
 
 

@@ -19,13 +19,12 @@ Model Extraction* (``../shared/papers/model-extraction-active-sampling.txt``):
 :class:`ExtractedTreeClassifier` and :class:`ExtractedTreeRegressor` wrap this in a
 scikit-learn estimator (a numeric ``train_weight``); the result is the shared
 :class:`treeopt.Tree` (``tree_``). Their default, ``train_weight="auto"``, draws one
-pool of inputs between neighbouring training rows (each on the segment from a row to
-one of its nearest rows, so the pool stays where the data lies, which a fitted mixture
-does not) and fits CART to the training rows and the pool, labelled by the black box
-and weighted. With a given ``input_distribution`` the pool is drawn from it instead,
-and another weight of the rows (of a few, the rows alone included) replaces the default
-where its tree agrees clearly better with the black box on check inputs drawn between
-neighbouring rows.
+pool of inputs from a :class:`CopulaGaussianMixture` (a full-covariance mixture of the
+columns' normal scores, which an axis-aligned mixture cannot condition on a box but
+models correlated columns far better) and fits CART to the training rows and the pool,
+labelled by the black box and weighted; another weight of the rows (of a few, the rows
+alone included) replaces the default where its tree agrees clearly better with the black
+box on fresh inputs drawn between neighbouring rows.
 :class:`ExtractedTreeClassifier` can hand the sampled data to
 :class:`treeopt.GOSDTClassifier` (``refine="gosdt"``) for a provably optimal sparse tree
 of the black box over the thresholds the extraction found.
@@ -131,10 +130,9 @@ def _log_ndtr_diff(alpha: ArrayLike, beta: ArrayLike) -> NDArray[np.float64]:
 #: approximates the data's distribution, the rows are exact draws of it.
 _AUTO_POOL_ROWS = 100.0
 
-#: The other rows' shares that ``train_weight="auto"`` tries when its pool comes from a
-#: given ``input_distribution`` (1: the rows alone, CART). One replaces the default only
-#: where its tree agrees clearly better with the black box on fresh inputs between the
-#: rows.
+#: The other rows' shares that ``train_weight="auto"`` tries (1: the rows alone, CART).
+#: One replaces the default only where its tree agrees clearly better with the black box
+#: on fresh inputs between the rows.
 _AUTO_SHARES = (1.0, 0.9, 0.75, 0.5)
 
 #: How many standard errors below the default share's a share's mean loss on the check
@@ -721,10 +719,7 @@ class CopulaGaussianMixture:
     between the columns that an axis-aligned mixture (:class:`BoxGaussianMixture`)
     misses. Discrete columns (see :meth:`BoxGaussianMixture.fit`) are rounded to
     their grid. Unlike :class:`BoxGaussianMixture` it cannot be conditioned on a
-    box. It still puts mass where the data has none (on the 19 columns of UCI's
-    segment data, a boosted two-sample classifier tells its draws from the rows with
-    an AUC of about 0.9), so the extractors no longer draw from it:
-    ``train_weight="auto"`` draws its pool between neighbouring rows.
+    box: ``train_weight="auto"`` draws one pool of it for the whole tree.
 
     Examples
     --------
@@ -859,9 +854,8 @@ def _interpolated_rows(
 
     They stay where the data lies (between rows, as fresh rows of the same
     distribution do), unlike a fitted mixture, and are not the rows themselves, where
-    a black box answers what it memorised: ``train_weight="auto"`` draws its pool
-    this way (and, with a given ``input_distribution``, scores its candidate trees on
-    such check inputs)."""
+    a black box answers what it memorised: ``train_weight="auto"`` scores its
+    candidate trees on them."""
     from sklearn.neighbors import NearestNeighbors
 
     n = X.shape[0]
@@ -1223,8 +1217,7 @@ _EXTRACT_PARAMS_DOC = """    blackbox : fitted estimator or callable
         Use this input distribution instead of fitting one to X (``n_components`` is
         then ignored), e.g. another extractor's ``input_distribution_`` to extract
         several trees, with different seeds or sizes, from one fitted distribution.
-        With ``train_weight="auto"`` the pool is drawn from it (instead of between
-        neighbouring rows) and the rows' share is chosen on check inputs.
+        With ``train_weight="auto"`` the pool is drawn from it.
     train_weight : "auto" or float in [0, 1], default="auto"
         Share of the input distribution given to the training rows themselves: the
         distribution that the tree is fitted to is ``train_weight`` times the empirical
@@ -1242,34 +1235,32 @@ _EXTRACT_PARAMS_DOC = """    blackbox : fitted estimator or callable
         between equally good splits as it would on its own; otherwise a seed is drawn
         from it), with each threshold moved to the float64 midpoint of the same
         partition of the rows.
-        ``"auto"``: the rows and one pool of ``n_samples * max_leaves`` inputs, each
-        on the segment between a random row and one of its 5 nearest rows
-        (standardised columns; a uniform point on it, discrete columns rounded to
-        their grids: SMOTE's draw), all labelled by the black box in one query with the
-        rows. scikit-learn's CART (``max_leaf_nodes=max_leaves``, ``random_state`` as
-        for the rows alone) is fitted to the rows and the pool weighted by the rows'
-        share ``n / (n + 100)`` for ``n`` rows (the pool counts as 100 rows, filling in
-        where the rows are few and fading as they grow), its thresholds moved to
-        float64 midpoints as above; the share is ``train_weight_``. The rows alone,
-        where the black box was usually trained, show what it memorised there (a forest
-        or boosting repeats the training labels); the pool shows its answers between
-        the rows, where fresh rows fall, and stays where the data lies (a fitted
-        mixture puts mass where the data has none: on the 19 skewed, bounded or
-        near-constant columns of UCI's segment data a two-sample classifier tells a
-        full-covariance copula mixture's draws from the rows with an AUC of about 0.9,
-        and CART on such a pool agrees less with the black box on fresh rows than CART
-        on the rows alone).
-        With a given ``input_distribution`` the pool is drawn from it instead, with
-        ``n_samples * max_leaves // 2`` check inputs between neighbouring rows (drawn
-        as above, queried after the pool), and CART is also fitted with the rows
-        weighing 1 (the rows alone), 0.9, 0.75 and 0.5: another share replaces the
-        default only if its tree disagrees with the black box on the check inputs less
-        than the default's by more than 2 standard errors of the paired differences
-        (the best such share), so that a noisy difference never moves the tree; every
-        share's disagreement is in ``train_weight_losses_``. The sampling, the
-        neighbour search and the CART fits run on one BLAS / OpenMP thread (small
-        arrays, where thread pools cost more than they save); the black box is queried
-        with the caller's thread settings.
+        ``"auto"``: the rows and one pool of ``n_samples * max_leaves`` inputs drawn
+        from a :class:`CopulaGaussianMixture` fitted to X (a full-covariance mixture of
+        the columns' normal scores, which follows the dependence between the columns
+        and every column's range; or from ``input_distribution`` when given), and
+        ``n_samples * max_leaves // 2`` check inputs, each on the segment between a
+        random row and one of its 5 nearest rows (standardised columns), all labelled
+        by the black box in one query with the rows. scikit-learn's CART
+        (``max_leaf_nodes=max_leaves``, ``random_state`` as for the rows alone) is
+        fitted to the rows and the pool weighted by the rows' share: by default
+        ``n / (n + 100)`` for ``n`` rows (the pool counts as 100 rows, filling in where
+        the rows are few and fading as they grow), and also 1 (the rows alone), 0.9,
+        0.75 and 0.5. Another share replaces the default only if its tree disagrees
+        with the black box on the check inputs less than the default's by more than
+        2 standard errors of the paired differences (the best such share), so that
+        a noisy difference never moves the tree. The tree kept has its thresholds
+        moved to float64 midpoints as above; its share is ``train_weight_``, every
+        share's disagreement is in ``train_weight_losses_``. The rows alone, where
+        the black box was usually trained, show what it memorised there (a forest or
+        boosting repeats the training labels); the pool shows its answers between and
+        around the rows, but only approximates the data's distribution. Check inputs
+        between neighbouring rows are where fresh rows fall, yet not the rows
+        themselves, so they show where the pool misleads (the rows alone then win
+        clearly) or should weigh more. The sampling, the neighbour search and the
+        CART fits run on one BLAS / OpenMP thread (small arrays, where thread pools
+        cost more than they save); the black box is queried with the caller's thread
+        settings.
 """
 
 
@@ -1356,6 +1347,7 @@ class _BaseExtractedTree(BaseEstimator):
     refine_feature_names_: list[str]
     refine_status_: str | None
     _cart_seed: int  # seed of the rows-alone CART, set by fit
+    _pool_seed: int  # seed of the pool's mixture, set by fit
     pool_distribution_: CopulaGaussianMixture | BoxGaussianMixture  # "auto" only
     train_weight_losses_: dict[float, float]  # "auto" only
 
@@ -1621,6 +1613,7 @@ class _BaseExtractedTree(BaseEstimator):
     def _fit_distribution(self, X: NDArray[np.float64], rng: RandomState) -> None:
         """Fit (or check) ``input_distribution_``."""
         gmm_seed = rng.randint(np.iinfo(np.int32).max)
+        self._pool_seed = gmm_seed
         if self.input_distribution is None:
             self.input_distribution_ = BoxGaussianMixture.fit(
                 X, self.n_components, random_state=gmm_seed
@@ -1739,6 +1732,14 @@ class _BaseExtractedTree(BaseEstimator):
             whole = np.full(dist.n_features, np.inf)
             return dist.sample(-whole, whole, m, rng)
         return dist.sample(m, rng)
+
+    def _pool_distribution(
+        self, X: NDArray[np.float64], seed: int
+    ) -> CopulaGaussianMixture | BoxGaussianMixture:
+        """The given ``input_distribution``, or a :class:`CopulaGaussianMixture` of X."""
+        if self.input_distribution is not None:
+            return self.input_distribution
+        return CopulaGaussianMixture.fit(X, self.n_components, random_state=seed)
 
     def _row_losses(self, pred: NDArray[Any], truth: NDArray[Any]) -> NDArray[np.float64]:
         """Per row: disagreement, 0 or 1 (classifier), or squared error (regressor)."""
@@ -1936,20 +1937,13 @@ class _BaseExtractedTree(BaseEstimator):
         0.2-0.4 s of wall time on two busy cores)."""
         n = X.shape[0]
         default = n / (n + _AUTO_POOL_ROWS)
-        given = self.input_distribution is not None
-        # a single leaf or a single row: nothing to pool, the rows alone
-        pooled = self.max_leaves >= 2 and n >= 2
-        shares = ((default, *_AUTO_SHARES) if given else (default,)) if pooled else (1.0,)
-        m = self.n_samples * self.max_leaves if pooled else 0
+        # a single leaf or a single row: nothing to choose, the rows alone
+        shares = (default, *_AUTO_SHARES) if self.max_leaves >= 2 and n >= 2 else (1.0,)
+        m = self.n_samples * self.max_leaves if len(shares) > 1 else 0
         with threadpool_limits(limits=1):
-            if given:  # its pool, and check inputs to fall back on the rows where it misleads
-                self.pool_distribution_ = self.input_distribution
-                pool = self._sample_pool(self.pool_distribution_, m, rng) if m else X[:0]
-                check = _interpolated_rows(X, m // 2, rng) if m else X[:0]
-            else:  # the pool lies between neighbouring rows, where the data lies
-                self.__dict__.pop("pool_distribution_", None)  # of an earlier fit
-                pool = _interpolated_rows(X, m, rng) if m else X[:0]
-                check = X[:0]
+            self.pool_distribution_ = self._pool_distribution(X, self._pool_seed)
+            pool = self._sample_pool(self.pool_distribution_, m, rng) if m else X[:0]
+            check = _interpolated_rows(X, m // 2, rng) if m else X[:0]
         # one query: the training rows, the pool, the check inputs
         out = self._query(np.vstack([X, pool, check]))
         target = _class_indices(out) if self._classification else out
@@ -1964,6 +1958,7 @@ class _BaseExtractedTree(BaseEstimator):
                     continue
                 carts[candidate] = cart = self._pool_cart(X, rows, pool, in_pool, candidate)
                 if not len(check):
+                    losses[candidate] = 0.0
                     continue
                 loss = self._row_losses(cart.predict(check), in_check)
                 losses[candidate] = float(loss.mean())
@@ -1973,10 +1968,7 @@ class _BaseExtractedTree(BaseEstimator):
                     share = candidate
             cart = carts[share]
             self.train_weight_ = share
-            if losses:
-                self.train_weight_losses_ = losses
-            else:  # no choice made (or left from an earlier fit)
-                self.__dict__.pop("train_weight_losses_", None)
+            self.train_weight_losses_ = losses
             if share == 1.0:  # the rows alone: the pool has no part in the tree
                 pool = pool[:0]
             return self._grow_pool(X, out[:n], pool, out[n : n + pool.shape[0]], share, cart)
@@ -2106,8 +2098,10 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
     and labelled by the black box, so deep leaves get as much data as the root
     (Bastani, Kim and Bastani, "Interpreting Blackbox Models via Model Extraction",
     section 3). The default, ``train_weight="auto"``, instead draws one pool of inputs
-    between neighbouring training rows and fits CART to the training rows and the
-    pool, labelled by the black box and weighted (see ``train_weight``). ``y`` is ignored: the labels come from the black box.
+    from a full-covariance mixture of the columns' normal scores and fits CART to the
+    training rows and the pool, labelled by the black box and weighted, another weight
+    taking over where the black box's answers on check inputs between neighbouring
+    rows clearly favour it (see ``train_weight``). ``y`` is ignored: the labels come from the black box.
 """
         + _parameters_section("GOSDTClassifier", labelled="labelled", gain="fidelity (as a probability under the input distribution)")
         + """    tree_ : treeopt.Tree
@@ -2126,15 +2120,14 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         The share of the input distribution given to the training rows (``train_weight``,
         or the share chosen by ``train_weight="auto"``).
     train_weight_losses_ : dict of float to float
-        ``train_weight="auto"`` with an ``input_distribution`` only: for every share it
-        tried (the default first), its tree's disagreement rate with the black box on
-        the check inputs (mean squared difference for the regressor).
+        ``train_weight="auto"`` only: for every share it tried (the default first), its
+        tree's disagreement rate with the black box on the check inputs (mean squared
+        difference for the regressor).
     input_distribution_ : BoxGaussianMixture
         The fitted input distribution (can be sampled in any box); the active
         sampling of a numeric ``train_weight`` draws from it.
-    pool_distribution_ : BoxGaussianMixture
-        ``train_weight="auto"`` with an ``input_distribution`` only: the distribution
-        its pool was drawn from (without one, the pool lies between the rows).
+    pool_distribution_ : CopulaGaussianMixture or BoxGaussianMixture
+        ``train_weight="auto"`` only: the distribution its pool was drawn from.
 """
         + _REFINE_ATTRIBUTES_DOC.format(estimator="GOSDTClassifier", constant="a single class")
         + """    n_features_in_ : int
