@@ -53,6 +53,7 @@
 //! in order of their best split's impurity, each column's thresholds in the order of its
 //! interval search), so results are reproducible bit for bit.
 
+use crate::boxkey::BoxKeys;
 use crate::budget::{Budget, Limits, Monitor, Progress};
 use crate::store::{Store, LEAF};
 use crate::depth2::{Depth2, SmallTree};
@@ -178,6 +179,10 @@ impl RunSummary {
 struct Level {
     set: Vec<u64>,
     child: Vec<u64>,
+    /// With box keys ([`BoxKeys`]), the key of the record expanded and of the child
+    /// last formed (empty otherwise: the sets are the keys).
+    key: Vec<u64>,
+    child_key: Vec<u64>,
     totals: Vec<f64>,
     /// The set's equivalent-points floor, rows and reference loss.
     minority: f64,
@@ -209,9 +214,9 @@ impl Level {
     /// Bytes a level holds for this task, whose runs hold at most `run` splits (each
     /// level holds the sums and candidates of one run at a time).
     /// (The reference loss per split is kept only when `guessing`.)
-    fn bytes_for<O: Objective, S: SplitFamily>(t: &Task<O, S>, run: usize, n_runs: usize, guessing: bool) -> usize {
+    fn bytes_for<O: Objective, S: SplitFamily>(t: &Task<O, S>, run: usize, n_runs: usize, guessing: bool, key_words: usize) -> usize {
         let c = t.obj.n_stats();
-        24 * t.data.words() + 16 * c + 8 * run * c + (12 + 8 * guessing as usize) * run + run * std::mem::size_of::<Candidate>() + n_runs * std::mem::size_of::<RunSummary>()
+        24 * t.data.words() + 16 * key_words + 16 * c + 8 * run * c + (12 + 8 * guessing as usize) * run + run * std::mem::size_of::<Candidate>() + n_runs * std::mem::size_of::<RunSummary>()
     }
 
     /// The left and right sides of split `f` (of the run loaded) of the set last
@@ -278,11 +283,13 @@ impl Level {
         self.right_rows[f - self.base]
     }
 
-    fn new<O: Objective, S: SplitFamily>(t: &Task<O, S>, run: usize, guessing: bool) -> Self {
+    fn new<O: Objective, S: SplitFamily>(t: &Task<O, S>, run: usize, guessing: bool, key_words: usize) -> Self {
         let (c, data) = (t.obj.n_stats(), t.data);
         Level {
             set: vec![0; data.words()],
             child: vec![0; data.words()],
+            key: vec![0; key_words],
+            child_key: vec![0; key_words],
             totals: vec![0.0; c],
             minority: 0.0,
             rows: 0.0,
@@ -608,6 +615,11 @@ pub(crate) struct Solver<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> {
     /// hold few distinct values ([`table::pays`]).
     table: Option<Table>,
     store: Store,
+    /// The store's keys: capture sets by their box (thresholds under a depth limit, see
+    /// [`Solver::key_by_boxes`]), else (`None`) the capture bit-vectors themselves.
+    boxes: Option<BoxKeys>,
+    /// A capture set decoded from a box key.
+    scratch: Vec<u64>,
     levels: Vec<Level>,
     /// Bytes the store, the levels and the depth-two kernel may hold together.
     limit: usize,
@@ -688,7 +700,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
                     return false;
                 }
             }
-            self.levels.push(Level::new(&self.t, self.longest_run, self.reference.is_some()));
+            self.levels.push(Level::new(&self.t, self.longest_run, self.reference.is_some(), self.boxes.map_or(0, |b| b.words())));
             self.store.set_external(self.other_bytes());
         }
         true
@@ -696,12 +708,12 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
 
     /// Bytes one level holds.
     fn level_bytes(&self) -> usize {
-        Level::bytes_for(&self.t, self.longest_run, self.runs.len(), self.reference.is_some())
+        Level::bytes_for(&self.t, self.longest_run, self.runs.len(), self.reference.is_some(), self.boxes.map_or(0, |b| b.words()))
     }
 
     /// Bytes held besides the store: the levels and the depth-two kernel.
     fn other_bytes(&self) -> usize {
-        self.levels.len() * self.level_bytes() + self.depth2.bytes() + self.table.as_ref().map_or(0, Table::bytes) + SMALL_TREE_BYTES * self.small_trees.capacity() + self.side_bits.as_ref().map_or(0, SideBits::bytes)
+        self.levels.len() * self.level_bytes() + self.depth2.bytes() + self.table.as_ref().map_or(0, Table::bytes) + SMALL_TREE_BYTES * self.small_trees.capacity() + self.side_bits.as_ref().map_or(0, SideBits::bytes) + 8 * self.scratch.capacity()
     }
 
     /// Runs the depth-two kernel on `set` within the memory left by the store and the
@@ -734,7 +746,15 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
                 return Err(s);
             }
         }
-        let set = set.unwrap_or_else(|| store.key(id));
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let set = match set {
+            Some(set) => set,
+            None if self.boxes.is_none() => store.key(id),
+            None => {
+                Self::decode(&self.t, self.boxes, store, id, &mut scratch);
+                &scratch[..]
+            }
+        };
         let out = match &mut self.depth2 {
             Kernel::Pairs(k) => {
                 // STreeD's similarity bound: when a recent set's optimum shows that no tree
@@ -797,8 +817,71 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
                 }
             }
         };
+        self.scratch = scratch;
         self.store.set_external(self.other_bytes());
         out
+    }
+
+    /// Writes the capture set of record `id` into `out` (words of the groups): the
+    /// groups inside its box, or its key itself.
+    fn decode(t: &Task<'a, O, S>, boxes: Option<BoxKeys>, store: &Store, id: u32, out: &mut Vec<u64>) {
+        out.resize(t.data.words(), 0);
+        match (boxes, t.splits.as_thresholds()) {
+            (Some(b), Some(th)) => b.set_of(th.numeric(), store.key(id), out),
+            _ => out.copy_from_slice(store.key(id)),
+        }
+    }
+
+    /// Loads record `id` into `level` to be expanded: its key and capture set.
+    fn enter(&mut self, level: usize, id: u32) {
+        let lv = &mut self.levels[level];
+        match (self.boxes, self.t.splits.as_thresholds()) {
+            (Some(b), Some(th)) => {
+                lv.key.copy_from_slice(self.store.key(id));
+                b.set_of(th.numeric(), &lv.key, &mut lv.set);
+            }
+            _ => lv.set.copy_from_slice(self.store.key(id)),
+        }
+    }
+
+    /// The key of the child of the subproblem keyed `key` on side `right` of `split`,
+    /// whose capture set is `set`.
+    fn child_key(&self, key: &[u64], split: u32, right: bool, set: &[u64]) -> Vec<u64> {
+        match (self.boxes, self.t.splits.as_thresholds()) {
+            (Some(b), Some(th)) => {
+                let (j, t) = th.locate(split as usize);
+                let mut out = vec![0; b.words()];
+                b.child(th.numeric(), key, j, t, right, set, &mut out);
+                out
+            }
+            _ => set.to_vec(),
+        }
+    }
+
+    /// The key of the root (every group, `all`).
+    fn root_key(&self, all: &[u64]) -> Vec<u64> {
+        match self.boxes {
+            Some(b) => vec![0; b.words()],
+            None => all.to_vec(),
+        }
+    }
+
+    /// Keys the store by boxes ([`BoxKeys`]) when the splits are thresholds of numeric
+    /// columns, the root has `depth < UNLIMITED` levels and a box is narrower than a
+    /// capture bit-vector. Only before anything is stored, and only for a search that
+    /// looks its subproblems up from the root down (not the Rashomon builder's lookups
+    /// by capture set, nor the split log, which reports capture sets).
+    fn key_by_boxes(&mut self, depth: u32) {
+        debug_assert_eq!(self.store.len(), 0);
+        let Some(th) = self.t.splits.as_thresholds() else { return };
+        if depth == UNLIMITED || self.store.logs_splits() {
+            return;
+        }
+        if let Some(b) = BoxKeys::new(th.numeric(), depth) {
+            self.boxes = Some(b);
+            self.store = Store::new(b.words(), Some(self.limit));
+            self.scratch = vec![0; self.t.data.words()];
+        }
     }
 
     /// Passes an improved best tree of the record searched at `level` up the path.
@@ -970,15 +1053,22 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         }
         let lv = &mut self.levels[level];
         self.t.splits.partition(&lv.set, feature as usize, right, &mut lv.child);
-        if let Some(id) = self.store.find(&lv.child, depth) {
+        if let (Some(b), Some(th)) = (self.boxes, self.t.splits.as_thresholds()) {
+            let (j, t) = th.locate(feature as usize);
+            b.child(th.numeric(), &lv.key, j, t, right, &lv.child, &mut lv.child_key);
+        }
+        let lv = &self.levels[level];
+        let key = if self.boxes.is_some() { &lv.child_key } else { &lv.child };
+        if let Some(id) = self.store.find(key, depth) {
             return Some(Child::Record(id));
         }
-        let side = self.set_bound(&self.levels[level].child, side, depth);
+        let side = self.set_bound(&lv.child, side, depth);
         if side.terminal {
             return Some(Child::Leaf(side));
         }
         let lv = &self.levels[level];
-        match self.store.insert(&lv.child, depth, side.lb, side.proven, side.leaf_cost) {
+        let key = if self.boxes.is_some() { &lv.child_key } else { &lv.child };
+        match self.store.insert(key, depth, side.lb, side.proven, side.leaf_cost) {
             Some(id) => Some(Child::Record(id)),
             None => {
                 self.stopped = Some(Status::MemoryLimit);
@@ -1056,7 +1146,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         if !self.level(level) || (depth == UNLIMITED && self.poll()) {
             return self.store.get(id).ub;
         }
-        self.levels[level].set.copy_from_slice(self.store.key(id));
+        self.enter(level, id);
         self.bound_splits(level, depth);
         // The best stump: least two-leaf cost, then lowest split.
         let best_run = self.levels[level].runs.iter().min_by(|a, b| a.stump.0.total_cmp(&b.stump.0).then(a.stump.1.cmp(&b.stump.1)));
@@ -1135,7 +1225,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         if !self.level(level) {
             return;
         }
-        self.levels[level].set.copy_from_slice(self.store.key(id));
+        self.enter(level, id);
         self.bound_splits(level, rec.depth);
         let d = child_depth(rec.depth);
 
@@ -1434,7 +1524,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
     /// about ([`TrialRate`]).
     fn budget_bound(&mut self, id: u32, budget: f64) -> bool {
         let rec = *self.store.get(id);
-        if self.reference.is_some() || !self.kernel_on || rec.depth == UNLIMITED || rec.depth < 2 {
+        if self.reference.is_some() || !self.kernel_on || rec.depth == UNLIMITED || rec.depth < 2 || !self.t.obj.has_set_bound() {
             return false;
         }
         if rec.depth == 2 && !self.depth_two_bound.ask() {
@@ -1444,7 +1534,10 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         // Above two levels the full bound (no early stop at the target): if it does not
         // prune, the record is expanded and its bound may end that expansion early.
         let ask = if rec.depth >= 3 { f64::INFINITY } else { target };
-        let b = self.t.obj.set_bound(self.store.key(id), self.rules.penalty, rec.depth, ask);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        Self::decode(&self.t, self.boxes, &self.store, id, &mut scratch);
+        let b = self.t.obj.set_bound(&scratch, self.rules.penalty, rec.depth, ask);
+        self.scratch = scratch;
         let pruned = b.is_some_and(|b| b >= target);
         if rec.depth == 2 {
             self.depth_two_bound.record(pruned);
@@ -1491,11 +1584,12 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
     }
 
     /// Appends a node splitting `set` on `feature`, with children built by `child`.
-    fn push_split(&mut self, set: &[u64], feature: u32, tree: &mut Tree, mut child: impl FnMut(&mut Self, &[u64], &mut Tree) -> usize) -> usize {
+    /// (`child` gets each half and whether it is the right one.)
+    fn push_split(&mut self, set: &[u64], feature: u32, tree: &mut Tree, mut child: impl FnMut(&mut Self, &[u64], bool, &mut Tree) -> usize) -> usize {
         let idx = self.push_leaf(set, tree);
         let (l, r) = self.halves(set, feature);
-        let left = child(self, &l, tree);
-        let right = child(self, &r, tree);
+        let left = child(self, &l, false, tree);
+        let right = child(self, &r, true, tree);
         let node = &mut tree.nodes[idx];
         node.feature = Some(feature as usize);
         node.left = left;
@@ -1509,7 +1603,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             None => self.push_leaf(set, tree),
             Some((f, fl, fr)) => {
                 let mut sides = [fl, fr].into_iter();
-                self.push_split(set, f, tree, |s, half, t| {
+                self.push_split(set, f, tree, |s, half, _, t| {
                     let sub = sides.next().flatten();
                     s.push_small(half, sub.map(|g| (g, None, None)), t)
                 })
@@ -1520,14 +1614,15 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
     /// Rebuilds the best known tree of a subproblem: closed subproblems are leaves,
     /// those with at most two levels left are re-solved by the kernel (so the tree is
     /// never worse than the cost the search accounted for), the others follow `best`.
-    fn extract(&mut self, set: &[u64], depth: u32, tree: &mut Tree) -> usize {
+    /// (`key`: the set's key in the store.)
+    fn extract(&mut self, set: &[u64], key: &[u64], depth: u32, tree: &mut Tree) -> usize {
         let side = self.set_side(set, depth);
         if side.terminal {
             return self.push_leaf(set, tree);
         }
         if depth == 2 && self.kernel_on {
             // A set the kernel solved exactly in the search: its tree, without a solve.
-            if let Some(&[f, fl, fr]) = self.store.find(set, depth).and_then(|id| self.small_trees.get(&id)) {
+            if let Some(&[f, fl, fr]) = self.store.find(key, depth).and_then(|id| self.small_trees.get(&id)) {
                 let some = |g: u32| (g != LEAF).then_some(g);
                 return self.push_small(set, some(f).map(|f| (f, some(fl), some(fr))), tree);
             }
@@ -1541,7 +1636,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             if depth == 1 {
                 return self.push_leaf(set, tree);
             }
-            if matches!(self.depth2, Kernel::Sweep(_)) && self.store.find(set, depth).map_or(true, |id| self.store.get(id).best == LEAF) {
+            if matches!(self.depth2, Kernel::Sweep(_)) && self.store.find(key, depth).map_or(true, |id| self.store.get(id).best == LEAF) {
                 // No record to follow (a tree of depth two found by a sweep, say): the
                 // best stump, which a stopped search still computes in one pass.
                 if let Ok((small, _)) = self.kernel(Some(set), 0, 1, f64::INFINITY) {
@@ -1549,9 +1644,14 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
                 }
             }
         }
-        match self.store.find(set, depth).map_or(LEAF, |id| self.store.get(id).best) {
+        match self.store.find(key, depth).map_or(LEAF, |id| self.store.get(id).best) {
             LEAF => self.push_leaf(set, tree),
-            best => self.push_split(set, best, tree, |s, half, t| s.extract(half, child_depth(depth), t)),
+            best => self.push_split(set, best, tree, |s, half, right, t| {
+                // A child with no level left is a leaf (and has no record, nor a key).
+                let d = child_depth(depth);
+                let k = if d == 0 { Vec::new() } else { s.child_key(key, best, right, half) };
+                s.extract(half, &k, d, t)
+            }),
         }
     }
 }
@@ -1579,6 +1679,8 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             t: task,
             rules,
             store: Store::new(data.words(), config.limits.memory_limit),
+            boxes: None,
+            scratch: Vec::new(),
             levels: Vec::new(),
             limit: config.limits.memory_limit.unwrap_or(usize::MAX),
             path: Vec::new(),
@@ -1648,6 +1750,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
 
     /// The proven lower bound the store holds for `(set, depth)`, if it has a record.
     pub(crate) fn known_lower_bound(&self, set: &[u64], depth: u32) -> Option<f64> {
+        debug_assert!(self.boxes.is_none(), "looked up by capture set");
         self.store.find(set, depth).map(|id| self.store.get(id).proven)
     }
 
@@ -1655,6 +1758,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
     /// most `budget`, else `None` (searched as far as `budget` needs, memoised in the
     /// store); `Err` when a limit or the monitor stopped the search.
     pub(crate) fn optimum_within(&mut self, set: &[u64], depth: u32, budget: f64) -> std::result::Result<Option<f64>, Status> {
+        debug_assert!(self.boxes.is_none(), "looked up by capture set");
         let within = |cost: f64| (cost <= budget).then_some(cost);
         let id = match self.store.find(set, depth) {
             Some(id) => id,
@@ -1847,12 +1951,14 @@ fn tree_loss<O: Objective, S: SplitFamily>(t: &Task<O, S>, tree: &Tree) -> f64 {
 fn run_with<M: Monitor, O: Objective, S: SplitFamily>(data: &Groups, obj: O, splits: S, config: &GosdtConfig, reference: Option<Vec<f64>>, monitor: &mut M) -> Result<(SearchResult, Vec<O::Label>)> {
     let depth = search_depth(config.max_depth, splits.n_splits());
     let mut solver = Solver::new(data, obj, splits, config, reference, monitor);
+    solver.key_by_boxes(depth);
     let (reg, w) = (config.regularization, data.total_weight());
     let all = data.all_groups();
+    let root_key = solver.root_key(all.words());
     let root_side = solver.set_side(all.words(), depth);
     let (mut root_lb, mut root_ub, mut root_proven) = (root_side.lb, root_side.leaf_cost, root_side.proven);
     if !root_side.terminal {
-        match solver.store.insert(all.words(), depth, root_side.lb, root_side.proven, root_side.leaf_cost) {
+        match solver.store.insert(&root_key, depth, root_side.lb, root_side.proven, root_side.leaf_cost) {
             Some(root) => {
                 solver.root = root;
                 // Under a depth limit on numeric columns the search is depth first with
@@ -1879,7 +1985,7 @@ fn run_with<M: Monitor, O: Objective, S: SplitFamily>(data: &Groups, obj: O, spl
         }
     }
     let mut tree = Tree::default();
-    solver.extract(all.words(), depth, &mut tree);
+    solver.extract(all.words(), &root_key, depth, &mut tree);
     let objective = tree_loss(&solver.t, &tree) / w + reg * tree.n_leaves() as f64;
     let labels = tree.nodes.iter().map(|n| solver.t.obj.leaf_label(&n.value)).collect();
     let guessing = solver.reference.is_some();

@@ -6,6 +6,7 @@
 //! [`RegressionResult`]. No Python here.
 
 pub mod budget;
+mod boxkey;
 mod depth2;
 pub mod dl85;
 pub mod gosdt;

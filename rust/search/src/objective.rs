@@ -65,6 +65,12 @@ pub trait Objective: Sync {
     fn set_bound(&self, _set: &[u64], _penalty: f64, _depth: u32, _target: f64) -> Option<f64> {
         None
     }
+    /// False when [`Objective::set_bound`] is always `None` (the search then does not
+    /// form the sets it would ask about).
+    #[inline]
+    fn has_set_bound(&self) -> bool {
+        false
+    }
     /// True when statistics `stats` hold some weight (the node is not empty). The
     /// depth-two kernel forms some sides by subtraction, so an empty side may carry
     /// rounding residues: an objective whose statistics are not class weights should
@@ -451,6 +457,10 @@ impl Objective for SquaredError {
     #[inline]
     fn insertion_cost(&self, g: usize) -> Option<f64> {
         Some(self.insertion[g])
+    }
+    #[inline]
+    fn has_set_bound(&self) -> bool {
+        true
     }
     /// OSRT's k-means equivalent-points bound (Zhang et al. 2023, §4).
     fn set_bound(&self, set: &[u64], penalty: f64, depth: u32, target: f64) -> Option<f64> {
