@@ -404,9 +404,13 @@ def _small_integer_classes(y: ArrayLike) -> tuple[NDArray[Any], NDArray[np.intp]
     if arr.ndim == 1 and arr.size and arr.dtype.kind in "iu":
         low, high = int(arr.min()), int(arr.max())
         if high - low <= 4 * arr.size:
-            # In a wide type: the span is small, but a narrow signed type may overflow.
-            wide = arr.astype(np.int64) if arr.dtype.kind == "i" else arr - arr.dtype.type(low)
-            shifted = (wide - low if arr.dtype.kind == "i" else wide).astype(np.intp, copy=False)
+            if low == 0:
+                # Codes from 0 already (the common case): one copy, no subtraction.
+                shifted = arr.astype(np.intp)
+            else:
+                # In a wide type: the span is small, but a narrow signed type may overflow.
+                wide = arr.astype(np.int64) if arr.dtype.kind == "i" else arr - arr.dtype.type(low)
+                shifted = (wide - low if arr.dtype.kind == "i" else wide).astype(np.intp, copy=False)
             counts = np.bincount(shifted)
             offsets = np.flatnonzero(counts)  # the values present
             if arr.dtype.kind == "i":

@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING, Any, SupportsInt, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from .. import _core
-from .._base import saturated, store_init_params, validate_params_once
+from .._base import light_fit_context, saturated, store_init_params, validate_params_once
 from .._validation import encode_class_labels, sample_weights, validate_numeric_data
 from ..tree import Tree
 from ..tree._model import binary_columns
@@ -163,7 +163,7 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
         (:func:`treeopt._base.validate_params_once`)."""
         validate_params_once(self, super()._validate_params)
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @light_fit_context
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> RashomonSet:
         """Finds the optimum, then every tree within the bound.
 
@@ -202,8 +202,15 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
         # matrix to floats first cost more than a small build (occupancy d3: 1.4 ms of 2).
         if X.dtype.kind not in "biu":
             X = X.astype(np.float64)
-        self._binary_features = binary_columns(X)
-        zero_one = bool(np.all(self._binary_features))
+        if X.dtype.kind in "bu" and X.size and (X.dtype.kind == "b" or X.max() <= 1):
+            # Booleans, or unsigned integers of at most 1: every column is 0/1, known
+            # from one reduction (the common 0/1 uint8 matrix; the general test makes
+            # three passes and a per-column one).
+            self._binary_features = np.ones(X.shape[1], dtype=bool)
+            zero_one = True
+        else:
+            self._binary_features = binary_columns(X)
+            zero_one = bool(self._binary_features.all())
         matrix = cast(
             "NDArray[np.uint8] | NDArray[np.float64]",
             np.ascontiguousarray(X, dtype=np.uint8 if zero_one else np.float64),

@@ -1119,6 +1119,13 @@ impl PairBits {
         if (m + planes.len() + 1) * words * 8 * 2 > room {
             return None;
         }
+        let mut plane_start = vec![0usize; k + 1];
+        for &(c, _) in &planes {
+            plane_start[c + 1] += 1;
+        }
+        for c in 0..k {
+            plane_start[c + 1] += plane_start[c];
+        }
         let mut columns = vec![0u64; m * words];
         let mut masks = vec![0u64; planes.len() * words];
         for g in 0..n {
@@ -1126,10 +1133,17 @@ impl PairBits {
             for &f in &listed[listed_start[g] as usize..listed_start[g + 1] as usize] {
                 columns[(g / 64) * m + f as usize] |= bit;
             }
-            let v = group_values(values, &t.obj, g, k);
-            for (q, &(c, weight)) in planes.iter().enumerate() {
-                if (v[c] as u64) & (weight as u64) != 0 {
-                    masks[q * words + g / 64] |= bit;
+            // Planes are by channel: a channel's value converted once, and a zero (most
+            // channels of a group, those of the classes it has no rows of) skipped.
+            for (c, &v) in group_values(values, &t.obj, g, k).iter().enumerate() {
+                let v = v as u64;
+                if v == 0 {
+                    continue;
+                }
+                for q in plane_start[c]..plane_start[c + 1] {
+                    if v & (planes[q].1 as u64) != 0 {
+                        masks[q * words + g / 64] |= bit;
+                    }
                 }
             }
         }
@@ -1438,8 +1452,11 @@ pub(crate) fn listed_features<O: Objective, S: SplitFamily>(t: &Task<O, S>) -> (
         ones[f as usize] += 1;
     }
     let flipped: Vec<bool> = ones.iter().map(|&n| 2 * n > n_groups).collect();
+    // The lists' length is known: a flipped feature is listed in the groups where it is
+    // 0 (allocated once, where growing by doubling and shrinking copied them again).
+    let listed_len: usize = ones.iter().zip(&flipped).map(|(&n, &f)| if f { n_groups - n } else { n }).sum();
     let mut start = Vec::with_capacity(n_groups + 1);
-    let mut listed = Vec::new();
+    let mut listed = Vec::with_capacity(listed_len);
     start.push(0);
     // A group's counted features are those where its value differs from the flip: its
     // features at 1 as bits, exclusive-or the flipped ones, read off in ascending order
@@ -1464,7 +1481,7 @@ pub(crate) fn listed_features<O: Objective, S: SplitFamily>(t: &Task<O, S>) -> (
         }
         start.push(listed.len() as u32);
     }
-    listed.shrink_to_fit();
+    debug_assert_eq!(listed.len(), listed_len);
     (flipped, start, listed)
 }
 
