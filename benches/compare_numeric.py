@@ -109,15 +109,18 @@ def worker(spec):
     baseline = current_rss_kib()
     reset = reset_peak_rss()
     start = time.perf_counter()
+    cpu_start = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # ConTree's "Fitting exceeds time limit."
         est.fit(X, y)
     seconds = time.perf_counter() - start
+    cpu_seconds = time.process_time() - cpu_start
     peak = peak_rss_kib()
     proved, status = _proved(tool, est)
     errors = int(np.count_nonzero(np.asarray(est.predict(X)) != y))
     out = {
         "seconds": seconds,
+        "cpu_seconds": cpu_seconds,
         "errors": errors,
         "proved": proved,
         "status": status,
