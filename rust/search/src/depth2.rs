@@ -1445,11 +1445,17 @@ fn add_to_triangle(sums: &mut [f64], n: usize, ones: &[u32], v: f64, diagonal: b
 /// no splits per group.
 pub(crate) fn listed_features<O: Objective, S: SplitFamily>(t: &Task<O, S>) -> (Vec<bool>, Vec<u32>, Vec<u32>) {
     let (m, n_groups) = (t.splits.n_splits(), t.data.n_groups());
-    let lists: Option<Vec<&[u32]>> = (0..n_groups).map(|g| t.splits.right_list(g)).collect();
-    let Some(lists) = lists.filter(|_| n_groups > 0) else { return (vec![false; m], Vec::new(), Vec::new()) };
+    if n_groups == 0 || t.splits.right_list(0).is_none() {
+        return (vec![false; m], Vec::new(), Vec::new());
+    }
+    // The family lists every group's splits or none: the lists are read from it twice
+    // (counting, then listing), not gathered into a vector of slices.
+    let list = |g: usize| t.splits.right_list(g).unwrap_or(&[]);
     let mut ones = vec![0usize; m];
-    for &f in lists.iter().copied().flatten() {
-        ones[f as usize] += 1;
+    for g in 0..n_groups {
+        for &f in list(g) {
+            ones[f as usize] += 1;
+        }
     }
     let flipped: Vec<bool> = ones.iter().map(|&n| 2 * n > n_groups).collect();
     // The lists' length is known: a flipped feature is listed in the groups where it is
@@ -1466,20 +1472,32 @@ pub(crate) fn listed_features<O: Objective, S: SplitFamily>(t: &Task<O, S>) -> (
     for f in (0..m).filter(|&f| flipped[f]) {
         flips[f / 64] |= 1 << (f % 64);
     }
-    let mut bits = vec![0u64; words];
-    for list in lists {
-        bits.fill(0);
-        for &f in list {
-            bits[f as usize / 64] |= 1 << (f % 64);
+    let read_off = |listed: &mut Vec<u32>, wi: usize, mut w: u64| {
+        while w != 0 {
+            listed.push((wi * 64) as u32 + w.trailing_zeros());
+            w &= w - 1;
         }
-        for (wi, (&b, &x)) in bits.iter().zip(&flips).enumerate() {
-            let mut w = b ^ x;
-            while w != 0 {
-                listed.push((wi * 64) as u32 + w.trailing_zeros());
-                w &= w - 1;
+    };
+    if words == 1 {
+        // Up to 64 features a group's bits are one word, in a register (car_evaluation:
+        // 1,728 groups; clearing a buffer per group was a call to memset each).
+        for g in 0..n_groups {
+            let bits = list(g).iter().fold(0u64, |b, &f| b | 1 << f);
+            read_off(&mut listed, 0, bits ^ flips[0]);
+            start.push(listed.len() as u32);
+        }
+    } else {
+        let mut bits = vec![0u64; words];
+        for g in 0..n_groups {
+            for &f in list(g) {
+                bits[f as usize / 64] |= 1 << (f % 64);
             }
+            for (wi, (b, &x)) in bits.iter_mut().zip(&flips).enumerate() {
+                read_off(&mut listed, wi, *b ^ x);
+                *b = 0;
+            }
+            start.push(listed.len() as u32);
         }
-        start.push(listed.len() as u32);
     }
     debug_assert_eq!(listed.len(), listed_len);
     (flipped, start, listed)
