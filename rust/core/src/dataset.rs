@@ -356,13 +356,20 @@ impl BinaryDataset {
         };
         let (n_groups, words) = (groups.n_groups, groups.words);
         let row = |i: usize| &features[i * n_features..(i + 1) * n_features];
-        let mut group_features = Vec::with_capacity(n_groups * n_features);
+        // When every row is its own group, in order (no two rows alike, none of zero
+        // weight), the groups' feature vectors are the matrix: one copy, where a copy per
+        // group costs a call to `memcpy` each.
+        let in_order = n_groups == n_rows && first_row.iter().enumerate().all(|(g, &i)| g == i);
+        let mut group_features = if in_order { features[..n_rows * n_features].to_vec() } else { Vec::with_capacity(n_groups * n_features) };
         let mut feature_bits = vec![0u64; n_features * words];
         let mut ones_start = Vec::with_capacity(n_groups + 1);
-        let mut ones = Vec::new();
+        let n_ones = first_row.iter().map(|&i| key(i).iter().map(|w| w.count_ones() as usize).sum::<usize>()).sum();
+        let mut ones = Vec::with_capacity(n_ones);
         ones_start.push(0);
         for (g, &i) in first_row.iter().enumerate() {
-            group_features.extend_from_slice(row(i));
+            if !in_order {
+                group_features.extend_from_slice(row(i));
+            }
             // The features at 1, ascending: the set bits of the packed row.
             for (wi, &word) in key(i).iter().enumerate() {
                 let mut w = word;
@@ -407,14 +414,28 @@ impl BinaryDataset {
 /// bit `j`: eight bytes at a time, by a multiplication that gathers their low bits into
 /// the top byte (byte `i` lands at bit `56 + i`; the other partial products fall at
 /// distinct bits below 56, so no carry reaches the top byte).
+/// The last bytes (fewer than eight) are read as the top of the last eight bytes of the
+/// chunk, shifted down (a chunk shorter than eight is assembled byte by byte): copying
+/// them into a word first cost a call to `memcpy` per row.
 #[inline]
 fn pack_bits(chunk: &[u8]) -> u64 {
     const GATHER: u64 = 0x0102_0408_1020_4080;
+    let gather = |bytes: u64| bytes.wrapping_mul(GATHER) >> 56;
+    let (n, full) = (chunk.len(), chunk.len() / 8);
     let mut word = 0u64;
-    for (c, eight) in chunk.chunks(8).enumerate() {
-        let mut bytes = [0u8; 8];
-        bytes[..eight.len()].copy_from_slice(eight);
-        word |= (u64::from_le_bytes(bytes).wrapping_mul(GATHER) >> 56) << (8 * c);
+    for c in 0..full {
+        let bytes: [u8; 8] = chunk[8 * c..8 * c + 8].try_into().expect("eight bytes");
+        word |= gather(u64::from_le_bytes(bytes)) << (8 * c);
+    }
+    let rest = n % 8;
+    if rest > 0 {
+        let tail = if n >= 8 {
+            let last: [u8; 8] = chunk[n - 8..].try_into().expect("eight bytes");
+            u64::from_le_bytes(last) >> (8 * (8 - rest))
+        } else {
+            chunk.iter().enumerate().fold(0u64, |t, (j, &b)| t | (b as u64) << (8 * j))
+        };
+        word |= gather(tail) << (8 * full);
     }
     word
 }

@@ -622,7 +622,10 @@ impl Depth2 {
         let (m, k) = (self.m, self.k);
         self.identity = false;
         let full = 8 * k * (m * (m + 1) / 2);
-        if depth == 2 && full <= self.narrow && !self.listed_start.is_empty() && self.bytes() + full + 8 * m * k + 4 * (m + t.data.n_groups()) <= budget {
+        // A budget of `usize::MAX` is no memory limit: the buffers are not counted (the
+        // count walks every one of them, 1 % of a Rashomon fit).
+        let unlimited = budget == usize::MAX;
+        if depth == 2 && full <= self.narrow && !self.listed_start.is_empty() && (unlimited || self.bytes() + full + 8 * m * k + 4 * (m + t.data.n_groups()) <= budget) {
             // Narrow data: every feature, in the whole triangle, as MurTree does.
             self.identity = true;
             if !self.bits_built {
@@ -723,10 +726,11 @@ impl Depth2 {
         // What the call needs besides the pairs: the sums per feature and, for depth two,
         // the groups' lists of active features.
         let lists = if depth == 2 { 4 * (local_len + 2 * (n_groups as usize + 1)) } else { 0 };
-        let base = self.bytes() - 8 * (self.pairs.capacity() + self.diag.capacity())
-            - 4 * (self.local.capacity() + self.local_start.capacity() + self.local_group.capacity())
-            + 8 * n * k
-            + lists;
+        let base = if unlimited {
+            0
+        } else {
+            self.bytes() - 8 * (self.pairs.capacity() + self.diag.capacity()) - 4 * (self.local.capacity() + self.local_start.capacity() + self.local_group.capacity()) + 8 * n * k + lists
+        };
         let row = 8 * n * k;
         if depth == 2 && base + row > budget {
             return Err(Halt::MemoryLimit);

@@ -699,14 +699,14 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
                 if let Some(t) = &mut self.table {
                     t.release();
                 }
-                self.store.set_external(self.other_bytes());
+                self.note_external();
                 if self.store.bytes() + self.other_bytes() + need > self.limit {
                     self.stopped.get_or_insert(Status::MemoryLimit);
                     return false;
                 }
             }
             self.levels.push(Level::new(&self.t, self.longest_run, self.reference.is_some(), self.boxes.map_or(0, |b| b.words())));
-            self.store.set_external(self.other_bytes());
+            self.note_external();
         }
         true
     }
@@ -714,6 +714,24 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
     /// Bytes one level holds.
     fn level_bytes(&self) -> usize {
         Level::bytes_for(&self.t, self.longest_run, self.runs.len(), self.reference.is_some(), self.boxes.map_or(0, |b| b.words()))
+    }
+
+    /// Tells the store the bytes held besides it, which count against the memory limit;
+    /// without a limit nothing is counted (the count walks every buffer of the kernel:
+    /// 3 % of a small Rashomon fit).
+    fn note_external(&mut self) {
+        if self.limit != usize::MAX {
+            self.store.set_external(self.other_bytes());
+        }
+    }
+
+    /// The bytes the kernels may hold: what the memory limit leaves the store and the
+    /// levels, or `usize::MAX` without a limit (the kernels then count nothing).
+    fn kernel_budget(&self) -> usize {
+        if self.limit == usize::MAX {
+            return usize::MAX;
+        }
+        self.limit.saturating_sub(self.store.bytes() + self.levels.len() * self.level_bytes())
     }
 
     /// Bytes held besides the store: the levels and the depth-two kernel.
@@ -732,7 +750,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
 
     /// [`Solver::kernel`] knowing that no tree of the subproblem costs less than `known`.
     fn kernel_above(&mut self, set: Option<&[u64]>, id: u32, depth: u32, known: f64, bound: f64) -> std::result::Result<(SmallTree, f64), Status> {
-        let budget = self.limit.saturating_sub(self.store.bytes() + self.levels.len() * self.level_bytes());
+        let budget = self.kernel_budget();
         let (store, root, w, stopped) = (&self.store, self.root, self.t.data.total_weight(), self.stopped);
         let budget_clock = &mut self.budget;
         // On numeric columns a subtree of depth one is one pass over the set: finished
@@ -823,7 +841,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             }
         };
         self.scratch = scratch;
-        self.store.set_external(self.other_bytes());
+        self.note_external();
         out
     }
 
@@ -1504,7 +1522,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             // The record's optimal tree, for the rebuild of the best tree.
             let (f, fl, fr) = small.split.map_or((LEAF, None, None), |s| s);
             self.small_trees.insert(id, [f, fl.unwrap_or(LEAF), fr.unwrap_or(LEAF)]);
-            self.store.set_external(self.other_bytes());
+            self.note_external();
         }
         if improved {
             self.propagate(level);
@@ -1848,8 +1866,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         if !self.kernel_on {
             return Ok(None);
         }
-        let levels = self.levels.len() * self.level_bytes();
-        let budget = self.limit.saturating_sub(self.store.bytes() + levels);
+        let budget = self.kernel_budget();
         let (store, root, w, stopped) = (&self.store, self.root, self.t.data.total_weight(), self.stopped);
         let budget_clock = &mut self.budget;
         let mut stop = || stopped.or_else(|| budget_clock.poll(|elapsed| progress(store, root, w, elapsed)));
@@ -1857,7 +1874,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             Kernel::Pairs(k) => k.split_bounds(&self.t, set, &self.rules, budget, &mut stop).map(Some),
             Kernel::Sweep(_) => Ok(None),
         };
-        self.store.set_external(self.other_bytes());
+        self.note_external();
         out
     }
 

@@ -204,8 +204,9 @@ fn build_family<M: Monitor, S: SplitFamily>(data: &Groups, splits: S, n_columns:
     let budget = (objective_bound + TOLERANCE) * total;
     let mut builder = Builder {
         index: Store::new(data.words(), config.limits.memory_limit),
-        nodes: Vec::new(),
-        node_of: Vec::new(),
+        nodes: Vec::with_capacity(64),
+        node_of: Vec::with_capacity(64),
+        spare_ways: Vec::new(),
         tol: TOLERANCE * total.max(1.0),
         memory_limit: config.limits.memory_limit.unwrap_or(usize::MAX),
         node_bytes: 0,
@@ -250,6 +251,10 @@ struct Builder<'a, 'm, M: Monitor, S: SplitFamily> {
     /// The pairwise sums of the last node with two levels left ([`PairTable`]).
     pairs: PairBuffers,
     screen: KernelScreen,
+    /// Emptied buffers of ways, reused by the nodes built next (one per node being
+    /// built at a time: a node's ways grew from nothing, and their allocations were a
+    /// tenth of a small fit's instructions).
+    spare_ways: Vec<Vec<(f64, Way)>>,
 }
 
 impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
@@ -281,14 +286,27 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
         let limit = budget + self.tol;
         let data = self.solver.task().data;
         let rules = self.solver.rules();
-        let mut totals = vec![0.0; data.n_classes()];
-        stats_totals(&self.solver.task().obj, set, &mut totals);
-        let mut ways = leaf_ways(&totals, rules.penalty, limit);
-        let mut rows = 0.0;
-        if depth > 0 {
-            treeopt_core::bitset::for_each_one(set, |g| rows += data.group_rows(g) as f64);
+        let mut ways = self.spare_ways.pop().unwrap_or_default();
+        let pairs = depth == 2 && self.pairs_fit();
+        if pairs {
+            self.sum_singles(set);
         }
-        if depth == 2 && rows >= 2.0 * rules.min_support && self.pairs_fit() {
+        let mut rows = 0.0;
+        if pairs && self.pairs.exact_totals() {
+            // The table's totals are the set's class weights and rows, summed alike: no
+            // second pass over the set (car_evaluation d4: 3 % of the fit).
+            let (total, c) = (self.pairs.table().total(), data.n_classes());
+            leaf_ways(&total[..c], rules.penalty, limit, &mut ways);
+            rows = total[c];
+        } else {
+            let mut totals = Sums::zeros(data.n_classes());
+            stats_totals(&self.solver.task().obj, set, &mut totals);
+            leaf_ways(&totals, rules.penalty, limit, &mut ways);
+            if depth > 0 {
+                treeopt_core::bitset::for_each_one(set, |g| rows += data.group_rows(g) as f64);
+            }
+        }
+        if pairs && rows >= 2.0 * rules.min_support {
             self.depth_two_ways(set, budget, &mut ways)?;
         } else if depth > 0 && rows >= 2.0 * rules.min_support {
             let below = if depth == u32::MAX { depth } else { depth - 1 };
@@ -375,7 +393,8 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
     /// one stays as its parents saw it.
     fn finish(&mut self, key: u32, budget: f64, mut ways: Vec<(f64, Way)>) -> Result<u32, RashomonError> {
         ways.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let mut levels: Vec<Level> = Vec::new();
+        let distinct = ways.windows(2).filter(|p| p[0].0 != p[1].0).count() + !ways.is_empty() as usize;
+        let mut levels: Vec<Level> = Vec::with_capacity(distinct);
         for (i, (cost, way)) in ways.iter().enumerate() {
             match levels.last_mut() {
                 Some(l) if l.cost == *cost => {
@@ -396,8 +415,12 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
         }
         let node = &mut self.nodes[id as usize];
         self.node_bytes = self.node_bytes + bytes(levels.len(), ways.len()) - bytes(node.levels.len(), node.ways.len());
-        *node = GraphNode { budget, levels, ways: ways.into_iter().map(|(_, w)| w).collect(), first_level: 0 };
-        if self.node_bytes + self.index.bytes() + self.solver.bytes() + self.pairs.bytes() > self.memory_limit {
+        *node = GraphNode { budget, levels, ways: ways.iter().map(|(_, w)| *w).collect(), first_level: 0 };
+        ways.clear();
+        self.spare_ways.push(ways);
+        // Without a memory limit nothing is counted (the count walks every buffer of the
+        // search: 3 % of a small fit).
+        if self.memory_limit != usize::MAX && self.node_bytes + self.index.bytes() + self.solver.bytes() + self.pairs.bytes() > self.memory_limit {
             return Err(RashomonError::Stopped(Status::MemoryLimit));
         }
         Ok(id)
@@ -410,7 +433,21 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
         self.solver.task().data.n_groups() > 0 && splits.right_list(0).is_some() && splits.n_splits() <= MAX_PAIR_COLUMNS
     }
 
-    /// The split ways of the node `set` with two levels left. The search's pass over
+    /// Sums the groups of `set` into the pairwise table without rows
+    /// ([`PairBuffers::sum_singles`]).
+    fn sum_singles(&mut self, set: &[u64]) {
+        if self.pairs.listed_start.is_empty() {
+            // The search's kernel counts the same way: its lists, copied, cost less than
+            // building them again (car_evaluation d4: 0.44 M instructions).
+            if let Some((flipped, start, listed)) = self.solver.kernel_lists() {
+                (self.pairs.flipped, self.pairs.listed_start, self.pairs.listed) = (flipped.to_vec(), start.to_vec(), listed.to_vec());
+            }
+        }
+        self.pairs.sum_singles(self.solver.task(), set);
+    }
+
+    /// The split ways of the node `set` with two levels left, whose sums without rows
+    /// the pairwise table holds ([`Builder::sum_singles`]). The search's pass over
     /// the set's splits bounds each split's sides; the splits whose bounds fit the budget
     /// are then scored from one pass of pairwise sums ([`PairTable`]), which gives their
     /// sides, each side's optimum over its leaves and stumps, and the stumps themselves,
@@ -426,14 +463,6 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
         // are added in another order: the tolerance keeps a split whose bound meets the
         // limit up to rounding.
         let rules = self.solver.rules();
-        if self.pairs.listed_start.is_empty() {
-            // The search's kernel counts the same way: its lists, copied, cost less than
-            // building them again (car_evaluation d4: 0.44 M instructions).
-            if let Some((flipped, start, listed)) = self.solver.kernel_lists() {
-                (self.pairs.flipped, self.pairs.listed_start, self.pairs.listed) = (flipped.to_vec(), start.to_vec(), listed.to_vec());
-            }
-        }
-        self.pairs.sum_singles(self.solver.task(), set);
         let mut screened: Vec<u32> = {
             let (table, obj) = (self.pairs.table(), &self.solver.task().obj);
             (0..table.m as u32).filter(|&f| table.sides_bound(f as usize, obj, &rules).is_some_and(|lb| lb <= limit + self.tol)).collect()
@@ -490,9 +519,10 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
         let table = self.pairs.table();
         let (m, c) = (table.m, table.c);
         let side = table.side(f, right);
-        let mut ways = leaf_ways(&side[..c], rules.penalty, limit);
+        let mut ways = self.spare_ways.pop().unwrap_or_default();
+        leaf_ways(&side[..c], rules.penalty, limit, &mut ways);
         if side[c] >= 2.0 * rules.min_support {
-            let (mut lo, mut hi) = (vec![0.0; c + 1], vec![0.0; c + 1]);
+            let (mut lo, mut hi) = (Sums::zeros(c + 1), Sums::zeros(c + 1));
             for h in 0..m {
                 table.cells(f, right, h, &mut lo, &mut hi);
                 if lo[c] < rules.min_support || hi[c] < rules.min_support {
@@ -528,18 +558,68 @@ enum Slot {
     ToBuild(u32),
 }
 
-/// The leaf ways of a node with class weights `totals`: one per class costing at most
-/// `limit`.
-fn leaf_ways(totals: &[f64], penalty: f64, limit: f64) -> Vec<(f64, Way)> {
+/// Adds to `ways` the leaf ways of a node with class weights `totals`: one per class
+/// costing at most `limit`.
+fn leaf_ways(totals: &[f64], penalty: f64, limit: f64, ways: &mut Vec<(f64, Way)>) {
     let weight: f64 = totals.iter().sum();
-    let mut ways = Vec::new();
     for (k, &w) in totals.iter().enumerate() {
         let cost = weight - w + penalty;
         if cost <= limit {
             ways.push((cost, Way { count: 1, column: LEAF_WAY, label: k as u32, threshold: 0.0, left: 0, left_level: 0, right: 0, right_level: 0 }));
         }
     }
-    ways
+}
+
+/// Classes up to which [`Sums`] stay on the stack (with the rows, one more value).
+const INLINE_CLASSES: usize = 7;
+
+/// A few sums (per class, and the rows), on the stack up to [`INLINE_CLASSES`] classes:
+/// a node's totals and a table side's sums are read at every node and screened split,
+/// and a vector each cost an allocation and its release.
+enum Sums {
+    Inline([f64; INLINE_CLASSES + 1], usize),
+    Heap(Vec<f64>),
+}
+
+impl Sums {
+    /// `n` zeros.
+    fn zeros(n: usize) -> Sums {
+        if n <= INLINE_CLASSES + 1 {
+            Sums::Inline([0.0; INLINE_CLASSES + 1], n)
+        } else {
+            Sums::Heap(vec![0.0; n])
+        }
+    }
+
+    /// The `n` values `value(0), value(1), ...`.
+    fn from_fn(n: usize, value: impl Fn(usize) -> f64) -> Sums {
+        let mut sums = Sums::zeros(n);
+        for (k, x) in sums.iter_mut().enumerate() {
+            *x = value(k);
+        }
+        sums
+    }
+}
+
+impl std::ops::Deref for Sums {
+    type Target = [f64];
+    #[inline]
+    fn deref(&self) -> &[f64] {
+        match self {
+            Sums::Inline(values, n) => &values[..*n],
+            Sums::Heap(values) => values,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Sums {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [f64] {
+        match self {
+            Sums::Inline(values, n) => &mut values[..*n],
+            Sums::Heap(values) => values,
+        }
+    }
 }
 
 /// The buffers of the last [`PairTable`] summed, reused from node to node.
@@ -595,6 +675,56 @@ struct RowBits {
     set: Vec<u64>,
     set_minor: Vec<u64>,
     both: Vec<u64>,
+    /// Scratch: the words of a bit vector of rows that are not zero ([`Live::note`]).
+    live: Live,
+}
+
+/// The words of a bit vector of rows that are not zero, class by class: a set deep in
+/// the tree holds few rows, and its counts then skip the empty words.
+#[derive(Default)]
+struct Live {
+    words: Vec<u32>,
+    /// Per class, the range `start[k]..start[k + 1]` of `words` in its word range.
+    start: Vec<usize>,
+}
+
+impl Live {
+    /// Notes the words of `bits` that are not zero; true when they are few enough (at
+    /// most half) for [`Live::count`] to pay over counting every word.
+    fn note(&mut self, class_start: &[usize], bits: &[u64]) -> bool {
+        self.words.clear();
+        self.start.clear();
+        self.start.push(0);
+        for k in 0..class_start.len() - 1 {
+            for w in class_start[k]..class_start[k + 1] {
+                if bits[w] != 0 {
+                    self.words.push(w as u32);
+                }
+            }
+            self.start.push(self.words.len());
+        }
+        2 * self.words.len() <= bits.len()
+    }
+
+    /// [`count_rows`] of `among & other` over the noted words, where `among` is zero
+    /// elsewhere.
+    #[inline(always)]
+    fn count(&self, unit: f64, among: &[u64], other: &[u64], cell: &mut [f64]) {
+        let c = self.start.len() - 1;
+        let mut all = 0u64;
+        for k in 0..c {
+            let n: u64 = self.words[self.start[k]..self.start[k + 1]].iter().map(|&w| (among[w as usize] & other[w as usize]).count_ones() as u64).sum();
+            cell[k] = n as f64 * unit;
+            all += n;
+        }
+        cell[c] = all as f64;
+    }
+
+    /// The rows of `among & other` over the noted words, where `among` is zero elsewhere.
+    #[inline(always)]
+    fn count_all(&self, among: &[u64], other: &[u64]) -> u64 {
+        self.words.iter().map(|&w| (among[w as usize] & other[w as usize]).count_ones() as u64).sum()
+    }
 }
 
 /// Words of row bits up to which [`RowBits`] are built (beyond, the float sums serve).
@@ -627,7 +757,8 @@ impl RowBits {
                 // x86-64 baseline (car_evaluation: 6,912 calls, 2 % of a depth-two fit).
                 // Where the two differ (`q` within an ulp of a half), `w` is no whole
                 // number of units either way.
-                let count = ((w / unit + 0.5) as u64) as f64;
+                // Unit weights (every row weighing one) need no division.
+                let count = if unit == 1.0 { ((w + 0.5) as u64) as f64 } else { ((w / unit + 0.5) as u64) as f64 };
                 if count * unit != w {
                     return None;
                 }
@@ -654,6 +785,7 @@ impl RowBits {
         for g in 0..n {
             let group = &rows_of[g * c..(g + 1) * c];
             let top = (0..c).fold(0, |t, k| if group[k] > group[t] { k } else { t });
+            let counted_in = &listed[listed_start[g] as usize..listed_start[g + 1] as usize];
             for k in 0..c {
                 let (start, count) = (next[k], group[k] as usize);
                 first_row.push(start as u32);
@@ -665,16 +797,25 @@ impl RowBits {
                 if k != top {
                     set_range(&mut minor, start, start + count);
                 }
-                for &f in &listed[listed_start[g] as usize..listed_start[g + 1] as usize] {
-                    set_range(&mut counted[f as usize * words..(f as usize + 1) * words], start, start + count);
+                if count == 1 {
+                    // One row: one bit per column it is counted in (most groups of
+                    // data with few duplicate rows; car_evaluation: all 1,728).
+                    let (word, bit) = (start / 64, 1u64 << (start % 64));
+                    for &f in counted_in {
+                        counted[f as usize * words + word] |= bit;
+                    }
+                } else {
+                    for &f in counted_in {
+                        set_range(&mut counted[f as usize * words..(f as usize + 1) * words], start, start + count);
+                    }
                 }
             }
         }
-        Some(RowBits { unit, words, class_start, first_row, rows_of, counted, minor, set: vec![0; words], set_minor: vec![0; words], both: vec![0; words] })
+        Some(RowBits { unit, words, class_start, first_row, rows_of, counted, minor, set: vec![0; words], set_minor: vec![0; words], both: vec![0; words], live: Live::default() })
     }
 
     fn bytes(&self) -> usize {
-        (self.counted.len() + self.minor.len() + self.set.len() + self.set_minor.len() + self.both.len() + self.class_start.len()) * 8 + (self.first_row.len() + self.rows_of.len()) * 4
+        (self.counted.len() + self.minor.len() + self.set.len() + self.set_minor.len() + self.both.len() + self.class_start.len() + self.live.start.capacity()) * 8 + (self.first_row.len() + self.rows_of.len() + self.live.words.capacity()) * 4
     }
 
     /// Fills the table sums `total` and `single` and the floors `minority` (see
@@ -703,6 +844,14 @@ impl RowBits {
         }
         count_rows(&self.class_start, unit, &self.set, None, total);
         minority[0] = self.set_minor.iter().map(|a| a.count_ones() as u64).sum::<u64>() as f64 * unit;
+        if self.live.note(&self.class_start, &self.set) {
+            for f in 0..m {
+                let column = &self.counted[f * words..(f + 1) * words];
+                self.live.count(unit, &self.set, column, &mut single[f * (c + 1)..(f + 1) * (c + 1)]);
+                minority[1 + f] = self.live.count_all(&self.set_minor, column) as f64 * unit;
+            }
+            return;
+        }
         for f in 0..m {
             let column = &self.counted[f * words..(f + 1) * words];
             count_rows(&self.class_start, unit, &self.set, Some(column), &mut single[f * (c + 1)..(f + 1) * (c + 1)]);
@@ -731,6 +880,12 @@ impl RowBits {
             }
             let r = row_of[f] as usize;
             let row = &mut rows[r * m * (c + 1)..(r + 1) * m * (c + 1)];
+            if self.live.note(&self.class_start, &self.both) {
+                for (h, cell) in row.chunks_exact_mut(c + 1).enumerate() {
+                    self.live.count(unit, &self.both, &self.counted[h * words..(h + 1) * words], cell);
+                }
+                continue;
+            }
             for (h, cell) in row.chunks_exact_mut(c + 1).enumerate() {
                 count_rows(&self.class_start, unit, &self.both, Some(&self.counted[h * words..(h + 1) * words]), cell);
             }
@@ -775,6 +930,13 @@ fn set_range(bits: &mut [u64], start: usize, end: usize) {
 impl PairBuffers {
     fn bytes(&self) -> usize {
         (self.sums.capacity() + self.minority.capacity()) * 8 + (self.row_of.capacity() + self.listed_start.capacity() + self.listed.capacity()) * 4 + self.flipped.capacity() + self.row_bits.as_ref().map_or(0, RowBits::bytes)
+    }
+
+    /// True when the table's totals equal the sums [`stats_totals`] adds over the groups:
+    /// added group by group alike, or counted in rows of weight one (whole numbers, below
+    /// 2^53, are added exactly in any order).
+    fn exact_totals(&self) -> bool {
+        self.row_bits.as_ref().map_or(true, |bits| bits.unit == 1.0)
     }
 
     /// Builds the lists of counted columns and the row bits at the first call.
@@ -908,7 +1070,7 @@ struct PairTable<'p> {
 }
 
 impl<'p> PairTable<'p> {
-    fn total(&self) -> &[f64] {
+    fn total(&self) -> &'p [f64] {
         &self.sums[..self.c + 1]
     }
 
@@ -924,12 +1086,12 @@ impl<'p> PairTable<'p> {
     }
 
     /// The sums of the side (`right`: at 1) of split `f`.
-    fn side(&self, f: usize, right: bool) -> Vec<f64> {
-        let counted = self.counted(f);
+    fn side(&self, f: usize, right: bool) -> Sums {
+        let (counted, total) = (self.counted(f), self.total());
         if self.is_counted(f, right) {
-            counted.to_vec()
+            Sums::from_fn(counted.len(), |k| counted[k])
         } else {
-            self.total().iter().zip(counted).map(|(t, s)| t - s).collect()
+            Sums::from_fn(counted.len(), |k| total[k] - counted[k])
         }
     }
 
