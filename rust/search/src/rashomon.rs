@@ -665,6 +665,9 @@ struct RowBits {
     /// their number.
     first_row: Vec<u32>,
     rows_of: Vec<u32>,
+    /// The row of each group, when every group is one row (data with no two rows
+    /// alike): a set's rows are then one bit per group, not a range per class.
+    group_row: Option<Vec<u32>>,
     /// Per column, the rows at the value it is counted at ([`PairTable`]).
     counted: Vec<u64>,
     /// The rows outside their group's largest class (the first, on ties): their count
@@ -811,11 +814,13 @@ impl RowBits {
                 }
             }
         }
-        Some(RowBits { unit, words, class_start, first_row, rows_of, counted, minor, set: vec![0; words], set_minor: vec![0; words], both: vec![0; words], live: Live::default() })
+        let one_row = (0..n).all(|g| data.group_rows(g) == 1);
+        let group_row = one_row.then(|| (0..n).map(|g| (0..c).find(|&k| rows_of[g * c + k] == 1).map_or(0, |k| first_row[g * c + k])).collect());
+        Some(RowBits { unit, words, class_start, first_row, rows_of, group_row, counted, minor, set: vec![0; words], set_minor: vec![0; words], both: vec![0; words], live: Live::default() })
     }
 
     fn bytes(&self) -> usize {
-        (self.counted.len() + self.minor.len() + self.set.len() + self.set_minor.len() + self.both.len() + self.class_start.len() + self.live.start.capacity()) * 8 + (self.first_row.len() + self.rows_of.len() + self.live.words.capacity()) * 4
+        (self.counted.len() + self.minor.len() + self.set.len() + self.set_minor.len() + self.both.len() + self.class_start.len() + self.live.start.capacity()) * 8 + (self.first_row.len() + self.rows_of.len() + self.group_row.as_ref().map_or(0, Vec::len) + self.live.words.capacity()) * 4
     }
 
     /// Fills the table sums `total` and `single` and the floors `minority` (see
@@ -833,12 +838,20 @@ impl RowBits {
         let (words, c, unit) = (self.words, data.n_classes(), self.unit);
         let m = single.len() / (c + 1);
         self.set.fill(0);
-        treeopt_core::bitset::for_each_one(set, |g| {
-            for k in 0..c {
-                let start = self.first_row[g * c + k] as usize;
-                set_range(&mut self.set, start, start + self.rows_of[g * c + k] as usize);
-            }
-        });
+        if let Some(group_row) = &self.group_row {
+            let rows = &mut self.set;
+            treeopt_core::bitset::for_each_one(set, |g| {
+                let r = group_row[g] as usize;
+                rows[r / 64] |= 1 << (r % 64);
+            });
+        } else {
+            treeopt_core::bitset::for_each_one(set, |g| {
+                for k in 0..c {
+                    let start = self.first_row[g * c + k] as usize;
+                    set_range(&mut self.set, start, start + self.rows_of[g * c + k] as usize);
+                }
+            });
+        }
         for ((sm, s), x) in self.set_minor.iter_mut().zip(&self.set).zip(&self.minor) {
             *sm = s & x;
         }
