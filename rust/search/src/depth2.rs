@@ -338,6 +338,61 @@ impl Depth2 {
         }
     }
 
+    /// The best leaf or stump of each child of root `i` (active feature; its pairs in
+    /// `layout`) over the features `splitting` (their sums `sums`, two each): the right
+    /// child's sums are `right`, the left's `left`, their sides at depth one `right_side`
+    /// and `left_side`. Two classes of exact sums whose empty stumps lose
+    /// ([`Depth2::two_classes`], `empty_stumps_lose`) only: then it is
+    /// [`Depth2::depth_one`] on the gathered row and on the left child's sums (the same
+    /// costs, in the same order, with the same ties), in one pass that reads each pair
+    /// once instead of gathering the row, scanning it and taking it from the sums.
+    /// Returns (cost, position in `splitting`) for the right child, then the left.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn both_stumps(&self, layout: Layout, i: usize, splitting: &[u32], sums: &[f64], right: [f64; 2], left: [f64; 2], right_side: Side, left_side: Side, penalty: f64) -> ((f64, Option<u32>), (f64, Option<u32>)) {
+        let n = self.active.len();
+        let per_channel = self.pairs.len() / 2;
+        let (zero, one) = self.pairs.split_at(per_channel);
+        let lesser = |x: f64, y: f64| if y < x { y } else { x };
+        // A closed child keeps its leaf: no cost is below minus infinity.
+        let (mut rc, mut rq) = (if right_side.terminal { f64::NEG_INFINITY } else { right_side.leaf_cost }, NONE);
+        let (mut lc, mut lq) = (if left_side.terminal { f64::NEG_INFINITY } else { left_side.leaf_cost }, NONE);
+        let (p, [r0, r1], [l0, l1]) = (penalty, right, left);
+        // Pair (i, j) sits in row j of the triangle before `i`, in row `i` from it on.
+        let (own, row) = match layout {
+            Layout::Triangle => (triangle_start(n, i) - i, 0),
+            Layout::Rows { start, .. } => (0, (i - start) * n),
+        };
+        let triangle = matches!(layout, Layout::Triangle);
+        for (q, (&j, d)) in splitting.iter().zip(sums.chunks_exact(2)).enumerate() {
+            let j = j as usize;
+            let at = if !triangle {
+                row + j
+            } else if j < i {
+                self.starts[j] + (i - j)
+            } else {
+                own + j
+            };
+            let (a0, a1) = (zero[at], one[at]);
+            // The first least cost wins (selected, not branched to: improvements are
+            // frequent in the first positions).
+            let cost = (lesser(a0, a1) + p) + (lesser(r0 - a0, r1 - a1) + p);
+            let better = cost < rc;
+            rc = if better { cost } else { rc };
+            rq = if better { q as u32 } else { rq };
+            // The left child's rows with feature j = 1: those of j less those of (i, j).
+            let (b0, b1) = (d[0] - a0, d[1] - a1);
+            let cost = (lesser(b0, b1) + p) + (lesser(l0 - b0, l1 - b1) + p);
+            let better = cost < lc;
+            lc = if better { cost } else { lc };
+            lq = if better { q as u32 } else { lq };
+        }
+        let some = |q: u32| (q != NONE).then_some(q);
+        let r = if right_side.terminal { (right_side.leaf_cost, None) } else { (rc, some(rq)) };
+        let l = if left_side.terminal { (left_side.leaf_cost, None) } else { (lc, some(lq)) };
+        (r, l)
+    }
+
     /// Cost of a leaf on channel vector `v` (whose first `C` channels, or `self.c` when
     /// `C == 0`, are the objective's statistics).
     #[inline]
@@ -1000,11 +1055,29 @@ impl Depth2 {
                         // first by its children's bounds from the leaf-closing rules, then
                         // by its right child's best subtree with its left child's bound.
                         let target = best.cost;
-                        let left_lb = self.side_at(&t.obj, &x, 1, rules, two).lb;
-                        let right_lb = self.side_at(&t.obj, right, 1, rules, two).lb;
+                        let (left_side, right_side) = (self.side_at(&t.obj, &x, 1, rules, two), self.side_at(&t.obj, right, 1, rules, two));
+                        let (left_lb, right_lb) = (left_side.lb, right_side.lb);
                         if left_lb + right_lb >= target {
                             if let Some(bounds) = self.split_bounds.as_mut() {
                                 bounds.push((self.active[i], left_lb + right_lb));
+                            }
+                            continue;
+                        }
+                        if K == 2 && two && self.empty_stumps_lose {
+                            // Both children's best stumps in one pass over the pairs.
+                            let ((cr, fr), (cl, fl)) = self.both_stumps(layout, i, &splitting, &splitting_sums, [right[0], right[1]], [x[0], x[1]], right_side, left_side, rules.penalty);
+                            if cr + left_lb >= target {
+                                if let Some(bounds) = self.split_bounds.as_mut() {
+                                    bounds.push((self.active[i], cr + left_lb));
+                                }
+                                continue;
+                            }
+                            if let Some(bounds) = self.split_bounds.as_mut() {
+                                bounds.push((self.active[i], cl + cr));
+                            }
+                            if cl + cr < best.cost {
+                                let feature = |f: Option<u32>| f.map(|p| splitting[p as usize]);
+                                best = SmallTree { cost: cl + cr, split: Some((i as u32, feature(fl), feature(fr))) };
                             }
                             continue;
                         }
