@@ -540,10 +540,11 @@ impl Depth2 {
             }
         }
         if let (Ok(tree), true, 2) = (&out, self.similarity, depth) {
-            if self.solved.len() == SOLVED_KEPT {
-                self.solved.pop_back();
-            }
-            self.solved.push_front((set.to_vec(), tree.cost));
+            // The oldest set's buffer holds the newest (no allocation per call).
+            let mut kept = if self.solved.len() == SOLVED_KEPT { self.solved.pop_back().map(|(v, _)| v).unwrap_or_default() } else { Vec::with_capacity(set.len()) };
+            kept.clear();
+            kept.extend_from_slice(set);
+            self.solved.push_front((kept, tree.cost));
         }
         out.map(|t| SmallTree {
             cost: t.cost,
@@ -644,10 +645,10 @@ impl Depth2 {
         }
         let proved = if lower >= upper { upper } else { lower };
         if self.similarity {
-            if self.solved.len() == SOLVED_KEPT {
-                self.solved.pop_back();
-            }
-            self.solved.push_front((set.to_vec(), proved));
+            let mut kept = if self.solved.len() == SOLVED_KEPT { self.solved.pop_back().map(|(v, _)| v).unwrap_or_default() } else { Vec::with_capacity(set.len()) };
+            kept.clear();
+            kept.extend_from_slice(set);
+            self.solved.push_front((kept, proved));
         }
         Some((SmallTree { cost: upper, split: best.map(|f| (f, None, None)) }, proved))
     }
@@ -683,21 +684,16 @@ impl Depth2 {
             if !self.bits_built {
                 self.bits_built = true;
                 self.bits = PairBits::new(t, &self.values, k, &self.listed_start, &self.listed, (budget - self.bytes() - full) / 4);
+                // Both means in one pass over the groups (whole counts, exact in any order).
+                let (mut pairs, mut singles) = (0u64, 0u64);
+                for g in 0..t.data.n_groups() {
+                    let l = (self.listed_start[g + 1] - self.listed_start[g]) as u64;
+                    let channels = group_values(&self.values, &t.obj, g, k).iter().filter(|&&v| v != 0.0).count() as u64;
+                    pairs += channels * l * (l + 1) / 2;
+                    singles += channels * l;
+                }
                 let groups = t.data.n_groups().max(1) as f64;
-                self.mean_group_pairs = (0..t.data.n_groups())
-                    .map(|g| {
-                        let l = (self.listed_start[g + 1] - self.listed_start[g]) as f64;
-                        let channels = group_values(&self.values, &t.obj, g, k).iter().filter(|&&v| v != 0.0).count() as f64;
-                        channels * l * (l + 1.0) / 2.0 / groups
-                    })
-                    .sum();
-                self.mean_group_singles = (0..t.data.n_groups())
-                    .map(|g| {
-                        let l = (self.listed_start[g + 1] - self.listed_start[g]) as f64;
-                        let channels = group_values(&self.values, &t.obj, g, k).iter().filter(|&&v| v != 0.0).count() as f64;
-                        channels * l / groups
-                    })
-                    .sum();
+                (self.mean_group_pairs, self.mean_group_singles) = (pairs as f64 / groups, singles as f64 / groups);
             }
             if self.active.len() != m {
                 self.active = (0..m as u32).collect();
@@ -1178,45 +1174,48 @@ impl PairBits {
         if n == 0 || listed_start.is_empty() {
             return None;
         }
-        let mut top = vec![0.0f64; k];
+        // Every value converted once to a whole number below 2^MAX_PLANES (a round trip
+        // through u32 is exact just for those); a channel's planes are the bits up to its
+        // largest value's highest, the bits its values' union has up to there.
+        let mut whole = Vec::with_capacity(n * k);
+        let mut union = vec![0u32; k];
         for g in 0..n {
-            for (most, &v) in top.iter_mut().zip(group_values(values, &t.obj, g, k)) {
-                if !(v >= 0.0) || !treeopt_core::dataset::is_whole(v) || v >= (1u64 << MAX_PLANES) as f64 {
+            for (any, &v) in union.iter_mut().zip(group_values(values, &t.obj, g, k)) {
+                let u = v as u32;
+                if !(v >= 0.0 && v < (1u64 << MAX_PLANES) as f64) || u as f64 != v {
                     return None;
                 }
-                *most = most.max(v);
+                *any |= u;
+                whole.push(u);
             }
         }
-        let planes: Vec<(usize, f64)> = (0..k).flat_map(|c| (0..MAX_PLANES).map(move |p| (c, p))).filter(|&(c, p)| top[c] >= (1u64 << p) as f64).map(|(c, p)| (c, (1u64 << p) as f64)).collect();
+        // Channel c's planes, one per bit below its values' highest, ascending.
+        let bits = |c: usize| (32 - union[c].leading_zeros()) as usize;
+        let planes: Vec<(usize, f64)> = (0..k).flat_map(|c| (0..bits(c)).map(move |p| (c, (1u64 << p) as f64))).collect();
         let words = n.div_ceil(64);
         if (m + planes.len() + 1) * words * 8 * 2 > room {
             return None;
         }
         let mut plane_start = vec![0usize; k + 1];
-        for &(c, _) in &planes {
-            plane_start[c + 1] += 1;
-        }
         for c in 0..k {
-            plane_start[c + 1] += plane_start[c];
+            plane_start[c + 1] = plane_start[c] + bits(c);
         }
         let mut columns = vec![0u64; m * words];
         let mut masks = vec![0u64; planes.len() * words];
-        for g in 0..n {
+        for (g, group) in whole.chunks_exact(k).enumerate() {
             let bit = 1u64 << (g % 64);
+            let row = &mut columns[(g / 64) * m..(g / 64 + 1) * m];
             for &f in &listed[listed_start[g] as usize..listed_start[g + 1] as usize] {
-                columns[(g / 64) * m + f as usize] |= bit;
+                row[f as usize] |= bit;
             }
-            // Planes are by channel: a channel's value converted once, and a zero (most
-            // channels of a group, those of the classes it has no rows of) skipped.
-            for (c, &v) in group_values(values, &t.obj, g, k).iter().enumerate() {
-                let v = v as u64;
-                if v == 0 {
-                    continue;
-                }
-                for q in plane_start[c]..plane_start[c + 1] {
-                    if v & (planes[q].1 as u64) != 0 {
-                        masks[q * words + g / 64] |= bit;
-                    }
+            // A value's set bits, each in its plane (a zero, most channels of a group,
+            // those of the classes it has no rows of, has none).
+            for (c, &v) in group.iter().enumerate() {
+                let mut v = v;
+                while v != 0 {
+                    let q = plane_start[c] + v.trailing_zeros() as usize;
+                    masks[q * words + g / 64] |= bit;
+                    v &= v - 1;
                 }
             }
         }
