@@ -338,6 +338,61 @@ impl Depth2 {
         }
     }
 
+    /// The best leaf or stump of each child of root `i` (active feature; its pairs in
+    /// `layout`) over the features `splitting` (their sums `sums`, two each): the right
+    /// child's sums are `right`, the left's `left`, their sides at depth one `right_side`
+    /// and `left_side`. Two classes of exact sums whose empty stumps lose
+    /// ([`Depth2::two_classes`], `empty_stumps_lose`) only: then it is
+    /// [`Depth2::depth_one`] on the gathered row and on the left child's sums (the same
+    /// costs, in the same order, with the same ties), in one pass that reads each pair
+    /// once instead of gathering the row, scanning it and taking it from the sums.
+    /// Returns (cost, position in `splitting`) for the right child, then the left.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn both_stumps(&self, layout: Layout, i: usize, splitting: &[u32], sums: &[f64], right: [f64; 2], left: [f64; 2], right_side: Side, left_side: Side, penalty: f64) -> ((f64, Option<u32>), (f64, Option<u32>)) {
+        let n = self.active.len();
+        let per_channel = self.pairs.len() / 2;
+        let (zero, one) = self.pairs.split_at(per_channel);
+        let lesser = |x: f64, y: f64| if y < x { y } else { x };
+        // A closed child keeps its leaf: no cost is below minus infinity.
+        let (mut rc, mut rq) = (if right_side.terminal { f64::NEG_INFINITY } else { right_side.leaf_cost }, NONE);
+        let (mut lc, mut lq) = (if left_side.terminal { f64::NEG_INFINITY } else { left_side.leaf_cost }, NONE);
+        let (p, [r0, r1], [l0, l1]) = (penalty, right, left);
+        // Pair (i, j) sits in row j of the triangle before `i`, in row `i` from it on.
+        let (own, row) = match layout {
+            Layout::Triangle => (triangle_start(n, i) - i, 0),
+            Layout::Rows { start, .. } => (0, (i - start) * n),
+        };
+        let triangle = matches!(layout, Layout::Triangle);
+        for (q, (&j, d)) in splitting.iter().zip(sums.chunks_exact(2)).enumerate() {
+            let j = j as usize;
+            let at = if !triangle {
+                row + j
+            } else if j < i {
+                self.starts[j] + (i - j)
+            } else {
+                own + j
+            };
+            let (a0, a1) = (zero[at], one[at]);
+            // The first least cost wins (selected, not branched to: improvements are
+            // frequent in the first positions).
+            let cost = (lesser(a0, a1) + p) + (lesser(r0 - a0, r1 - a1) + p);
+            let better = cost < rc;
+            rc = if better { cost } else { rc };
+            rq = if better { q as u32 } else { rq };
+            // The left child's rows with feature j = 1: those of j less those of (i, j).
+            let (b0, b1) = (d[0] - a0, d[1] - a1);
+            let cost = (lesser(b0, b1) + p) + (lesser(l0 - b0, l1 - b1) + p);
+            let better = cost < lc;
+            lc = if better { cost } else { lc };
+            lq = if better { q as u32 } else { lq };
+        }
+        let some = |q: u32| (q != NONE).then_some(q);
+        let r = if right_side.terminal { (right_side.leaf_cost, None) } else { (rc, some(rq)) };
+        let l = if left_side.terminal { (left_side.leaf_cost, None) } else { (lc, some(lq)) };
+        (r, l)
+    }
+
     /// Cost of a leaf on channel vector `v` (whose first `C` channels, or `self.c` when
     /// `C == 0`, are the objective's statistics).
     #[inline]
@@ -485,10 +540,11 @@ impl Depth2 {
             }
         }
         if let (Ok(tree), true, 2) = (&out, self.similarity, depth) {
-            if self.solved.len() == SOLVED_KEPT {
-                self.solved.pop_back();
-            }
-            self.solved.push_front((set.to_vec(), tree.cost));
+            // The oldest set's buffer holds the newest (no allocation per call).
+            let mut kept = if self.solved.len() == SOLVED_KEPT { self.solved.pop_back().map(|(v, _)| v).unwrap_or_default() } else { Vec::with_capacity(set.len()) };
+            kept.clear();
+            kept.extend_from_slice(set);
+            self.solved.push_front((kept, tree.cost));
         }
         out.map(|t| SmallTree {
             cost: t.cost,
@@ -589,10 +645,10 @@ impl Depth2 {
         }
         let proved = if lower >= upper { upper } else { lower };
         if self.similarity {
-            if self.solved.len() == SOLVED_KEPT {
-                self.solved.pop_back();
-            }
-            self.solved.push_front((set.to_vec(), proved));
+            let mut kept = if self.solved.len() == SOLVED_KEPT { self.solved.pop_back().map(|(v, _)| v).unwrap_or_default() } else { Vec::with_capacity(set.len()) };
+            kept.clear();
+            kept.extend_from_slice(set);
+            self.solved.push_front((kept, proved));
         }
         Some((SmallTree { cost: upper, split: best.map(|f| (f, None, None)) }, proved))
     }
@@ -631,21 +687,16 @@ impl Depth2 {
             if !self.bits_built {
                 self.bits_built = true;
                 self.bits = PairBits::new(t, &self.values, k, &self.listed_start, &self.listed, (budget - self.bytes() - full) / 4);
+                // Both means in one pass over the groups (whole counts, exact in any order).
+                let (mut pairs, mut singles) = (0u64, 0u64);
+                for g in 0..t.data.n_groups() {
+                    let l = (self.listed_start[g + 1] - self.listed_start[g]) as u64;
+                    let channels = group_values(&self.values, &t.obj, g, k).iter().filter(|&&v| v != 0.0).count() as u64;
+                    pairs += channels * l * (l + 1) / 2;
+                    singles += channels * l;
+                }
                 let groups = t.data.n_groups().max(1) as f64;
-                self.mean_group_pairs = (0..t.data.n_groups())
-                    .map(|g| {
-                        let l = (self.listed_start[g + 1] - self.listed_start[g]) as f64;
-                        let channels = group_values(&self.values, &t.obj, g, k).iter().filter(|&&v| v != 0.0).count() as f64;
-                        channels * l * (l + 1.0) / 2.0 / groups
-                    })
-                    .sum();
-                self.mean_group_singles = (0..t.data.n_groups())
-                    .map(|g| {
-                        let l = (self.listed_start[g + 1] - self.listed_start[g]) as f64;
-                        let channels = group_values(&self.values, &t.obj, g, k).iter().filter(|&&v| v != 0.0).count() as f64;
-                        channels * l / groups
-                    })
-                    .sum();
+                (self.mean_group_pairs, self.mean_group_singles) = (pairs as f64 / groups, singles as f64 / groups);
             }
             if self.active.len() != m {
                 self.active = (0..m as u32).collect();
@@ -1004,11 +1055,29 @@ impl Depth2 {
                         // first by its children's bounds from the leaf-closing rules, then
                         // by its right child's best subtree with its left child's bound.
                         let target = best.cost;
-                        let left_lb = self.side_at(&t.obj, &x, 1, rules, two).lb;
-                        let right_lb = self.side_at(&t.obj, right, 1, rules, two).lb;
+                        let (left_side, right_side) = (self.side_at(&t.obj, &x, 1, rules, two), self.side_at(&t.obj, right, 1, rules, two));
+                        let (left_lb, right_lb) = (left_side.lb, right_side.lb);
                         if left_lb + right_lb >= target {
                             if let Some(bounds) = self.split_bounds.as_mut() {
                                 bounds.push((self.active[i], left_lb + right_lb));
+                            }
+                            continue;
+                        }
+                        if K == 2 && two && self.empty_stumps_lose {
+                            // Both children's best stumps in one pass over the pairs.
+                            let ((cr, fr), (cl, fl)) = self.both_stumps(layout, i, &splitting, &splitting_sums, [right[0], right[1]], [x[0], x[1]], right_side, left_side, rules.penalty);
+                            if cr + left_lb >= target {
+                                if let Some(bounds) = self.split_bounds.as_mut() {
+                                    bounds.push((self.active[i], cr + left_lb));
+                                }
+                                continue;
+                            }
+                            if let Some(bounds) = self.split_bounds.as_mut() {
+                                bounds.push((self.active[i], cl + cr));
+                            }
+                            if cl + cr < best.cost {
+                                let feature = |f: Option<u32>| f.map(|p| splitting[p as usize]);
+                                best = SmallTree { cost: cl + cr, split: Some((i as u32, feature(fl), feature(fr))) };
                             }
                             continue;
                         }
@@ -1109,45 +1178,48 @@ impl PairBits {
         if n == 0 || listed_start.is_empty() {
             return None;
         }
-        let mut top = vec![0.0f64; k];
+        // Every value converted once to a whole number below 2^MAX_PLANES (a round trip
+        // through u32 is exact just for those); a channel's planes are the bits up to its
+        // largest value's highest, the bits its values' union has up to there.
+        let mut whole = Vec::with_capacity(n * k);
+        let mut union = vec![0u32; k];
         for g in 0..n {
-            for (most, &v) in top.iter_mut().zip(group_values(values, &t.obj, g, k)) {
-                if !(v >= 0.0) || !treeopt_core::dataset::is_whole(v) || v >= (1u64 << MAX_PLANES) as f64 {
+            for (any, &v) in union.iter_mut().zip(group_values(values, &t.obj, g, k)) {
+                let u = v as u32;
+                if !(v >= 0.0 && v < (1u64 << MAX_PLANES) as f64) || u as f64 != v {
                     return None;
                 }
-                *most = most.max(v);
+                *any |= u;
+                whole.push(u);
             }
         }
-        let planes: Vec<(usize, f64)> = (0..k).flat_map(|c| (0..MAX_PLANES).map(move |p| (c, p))).filter(|&(c, p)| top[c] >= (1u64 << p) as f64).map(|(c, p)| (c, (1u64 << p) as f64)).collect();
+        // Channel c's planes, one per bit below its values' highest, ascending.
+        let bits = |c: usize| (32 - union[c].leading_zeros()) as usize;
+        let planes: Vec<(usize, f64)> = (0..k).flat_map(|c| (0..bits(c)).map(move |p| (c, (1u64 << p) as f64))).collect();
         let words = n.div_ceil(64);
         if (m + planes.len() + 1) * words * 8 * 2 > room {
             return None;
         }
         let mut plane_start = vec![0usize; k + 1];
-        for &(c, _) in &planes {
-            plane_start[c + 1] += 1;
-        }
         for c in 0..k {
-            plane_start[c + 1] += plane_start[c];
+            plane_start[c + 1] = plane_start[c] + bits(c);
         }
         let mut columns = vec![0u64; m * words];
         let mut masks = vec![0u64; planes.len() * words];
-        for g in 0..n {
+        for (g, group) in whole.chunks_exact(k).enumerate() {
             let bit = 1u64 << (g % 64);
+            let row = &mut columns[(g / 64) * m..(g / 64 + 1) * m];
             for &f in &listed[listed_start[g] as usize..listed_start[g + 1] as usize] {
-                columns[(g / 64) * m + f as usize] |= bit;
+                row[f as usize] |= bit;
             }
-            // Planes are by channel: a channel's value converted once, and a zero (most
-            // channels of a group, those of the classes it has no rows of) skipped.
-            for (c, &v) in group_values(values, &t.obj, g, k).iter().enumerate() {
-                let v = v as u64;
-                if v == 0 {
-                    continue;
-                }
-                for q in plane_start[c]..plane_start[c + 1] {
-                    if v & (planes[q].1 as u64) != 0 {
-                        masks[q * words + g / 64] |= bit;
-                    }
+            // A value's set bits, each in its plane (a zero, most channels of a group,
+            // those of the classes it has no rows of, has none).
+            for (c, &v) in group.iter().enumerate() {
+                let mut v = v;
+                while v != 0 {
+                    let q = plane_start[c] + v.trailing_zeros() as usize;
+                    masks[q * words + g / 64] |= bit;
+                    v &= v - 1;
                 }
             }
         }
