@@ -145,6 +145,35 @@ def test_numeric_sets_match_the_enumeration(problem):
     assert_matches_oracle(problem)
 
 
+@st.composite
+def many_threshold_problems(draw):
+    """Numeric columns with many distinct values (up to 13 thresholds a column), where
+    the builder rules out thresholds next to one proved too costly (the neighbourhood
+    bound); depth at most two, so the enumeration stays small."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    n = int(rng.integers(6, 15))
+    m = int(rng.integers(1, 3))
+    k = int(rng.choice([2, 2, 3]))
+    X = rng.integers(0, int(rng.integers(4, 15)), size=(n, m)).astype(float) * 0.5
+    y = rng.integers(0, k, size=n)
+    if draw(st.booleans()):  # labels that follow a column, so that few trees are near the optimum
+        y = (X[:, 0] > np.median(X[:, 0])).astype(int) ^ (rng.random(n) < 0.15)
+    y[:2] = [0, 1]
+    w = rng.choice([1.0, 1.0, 2.0, 0.5, 0.3], size=n) if draw(st.booleans()) else None
+    lam = draw(st.sampled_from([0.0, 0.01, 0.05, 0.1]))
+    depth = draw(st.sampled_from([1, 2, 2]))
+    min_leaf = draw(st.sampled_from([1, 1, 2]))
+    bound_type = draw(st.sampled_from(["multiplicative", "additive"]))
+    bound = draw(st.sampled_from([0.0, 0.05, 0.2]))
+    return X, y, w, lam, depth, min_leaf, bound_type, bound
+
+
+@settings(max_examples=200, **SETTINGS)
+@given(many_threshold_problems())
+def test_numeric_sets_with_many_thresholds_match_the_enumeration(problem):
+    assert_matches_oracle(problem)
+
+
 def test_sample_is_uniform():
     rng = np.random.default_rng(3)
     X = rng.integers(0, 2, size=(60, 6))

@@ -671,6 +671,10 @@ pub(crate) struct Solver<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> {
     right_per_group: f64,
     /// The bits were built or cannot be (a reference model, thresholds).
     side_bits_tried: bool,
+    /// Per split, the class sums and rows it sends right, of the last subproblem whose
+    /// stumps [`Solver::stump_sides`] listed.
+    stump_sums: Vec<f64>,
+    stump_rows: Vec<u32>,
     /// With the value-sum kernel, whether it (rather than the sweep) holds the per-set
     /// buffers the two share ([`crate::sweep::Shared`]).
     table_holds: bool,
@@ -736,7 +740,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
 
     /// Bytes held besides the store: the levels and the depth-two kernel.
     fn other_bytes(&self) -> usize {
-        self.levels.len() * self.level_bytes() + self.depth2.bytes() + self.table.as_ref().map_or(0, Table::bytes) + SMALL_TREE_BYTES * self.small_trees.capacity() + self.side_bits.as_ref().map_or(0, SideBits::bytes) + 8 * self.scratch.capacity()
+        self.levels.len() * self.level_bytes() + self.depth2.bytes() + self.table.as_ref().map_or(0, Table::bytes) + SMALL_TREE_BYTES * self.small_trees.capacity() + self.side_bits.as_ref().map_or(0, SideBits::bytes) + 8 * self.scratch.capacity() + 8 * self.stump_sums.capacity() + 4 * self.stump_rows.capacity()
     }
 
     /// Runs the depth-two kernel on `set` within the memory left by the store and the
@@ -1736,6 +1740,8 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             side_bits: None,
             right_per_group: 0.0,
             side_bits_tried: false,
+            stump_sums: Vec::new(),
+            stump_rows: Vec::new(),
             table_holds: false,
         };
         solver.side_bits_tried = solver.reference.is_some() || solver.t.splits.as_thresholds().is_some() || data.n_groups() == 0;
@@ -1762,6 +1768,8 @@ pub(crate) struct SplitSides {
     pub split: u32,
     pub left: Side,
     pub right: Side,
+    /// The summed statistics the split sends right (for misclassification, the weight).
+    pub right_weight: f64,
 }
 
 /// What the Rashomon-set builder ([`crate::rashomon`]) asks of the search: the optimum
@@ -1791,6 +1799,13 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
     pub(crate) fn optimum_within(&mut self, set: &[u64], depth: u32, budget: f64) -> std::result::Result<Option<f64>, Status> {
         debug_assert!(self.boxes.is_none(), "looked up by capture set");
         let within = |cost: f64| (cost <= budget).then_some(cost);
+        if depth == 1 && self.reference.is_none() && self.t.splits.as_thresholds().is_some() {
+            // One level left: the cheaper of the leaf and the best stump, from one pass
+            // over the thresholds ([`Solver::stump_sides`]) rather than a search.
+            let side = self.set_side(set, depth);
+            let best = if side.terminal { side.leaf_cost } else { side.leaf_cost.min(self.best_stump(set)) };
+            return Ok(within(best));
+        }
         let id = match self.store.find(set, depth) {
             Some(id) => id,
             None => {
@@ -1829,6 +1844,9 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
     /// least the minimum support each way (one per distinct partition), ascending, with
     /// the bounds of its two sides (whose children have `depth - 1` levels left).
     pub(crate) fn split_sides(&mut self, set: &[u64], depth: u32) -> std::result::Result<Vec<SplitSides>, Status> {
+        if depth == 1 && self.reference.is_none() && self.t.splits.as_thresholds().is_some() {
+            return Ok(self.stump_sides(set));
+        }
         if !self.level(0) {
             return Err(self.stopped.unwrap_or(Status::MemoryLimit));
         }
@@ -1836,17 +1854,118 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         self.bound_splits(0, depth);
         let (d, rules) = (child_depth(depth), self.rules);
         let mut out: Vec<SplitSides> = Vec::new();
-        for r in 0..self.levels[0].runs.len() {
+        // Runs of thresholds list their candidates ascending: taken in the order of their
+        // first splits, the splits come out ascending with no sort (raisin's 6,293
+        // thresholds sorted at every node were a tenth of a numeric fit).
+        let runs = self.neighbourhood.is_some();
+        let mut order: Vec<usize> = (0..self.levels[0].runs.len()).collect();
+        if runs {
+            order.sort_unstable_by_key(|&r| self.levels[0].runs[r].first);
+        }
+        for r in order {
             let run = self.levels[0].runs[r];
             self.ensure_loaded(0, &run, depth);
             for k in 0..self.levels[0].candidates.len() {
                 let split = self.levels[0].candidates[k].feature;
                 let (left, right) = self.levels[0].sides(&self.t.obj, split as usize, d, &rules, false);
-                out.push(SplitSides { split, left, right });
+                let lv = &self.levels[0];
+                let c = lv.totals.len();
+                let i = split as usize - lv.base;
+                let right_weight = lv.right_weights[i * c..(i + 1) * c].iter().sum();
+                out.push(SplitSides { split, left, right, right_weight });
             }
         }
-        out.sort_unstable_by_key(|s| s.split);
+        if !runs {
+            out.sort_unstable_by_key(|s| s.split);
+        }
+        debug_assert!(out.windows(2).all(|p| p[0].split < p[1].split));
         Ok(out)
+    }
+
+    /// [`Solver::split_sides`] with one level left (the children are leaves), from one
+    /// pass over the groups ([`Solver::stump_sums`]) with no bound but the leaves' costs.
+    /// (The search's pass loads one run at a time with the bounds a deeper subproblem
+    /// needs: on raisin's 6,293 raw thresholds a Rashomon set asks for thousands of
+    /// such stumps.)
+    fn stump_sides(&mut self, set: &[u64]) -> Vec<SplitSides> {
+        let mut out = Vec::new();
+        let rules = self.rules;
+        self.stump_sums(set, |obj, split, left, left_rows, right, right_rows| {
+            out.push(SplitSides {
+                split,
+                left: side(obj, left, 0.0, None, left_rows, 0, &rules),
+                right: side(obj, right, 0.0, None, right_rows, 0, &rules),
+                right_weight: right.iter().sum(),
+            });
+        });
+        out
+    }
+
+    /// The cost of the best stump of `set` (infinite when no split parts it with the
+    /// minimum support each way), from one pass ([`Solver::stump_sums`]).
+    fn best_stump(&mut self, set: &[u64]) -> f64 {
+        let penalty = self.rules.penalty;
+        let mut best = f64::INFINITY;
+        self.stump_sums(set, |obj, _, left, _, right, _| {
+            best = best.min((obj.leaf_loss(left) + penalty) + (obj.leaf_loss(right) + penalty));
+        });
+        best
+    }
+
+    /// Calls `f(objective, split, left sums, left rows, right sums, right rows)` for every split of
+    /// `set` that sends the minimum support each way (one per distinct partition),
+    /// ascending. One pass over the groups serves every split at once: each group is
+    /// added at its last right split of each run of nested splits, and the runs are then
+    /// summed from their ends; the same sums in the same order as the search's pass, so
+    /// the same costs.
+    fn stump_sums(&mut self, set: &[u64], mut f: impl FnMut(&O, u32, &[f64], f64, &[f64], f64)) {
+        let (obj, splits, data, rules) = (&self.t.obj, &self.t.splits, self.t.data, self.rules);
+        let (n, c) = (splits.n_splits(), obj.n_stats());
+        let (sums, rows) = (&mut self.stump_sums, &mut self.stump_rows);
+        sums.clear();
+        sums.resize(n * c, 0.0);
+        rows.clear();
+        rows.resize(n, 0);
+        let mut totals = vec![0.0; c];
+        let mut total_rows = 0u32;
+        for_each_one(set, |g| {
+            let stats = obj.group_stats(g);
+            for (t, w) in totals.iter_mut().zip(stats) {
+                *t += w;
+            }
+            let nr = data.group_rows(g);
+            total_rows += nr;
+            splits.for_each_last_right(g, |s| {
+                let s = s as usize;
+                for (t, w) in sums[s * c..(s + 1) * c].iter_mut().zip(stats) {
+                    *t += w;
+                }
+                rows[s] += nr;
+            });
+        });
+        for s in (1..n).rev() {
+            if splits.nested_in_previous(s) {
+                for k in 0..c {
+                    sums[(s - 1) * c + k] += sums[s * c + k];
+                }
+                rows[s - 1] += rows[s];
+            }
+        }
+        let mut left = vec![0.0; c];
+        for s in 0..n {
+            let (right_rows, left_rows) = (rows[s], total_rows - rows[s]);
+            if right_rows == 0 || left_rows == 0 || (right_rows as f64) < rules.min_support || (left_rows as f64) < rules.min_support {
+                continue;
+            }
+            if splits.nested_in_previous(s) && rows[s - 1] == right_rows {
+                continue; // the same partition as split s - 1
+            }
+            let right = &sums[s * c..(s + 1) * c];
+            for ((l, t), r) in left.iter_mut().zip(&totals).zip(right) {
+                *l = t - r;
+            }
+            f(obj, s as u32, &left, left_rows as f64, right, right_rows as f64);
+        }
     }
 
     /// The pairwise kernel's feature polarity and per-group lists ([`listed_features`]),

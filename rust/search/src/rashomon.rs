@@ -235,6 +235,68 @@ fn build_family<M: Monitor, S: SplitFamily>(data: &Groups, splits: S, n_columns:
     })
 }
 
+/// Rules out thresholds near one whose split is proved to cost more than the limit.
+///
+/// Moving a threshold of a column moves the rows between the two thresholds from one
+/// side to the other. The side that gains rows costs at least what it did (its best
+/// tree, with any split that no longer parts its rows closed, serves the smaller set),
+/// and the side that loses them at least its old cost less their weight (its best tree
+/// serves the larger set, misclassifying at most the rows added). So the best tree
+/// splitting on the new threshold costs at least the old split's proven cost less the
+/// weight moved, as in ConTree's neighbourhood bound; with a minimum leaf size above
+/// one a closed split may leave too few rows, so the bound is used only without one.
+/// To make the proofs reach far, the sides' optima are then asked for exactly (with no
+/// budget) where that costs about what a bounded search does: sides of one or two
+/// levels (a stump pass, the sweep kernel).
+struct NeighbourBound {
+    on: bool,
+    /// The sides' optima are asked for without a budget.
+    exact: bool,
+    limit: f64,
+    /// Rounding room: a threshold is ruled out only past it.
+    margin: f64,
+    /// The last proof: its column, the weight its split sends right, and by how much its
+    /// cost exceeds the limit.
+    proof: Option<(u32, f64, f64)>,
+}
+
+impl NeighbourBound {
+    fn new(on: bool, below: u32, limit: f64, margin: f64) -> Self {
+        NeighbourBound { on, exact: on && below <= 2, limit, margin, proof: None }
+    }
+
+    /// The budget to ask a side's optimum with: none when optima are asked exactly.
+    fn budget(&self, budget: f64) -> f64 {
+        if self.exact {
+            f64::INFINITY
+        } else {
+            budget
+        }
+    }
+
+    /// True when the split of `column` sending `right_weight` right is proved to cost
+    /// more than the limit by the last proof on that column.
+    fn rules_out(&self, column: u32, right_weight: f64) -> bool {
+        matches!(self.proof, Some((c, w, excess)) if c == column && (w - right_weight).abs() < excess - self.margin)
+    }
+
+    /// Records that the split of `column` sending `right_weight` right costs at least
+    /// `cost` (kept when it reaches further than the proof held).
+    fn note(&mut self, column: u32, right_weight: f64, cost: f64) {
+        let excess = cost - self.limit;
+        if !self.on || !(excess > self.margin) {
+            return;
+        }
+        let reach = match self.proof {
+            Some((c, w, e)) if c == column => e - (w - right_weight).abs(),
+            _ => f64::NEG_INFINITY,
+        };
+        if excess >= reach {
+            self.proof = Some((column, right_weight, excess));
+        }
+    }
+}
+
 /// The build of the graph: the search as oracle, an index of the nodes built by
 /// (capture set, depth) in a store of the search's kind, and the nodes.
 struct Builder<'a, 'm, M: Monitor, S: SplitFamily> {
@@ -312,8 +374,17 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
             let below = if depth == u32::MAX { depth } else { depth - 1 };
             let sides = self.solver.split_sides(set, depth).map_err(RashomonError::Stopped)?;
             let (mut left, mut right) = (vec![0u64; set.len()], vec![0u64; set.len()]);
+            let mut near = NeighbourBound::new(self.solver.task().splits.as_thresholds().is_some() && rules.min_support <= 1.0, below, limit, self.tol);
             for s in sides {
+                let column = match self.solver.task().splits.as_thresholds() {
+                    Some(th) => th.locate(s.split as usize).0 as u32,
+                    None => s.split,
+                };
+                if near.rules_out(column, s.right_weight) {
+                    continue;
+                }
                 if s.left.lb + s.right.lb > limit {
+                    near.note(column, s.right_weight, s.left.lb + s.right.lb);
                     continue;
                 }
                 let splits = &self.solver.task().splits;
@@ -321,20 +392,35 @@ impl<M: Monitor, S: SplitFamily> Builder<'_, '_, M, S> {
                 splits.partition(set, s.split as usize, true, &mut right);
                 let (left_lb, right_lb) = (self.lower_bound(&left, s.left, below), self.lower_bound(&right, s.right, below));
                 if left_lb + right_lb > limit {
+                    near.note(column, s.right_weight, left_lb + right_lb);
                     continue;
                 }
                 // The side with the larger bound first: when the pair fails, it is the one
                 // more likely to fail, and the other is never searched.
                 let right_first = right_lb > left_lb;
                 let ((a, a_side), (b, b_side, b_lb)) = if right_first { ((&right, s.right), (&left, s.left, left_lb)) } else { ((&left, s.left), (&right, s.right, right_lb)) };
-                let Some(a_opt) = self.optimum(a, a_side, below, limit - b_lb)? else { continue };
-                let Some(b_opt) = self.optimum(b, b_side, below, limit - a_opt)? else { continue };
+                let Some(a_opt) = self.optimum(a, a_side, below, near.budget(limit - b_lb))? else {
+                    near.note(column, s.right_weight, self.lower_bound(a, a_side, below) + b_lb);
+                    continue;
+                };
+                if a_opt > limit - b_lb {
+                    near.note(column, s.right_weight, a_opt + b_lb);
+                    continue;
+                }
+                let Some(b_opt) = self.optimum(b, b_side, below, near.budget(limit - a_opt))? else {
+                    near.note(column, s.right_weight, a_opt + self.lower_bound(b, b_side, below));
+                    continue;
+                };
+                if b_opt > limit - a_opt {
+                    near.note(column, s.right_weight, a_opt + b_opt);
+                    continue;
+                }
                 let (left_opt, right_opt) = if right_first { (b_opt, a_opt) } else { (a_opt, b_opt) };
                 let left_node = self.build(&left, below, budget - right_opt + self.tol)?;
                 let right_node = self.build(&right, below, budget - left_opt + self.tol)?;
-                let (column, threshold) = match self.solver.task().splits.as_thresholds() {
-                    Some(th) => (th.locate(s.split as usize).0 as u32, th.threshold_in(set, s.split as usize)),
-                    None => (s.split, 0.5),
+                let threshold = match self.solver.task().splits.as_thresholds() {
+                    Some(th) => th.threshold_in(set, s.split as usize),
+                    None => 0.5,
                 };
                 self.combine(&mut ways, column, threshold, left_node, right_node, limit)?;
             }
