@@ -1902,13 +1902,62 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
     }
 
     /// The cost of the best stump of `set` (infinite when no split parts it with the
-    /// minimum support each way), from one pass ([`Solver::stump_sums`]).
+    /// minimum support each way), from one pass ([`Solver::stump_sums`]); with two or
+    /// three classes and no minimum leaf size, in fixed-size sums and without the rows
+    /// (a split with an empty side costs more than the leaf, so it never wins).
     fn best_stump(&mut self, set: &[u64]) -> f64 {
+        if self.rules.min_support <= 1.0 {
+            match self.t.obj.n_stats() {
+                2 => return self.best_stump_of::<2>(set),
+                3 => return self.best_stump_of::<3>(set),
+                _ => {}
+            }
+        }
         let penalty = self.rules.penalty;
         let mut best = f64::INFINITY;
         self.stump_sums(set, |obj, _, left, _, right, _| {
             best = best.min((obj.leaf_loss(left) + penalty) + (obj.leaf_loss(right) + penalty));
         });
+        best
+    }
+
+    /// [`Solver::best_stump`] with `C` classes and no minimum leaf size.
+    fn best_stump_of<const C: usize>(&mut self, set: &[u64]) -> f64 {
+        let (obj, splits, penalty) = (&self.t.obj, &self.t.splits, self.rules.penalty);
+        let n = splits.n_splits();
+        let sums = &mut self.stump_sums;
+        sums.clear();
+        sums.resize(n * C, 0.0);
+        let mut totals = [0.0; C];
+        for_each_one(set, |g| {
+            let stats: &[f64; C] = obj.group_stats(g).try_into().expect("C statistics a group");
+            for k in 0..C {
+                totals[k] += stats[k];
+            }
+            splits.for_each_last_right(g, |s| {
+                let at = &mut sums[s as usize * C..s as usize * C + C];
+                for k in 0..C {
+                    at[k] += stats[k];
+                }
+            });
+        });
+        // Each run summed from its end in registers (the same sums as adding each split's
+        // into the one before it, without a store and load per split), each split scored
+        // as its sum is complete.
+        let (mut best, mut right, mut left) = (f64::INFINITY, [0.0; C], [0.0; C]);
+        for s in (0..n).rev() {
+            if s + 1 == n || !splits.nested_in_previous(s + 1) {
+                right = [0.0; C];
+            }
+            for k in 0..C {
+                right[k] += sums[s * C + k];
+                left[k] = totals[k] - right[k];
+            }
+            let cost = (obj.leaf_loss(&left) + penalty) + (obj.leaf_loss(&right) + penalty);
+            if cost < best {
+                best = cost; // sums of finite weights: never NaN, no test for it
+            }
+        }
         best
     }
 
@@ -1943,13 +1992,20 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
                 rows[s] += nr;
             });
         });
-        for s in (1..n).rev() {
-            if splits.nested_in_previous(s) {
-                for k in 0..c {
-                    sums[(s - 1) * c + k] += sums[s * c + k];
-                }
-                rows[s - 1] += rows[s];
+        // Each run summed from its end, its running sums in a register row.
+        let mut run = vec![0.0; c];
+        let mut run_rows = 0u32;
+        for s in (0..n).rev() {
+            if s + 1 == n || !splits.nested_in_previous(s + 1) {
+                run.fill(0.0);
+                run_rows = 0;
             }
+            for (r, x) in run.iter_mut().zip(&mut sums[s * c..(s + 1) * c]) {
+                *r += *x;
+                *x = *r;
+            }
+            run_rows += rows[s];
+            rows[s] = run_rows;
         }
         let mut left = vec![0.0; c];
         for s in 0..n {
