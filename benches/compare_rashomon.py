@@ -20,6 +20,12 @@ timed once: their median is their first fit.)
     python benches/compare_rashomon.py --conventions  # the depth experiment
     python benches/compare_rashomon.py --quick        # the first three instances
     python benches/compare_rashomon.py --held-out     # instances no change was tuned on
+    python benches/compare_rashomon.py --numeric      # raw numeric columns: treeopt and arborenum
+
+On raw numeric columns (``--numeric``, quantiles ``None`` below) only treeopt and
+arborenum build sets: treeopt splits every column at every midpoint between distinct
+values, and arborenum's ``fit`` gets the same float matrix (its thresholds by default:
+every one). Their counts differ there as on 0/1 data (integer costs, see below).
 
 Depth conventions, found by experiment (``--conventions``: a 40-row, 3-column problem
 with a bound so large that every tree is a member; treeopt counts 2, 14 and 302 trees
@@ -90,6 +96,19 @@ HELD_OUT = [
     ("bank", 3, 0.01, 0.05, 4),
 ]
 
+#: Raw numeric columns (``--numeric``; quantiles ``None``: the float matrix as it is), for
+#: the two tools that take them.
+NUMERIC = [
+    ("raisin", None, 0.01, 0.05, 2),
+    ("raisin", None, 0.01, 0.05, 3),
+    ("bank", None, 0.01, 0.05, 2),
+    ("bank", None, 0.01, 0.05, 3),
+    ("rice", None, 0.01, 0.05, 2),
+    ("wilt", None, 0.01, 0.05, 2),
+    ("occupancy", None, 0.01, 0.05, 2),
+]
+NUMERIC_TOOLS = ["treeopt", "arborenum"]
+
 TOOLS = ["treeopt", "treefarms", "tree-praxis", "arborenum"]
 
 #: treeopt under tree-praxis's definition (see ``praxis_units``): a check of the counts,
@@ -97,8 +116,12 @@ TOOLS = ["treeopt", "treefarms", "tree-praxis", "arborenum"]
 PRAXIS_UNITS = "treeopt@praxis-units"
 
 
-def load(name: str, k: int):
-    """The 0/1 matrix (uint8) and labels 0..c-1 of an instance."""
+def load(name: str, k: int | None):
+    """The 0/1 matrix (uint8) and labels 0..c-1 of an instance (``k`` None: the raw
+    numeric matrix, float64)."""
+    if k is None:
+        X, y, _ = load_numeric(name)
+        return X, y
     if k == 0:
         table = np.loadtxt(DATASETS_DIR / f"{name}.csv", delimiter=",", skiprows=1)
         X, y = table[:, :-1], table[:, -1]
@@ -136,7 +159,11 @@ def fit(tool: str, X, y, lam: float, bound: float, depth: int) -> int:
         from arborenum import ArborEnum
 
         model = ArborEnum()
-        model.fit_binarized(X, y, lambda_reg=lam, depth_budget=depth, rashomon_mult=bound)
+        if X.dtype == np.uint8:
+            model.fit_binarized(X, y, lambda_reg=lam, depth_budget=depth, rashomon_mult=bound)
+        else:
+            with contextlib.redirect_stdout(io.StringIO()):
+                model.fit(X, y, lambda_reg=lam, depth_budget=depth, rashomon_mult=bound)
         return int(model.count_trees())
     raise ValueError(tool)
 
@@ -224,6 +251,7 @@ def main() -> None:
     parser.add_argument("--conventions", action="store_true")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--held-out", action="store_true", help="the held-out instances instead")
+    parser.add_argument("--numeric", action="store_true", help="raw numeric instances, treeopt and arborenum")
     parser.add_argument("--timeout", type=float, default=300.0)
     parser.add_argument("--tools", default=",".join(TOOLS))
     parser.add_argument("--no-check", action="store_true", help=f"skip the {PRAXIS_UNITS} count")
@@ -236,6 +264,8 @@ def main() -> None:
         return
     tools = args.tools.split(",")
     instances = HELD_OUT if args.held_out else INSTANCES[:3] if args.quick else INSTANCES
+    if args.numeric:
+        instances, tools = NUMERIC, [t for t in tools if t in NUMERIC_TOOLS]
     print(f"per tool: trees, first fit's wall seconds, median wall / CPU seconds of {REPEATS} repeats (fits under")
     print(f"{REPEAT_BELOW:g} s), first fit's peak MiB; ratios: treeopt's median wall and CPU time over the fastest")
     print(f"peer's; last column: treeopt's count of tree-praxis's set ({PRAXIS_UNITS})")
@@ -258,7 +288,7 @@ def main() -> None:
         if "error" not in results.get("treeopt", {"error": 1}) and peers:
             mine = results["treeopt"]
             ratio = f"{mine['seconds'] / min(p['seconds'] for p in peers):6.2f} {mine['cpu'] / min(p['cpu'] for p in peers):5.2f}"
-        check = run(PRAXIS_UNITS, inst, args.timeout) if not args.no_check else {"error": "-"}
+        check = run(PRAXIS_UNITS, inst, args.timeout) if not (args.no_check or args.numeric) else {"error": "-"}
         check = check.get("error") or str(check["count"])
         print(f"{label:42s} " + " ".join(cells) + f" {ratio} {check:>12s}", flush=True)
 

@@ -103,6 +103,12 @@ def fit(
 ) -> FitResult:
     """Fit a tree: class indices (uint32, with ``n_classes``) or real targets (float64)."""
 
+def class_codes(
+    y: NDArray[np.int64],
+) -> Optional[Tuple[NDArray[np.int64], NDArray[np.int64]]]:
+    """The distinct labels ascending and each label's index among them, or None for an
+    empty ``y`` or one spanning more than 4 x len(y) values."""
+
 def osdt_bound_names() -> list[str]:
     """The names of OSDT's bounds, in the order of the paper's presentation."""
 

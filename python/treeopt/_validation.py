@@ -26,6 +26,8 @@ from sklearn.utils import get_tags
 from sklearn.utils.validation import _check_n_features, _check_sample_weight
 from sklearn.utils.validation import validate_data as _sklearn_validate_data
 
+from . import _core
+
 __all__ = [
     "ENCODER_HINT",
     "binary_matrix",
@@ -398,32 +400,16 @@ def encode_class_labels(y: ArrayLike, needs: str | None = "a classifier") -> tup
 
 def _small_integer_classes(y: ArrayLike) -> tuple[NDArray[Any], NDArray[np.intp]]:
     """``np.unique(y, return_inverse=True)``; for a 1-D ``y`` of integers spanning at most
-    a few values per row, by counting them instead of sorting them (car_evaluation's
-    1,728 labels: 12 against 46 microseconds, of a 2 ms Rashomon fit)."""
+    a few values per row, by counting them in one pass in Rust (``_core.class_codes``)
+    instead of sorting them (monk1's 124 labels: ~1 against 5.6 microseconds of a
+    60-microsecond Rashomon fit)."""
     arr = np.asarray(y)
-    if arr.ndim == 1 and arr.size and arr.dtype.kind in "iu":
-        low, high = int(arr.min()), int(arr.max())
-        if high - low <= 4 * arr.size:
-            if low == 0:
-                # Codes from 0 already (the common case): one copy, no subtraction.
-                shifted = arr.astype(np.intp)
-            else:
-                # In a wide type: the span is small, but a narrow signed type may overflow.
-                wide = arr.astype(np.int64) if arr.dtype.kind == "i" else arr - arr.dtype.type(low)
-                shifted = (wide - low if arr.dtype.kind == "i" else wide).astype(np.intp, copy=False)
-            counts = np.bincount(shifted)
-            offsets = np.flatnonzero(counts)  # the values present
-            if arr.dtype.kind == "i":
-                classes = (offsets + low).astype(arr.dtype)
-            else:
-                classes = offsets.astype(arr.dtype) + arr.dtype.type(low)
-            if offsets.size == counts.size:
-                return classes, shifted  # every value from low to high: no gaps to close
-            # Numbered by rank among the values present (no comparison of the counts: in
-            # a fresh process its loop is one more page of numpy code to fault in).
-            rank = np.zeros(counts.size, dtype=np.intp)
-            rank[offsets] = np.arange(offsets.size, dtype=np.intp)
-            return classes, rank[shifted]
+    if arr.ndim == 1 and arr.size and (arr.dtype.kind == "i" or (arr.dtype.kind == "u" and arr.dtype.itemsize < 8)):
+        # Every such dtype fits int64 exactly.
+        out = _core.class_codes(np.ascontiguousarray(arr, dtype=np.int64))
+        if out is not None:
+            classes, codes = out
+            return classes.astype(arr.dtype, copy=False), codes.astype(np.intp, copy=False)
     return np.unique(y, return_inverse=True)
 
 

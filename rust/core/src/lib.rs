@@ -6,6 +6,7 @@ pub mod dataset;
 pub mod error;
 pub mod hash;
 pub mod io;
+pub mod labels;
 pub mod numeric;
 pub mod tree;
 

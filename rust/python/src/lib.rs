@@ -84,6 +84,15 @@ fn fit_tree<'py>(
     })
 }
 
+/// `(classes, codes)` of C-contiguous int64 class labels `y` spanning at most
+/// `4 x len(y)` values: the distinct labels ascending and each label's index among them
+/// (`treeopt_core::labels::dense_codes`); `None` for an empty `y` or a wider span.
+#[pyfunction]
+fn class_codes<'py>(py: Python<'py>, y: PyReadonlyArray1<'py, i64>) -> PyResult<Option<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>)>> {
+    let y = y.as_slice().map_err(|_| value_error("y must be C-contiguous"))?;
+    Ok(treeopt_core::labels::dense_codes(y).map(|(classes, codes)| (PyArray1::from_vec(py, classes), PyArray1::from_vec(py, codes))))
+}
+
 /// The compiled core of treeopt.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -94,5 +103,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     isotonic::register(m)?;
     rashomon::register(m)?;
     m.add_function(wrap_pyfunction!(fit_tree, m)?)?;
+    m.add_function(wrap_pyfunction!(class_codes, m)?)?;
     Ok(())
 }
