@@ -675,6 +675,7 @@ pub(crate) struct Solver<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> {
     /// stumps [`Solver::stump_sides`] listed.
     stump_sums: Vec<f64>,
     stump_rows: Vec<u32>,
+    stump_above: Vec<u32>,
     /// With the value-sum kernel, whether it (rather than the sweep) holds the per-set
     /// buffers the two share ([`crate::sweep::Shared`]).
     table_holds: bool,
@@ -740,7 +741,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
 
     /// Bytes held besides the store: the levels and the depth-two kernel.
     fn other_bytes(&self) -> usize {
-        self.levels.len() * self.level_bytes() + self.depth2.bytes() + self.table.as_ref().map_or(0, Table::bytes) + SMALL_TREE_BYTES * self.small_trees.capacity() + self.side_bits.as_ref().map_or(0, SideBits::bytes) + 8 * self.scratch.capacity() + 8 * self.stump_sums.capacity() + 4 * self.stump_rows.capacity()
+        self.levels.len() * self.level_bytes() + self.depth2.bytes() + self.table.as_ref().map_or(0, Table::bytes) + SMALL_TREE_BYTES * self.small_trees.capacity() + self.side_bits.as_ref().map_or(0, SideBits::bytes) + 8 * self.scratch.capacity() + 8 * self.stump_sums.capacity() + 4 * (self.stump_rows.capacity() + self.stump_above.capacity())
     }
 
     /// Runs the depth-two kernel on `set` within the memory left by the store and the
@@ -1742,6 +1743,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             side_bits_tried: false,
             stump_sums: Vec::new(),
             stump_rows: Vec::new(),
+            stump_above: Vec::new(),
             table_holds: false,
         };
         solver.side_bits_tried = solver.reference.is_some() || solver.t.splits.as_thresholds().is_some() || data.n_groups() == 0;
@@ -1890,7 +1892,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
     fn stump_sides(&mut self, set: &[u64]) -> Vec<SplitSides> {
         let mut out = Vec::new();
         let rules = self.rules;
-        self.stump_sums(set, |obj, split, left, left_rows, right, right_rows| {
+        self.stump_sums(set, |obj, split, left, left_rows, right, right_rows, _| {
             out.push(SplitSides {
                 split,
                 left: side(obj, left, 0.0, None, left_rows, 0, &rules),
@@ -1915,7 +1917,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         }
         let penalty = self.rules.penalty;
         let mut best = f64::INFINITY;
-        self.stump_sums(set, |obj, _, left, _, right, _| {
+        self.stump_sums(set, |obj, _, left, _, right, _, _| {
             best = best.min((obj.leaf_loss(left) + penalty) + (obj.leaf_loss(right) + penalty));
         });
         best
@@ -1961,20 +1963,23 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         best
     }
 
-    /// Calls `f(objective, split, left sums, left rows, right sums, right rows)` for every split of
+    /// Calls `f(objective, split, left sums, left rows, right sums, right rows, above)` for every split of
     /// `set` that sends the minimum support each way (one per distinct partition),
     /// ascending. One pass over the groups serves every split at once: each group is
     /// added at its last right split of each run of nested splits, and the runs are then
     /// summed from their ends; the same sums in the same order as the search's pass, so
-    /// the same costs.
-    fn stump_sums(&mut self, set: &[u64], mut f: impl FnMut(&O, u32, &[f64], f64, &[f64], f64)) {
+    /// the same costs. `above` is the first split of the run from `split` on after which
+    /// the set holds a row ([`Thresholds::threshold_between`]).
+    pub(crate) fn stump_sums(&mut self, set: &[u64], mut f: impl FnMut(&O, u32, &[f64], f64, &[f64], f64, u32)) {
         let (obj, splits, data, rules) = (&self.t.obj, &self.t.splits, self.t.data, self.rules);
         let (n, c) = (splits.n_splits(), obj.n_stats());
-        let (sums, rows) = (&mut self.stump_sums, &mut self.stump_rows);
+        let (sums, rows, above) = (&mut self.stump_sums, &mut self.stump_rows, &mut self.stump_above);
         sums.clear();
         sums.resize(n * c, 0.0);
         rows.clear();
         rows.resize(n, 0);
+        above.clear();
+        above.resize(n, 0);
         let mut totals = vec![0.0; c];
         let mut total_rows = 0u32;
         for_each_one(set, |g| {
@@ -1994,12 +1999,16 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
         });
         // Each run summed from its end, its running sums in a register row.
         let mut run = vec![0.0; c];
-        let mut run_rows = 0u32;
+        let (mut run_rows, mut next) = (0u32, 0u32);
         for s in (0..n).rev() {
             if s + 1 == n || !splits.nested_in_previous(s + 1) {
                 run.fill(0.0);
                 run_rows = 0;
             }
+            if rows[s] > 0 {
+                next = s as u32; // rows sent right here and no further: the next value up
+            }
+            above[s] = next;
             for (r, x) in run.iter_mut().zip(&mut sums[s * c..(s + 1) * c]) {
                 *r += *x;
                 *x = *r;
@@ -2020,7 +2029,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
             for ((l, t), r) in left.iter_mut().zip(&totals).zip(right) {
                 *l = t - r;
             }
-            f(obj, s as u32, &left, left_rows as f64, right, right_rows as f64);
+            f(obj, s as u32, &left, left_rows as f64, right, right_rows as f64, above[s]);
         }
     }
 

@@ -152,6 +152,16 @@ impl<'a> Thresholds<'a> {
         self.start[j] + t
     }
 
+    /// [`Thresholds::threshold_in`] for a split `s` that is the first of its partition
+    /// of a set (so the set holds its column's value of rank `t`, `s`'s own index), given
+    /// `above`: the first split of the column from `s` on after which the set holds the
+    /// next value (that value has rank one more than `above`'s index).
+    pub fn threshold_between(&self, s: usize, above: usize) -> f64 {
+        let ((j, t), (_, u)) = (self.locate(s), self.locate(above));
+        let d = self.data.distinct(j);
+        midpoint(d[t as usize], d[u as usize + 1])
+    }
+
     /// The midpoint between the largest value of split `s`'s column sent left and the
     /// smallest sent right among the groups of `set` (the split must part `set`).
     pub fn threshold_in(&self, set: &[u64], s: usize) -> f64 {
