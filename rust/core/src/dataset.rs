@@ -68,6 +68,9 @@ pub struct Groups {
     /// Group of each input row (`u32::MAX` for rows of zero weight, which are dropped).
     row_group: Vec<u32>,
     total_weight: f64,
+    /// Every row of positive weight weighs exactly one: the class weights are row
+    /// counts (whole numbers below 2^32), which the solvers need not check.
+    counts_only: bool,
 }
 
 impl Groups {
@@ -81,6 +84,85 @@ impl Groups {
         n_classes: usize,
         weights: Option<&[f64]>,
         key: impl Fn(usize) -> K,
+    ) -> Result<(Self, Vec<usize>)> {
+        Groups::build_by(n_rows, n_cells, labels, n_classes, weights, |row_group, first_row| {
+            // Room for the groups of a small dataset from the start (growing the index by
+            // doubling rehashed it eight times on car_evaluation's 1,728 rows, 1 % of a
+            // Rashomon fit); a large one grows from there.
+            let room = n_rows.min(1 << 12);
+            let mut index: HashMap<K, u32, BuildHasherDefault<RowHasher>> = HashMap::with_capacity_and_hasher(room, Default::default());
+            for i in (0..n_rows).filter(|&i| kept(weights, i)) {
+                let next = first_row.len() as u32;
+                row_group[i] = *index.entry(key(i)).or_insert_with(|| {
+                    first_row.push(i);
+                    next
+                });
+            }
+        })
+    }
+
+    /// [`Groups::build`] for keys of one word each (rows of up to 64 0/1 columns, packed
+    /// into bits), grouped by a table of open addressing over the groups' first rows: a
+    /// hash, a load and a compare per row, where the general index's entry cost several
+    /// times that (car_evaluation: 1,728 rows, each its own group).
+    pub(crate) fn build_words(
+        n_rows: usize,
+        n_cells: usize,
+        labels: &[u32],
+        n_classes: usize,
+        weights: Option<&[f64]>,
+        keys: &[u64],
+    ) -> Result<(Self, Vec<usize>)> {
+        Groups::build_by(n_rows, n_cells, labels, n_classes, weights, |row_group, first_row| {
+            // Slots for twice the groups at least (grown as they come, from room for a
+            // small dataset's); a slot holds a group, or `u32::MAX` when free.
+            let mut bits = (2 * n_rows.min(1 << 12)).next_power_of_two().max(16).trailing_zeros();
+            let mut table = vec![u32::MAX; 1 << bits];
+            let slot = |key: u64, bits: u32| (hash::finalize(key.wrapping_mul(hash::K)) >> (64 - bits)) as usize;
+            for i in (0..n_rows).filter(|&i| kept(weights, i)) {
+                let key = keys[i];
+                let mask = (1usize << bits) - 1;
+                let mut s = slot(key, bits);
+                let g = loop {
+                    let g = table[s];
+                    if g == u32::MAX {
+                        table[s] = first_row.len() as u32;
+                        first_row.push(i);
+                        break table[s];
+                    }
+                    if keys[first_row[g as usize]] == key {
+                        break g;
+                    }
+                    s = (s + 1) & mask;
+                };
+                row_group[i] = g;
+                if 2 * first_row.len() > table.len() {
+                    // Half full: twice the slots, the groups placed again.
+                    bits += 1;
+                    table = vec![u32::MAX; 1 << bits];
+                    let mask = (1usize << bits) - 1;
+                    for (g, &r) in first_row.iter().enumerate() {
+                        let mut s = slot(keys[r], bits);
+                        while table[s] != u32::MAX {
+                            s = (s + 1) & mask;
+                        }
+                        table[s] = g as u32;
+                    }
+                }
+            }
+        })
+    }
+
+    /// The checks and tables of [`Groups::build`] around `group`, which writes the group
+    /// of each row of positive weight into `row_group` (`u32::MAX` before) and the first
+    /// row of each new group into `first_row`, numbering groups by first occurrence.
+    fn build_by(
+        n_rows: usize,
+        n_cells: usize,
+        labels: &[u32],
+        n_classes: usize,
+        weights: Option<&[f64]>,
+        group: impl FnOnce(&mut [u32], &mut Vec<usize>),
     ) -> Result<(Self, Vec<usize>)> {
         if n_rows == 0 {
             return Err(Error::new("the dataset has no rows; pass at least one sample"));
@@ -117,57 +199,53 @@ impl Groups {
             )));
         }
         let weight_of = |i: usize| weights.map_or(1.0, |w| w[i]);
-        let mut total_weight = 0.0;
-        for i in 0..n_rows {
-            let w = weight_of(i);
-            if !w.is_finite() || w < 0.0 {
+        // Without weights every row weighs one: nothing to check, and the total is the
+        // number of rows (a sum of ones, exact).
+        let (mut total_weight, mut counts_only) = (n_rows as f64, true);
+        if let Some(ws) = weights {
+            // One pass with no branch per row: the first bad weight is looked for only
+            // when there is one (to name it).
+            let (mut total, mut valid, mut ones) = (0.0, true, true);
+            for &w in ws {
+                total += w;
+                valid &= (w >= 0.0) & (w < f64::INFINITY);
+                ones &= (w == 1.0) | (w == 0.0);
+            }
+            if !valid {
+                let (i, w) = ws.iter().enumerate().find(|(_, w)| !(**w >= 0.0 && **w < f64::INFINITY)).expect("a bad weight");
                 return Err(Error::new(format!(
                     "sample weight {w} of row {i} is negative or not finite; weights must be finite and >= 0"
                 )));
             }
-            total_weight += w;
+            (total_weight, counts_only) = (total, ones);
         }
         if !(total_weight > 0.0) || !total_weight.is_finite() {
             return Err(Error::new(
                 "the sample weights sum to zero (or overflow); give some rows a positive weight",
             ));
         }
-        // Room for the groups of a small dataset from the start (growing the index by
-        // doubling rehashed it eight times on car_evaluation's 1,728 rows, 1 % of a
-        // Rashomon fit); a large one grows from there.
-        let room = n_rows.min(1 << 12);
-        let mut index: HashMap<K, u32, BuildHasherDefault<RowHasher>> = HashMap::with_capacity_and_hasher(room, Default::default());
-        let mut first_row = Vec::with_capacity(room);
-        let mut class_weights: Vec<f64> = Vec::with_capacity(room * n_classes);
+        let mut first_row = Vec::with_capacity(n_rows.min(1 << 12));
         let mut row_group = vec![u32::MAX; n_rows];
-        let mut group_rows: Vec<u32> = Vec::with_capacity(room);
-        for i in 0..n_rows {
-            let w = weight_of(i);
-            if w == 0.0 {
-                continue;
+        // First the group of each row, then (their number known) the per-group tables in
+        // one allocation each and a second pass adding the rows up: growing them group by
+        // group cost a call to `memset` per new group (car_evaluation: every row).
+        group(&mut row_group, &mut first_row);
+        let n_groups = first_row.len();
+        let mut class_weights = vec![0.0f64; n_groups * n_classes];
+        let mut group_rows = vec![0u32; n_groups];
+        // Rows are added in their order, as before: the same sums to the last bit.
+        for (i, (&g, &label)) in row_group.iter().zip(labels).enumerate() {
+            if g != u32::MAX {
+                group_rows[g as usize] += 1;
+                class_weights[g as usize * n_classes + label as usize] += weight_of(i);
             }
-            let next = index.len() as u32;
-            let g = *index.entry(key(i)).or_insert_with(|| {
-                first_row.push(i);
-                class_weights.extend(std::iter::repeat(0.0).take(n_classes));
-                group_rows.push(0);
-                next
-            }) as usize;
-            group_rows[g] += 1;
-            class_weights[g * n_classes + labels[i] as usize] += w;
-            row_group[i] = g as u32;
         }
-        // Grown by doubling, the per-group tables are kept for the whole fit: their
-        // spare room is given back (occupancy: 0.2 MB of class weights).
-        class_weights.shrink_to_fit();
-        group_rows.shrink_to_fit();
-        let n_groups = index.len();
-        let mut group_weight = Vec::with_capacity(n_groups);
-        let mut group_minority = Vec::with_capacity(n_groups);
-        for g in 0..n_groups {
-            let cw = &class_weights[g * n_classes..(g + 1) * n_classes];
+        let (mut group_weight, mut group_minority) = (Vec::with_capacity(n_groups), Vec::with_capacity(n_groups));
+        for cw in class_weights.chunks_exact(n_classes) {
             let total: f64 = cw.iter().sum();
-            let top = cw.iter().cloned().fold(0.0, f64::max);
+            // The weights are finite and not negative: a comparison, not `f64::max` (whose
+            // NaN handling cost more than the sum).
+            let top = cw.iter().fold(0.0, |t, &w| if w > t { w } else { t });
             group_weight.push(total);
             group_minority.push(total - top);
         }
@@ -175,6 +253,7 @@ impl Groups {
             n_rows,
             n_classes,
             n_groups,
+            counts_only,
             words: words_for(n_groups),
             class_weights,
             group_weight,
@@ -201,6 +280,12 @@ impl Groups {
     /// Words per bitset over the groups.
     pub fn words(&self) -> usize {
         self.words
+    }
+    /// True when every row of positive weight weighs exactly one (no weights given, or
+    /// weights of 0 and 1 only): every class weight is then a row count, a whole number
+    /// below 2^32.
+    pub fn counts_only(&self) -> bool {
+        self.counts_only
     }
     /// Sum of all sample weights.
     pub fn total_weight(&self) -> f64 {
@@ -266,6 +351,13 @@ impl Groups {
     }
 }
 
+/// True when row `i` has a positive weight (every row, without weights): rows of zero
+/// weight are dropped.
+#[inline]
+fn kept(weights: Option<&[f64]>, i: usize) -> bool {
+    weights.map_or(true, |w| w[i] != 0.0)
+}
+
 /// A 0/1 feature matrix with labels and weights, packed for the solvers: its groups
 /// (reached through `Deref`) and one bitset over them per feature.
 #[derive(Clone, Debug)]
@@ -327,10 +419,10 @@ impl BinaryDataset {
         n_classes: usize,
         weights: Option<&[f64]>,
     ) -> Result<Self> {
-        // The OR of all the bytes is at most 1 exactly when every value is 0 or 1: a pass
-        // the compiler vectorises, where finding the first bad value tests byte by byte
-        // (done only to name it).
-        if features.chunks(256).any(|c| c.iter().fold(0u8, |a, &b| a | b) > 1) || (n_rows > 0 && features.len() != n_rows * n_features) {
+        // The OR of all the bytes is at most 1 exactly when every value is 0 or 1: eight
+        // bytes at a time, where finding the first bad value tests byte by byte (done
+        // only to name it).
+        if !zero_one(features) || (n_rows > 0 && features.len() != n_rows * n_features) {
             check_matrix(features, n_rows, n_features, |&v| v > 1, "features must be 0 or 1 (binarize them first)")?;
         }
         // Each row packed into words of bits (the grouping keys: one hash and compare per
@@ -338,7 +430,13 @@ impl BinaryDataset {
         // 1,728 rows of 15 columns, 1.1 M instructions for the bytes, 0.2 M packed).
         let row_words = n_features.div_ceil(64).max(1);
         let mut packed = vec![0u64; n_rows.saturating_mul(row_words)];
-        if n_features > 0 {
+        if row_words == 1 && n_features > 0 {
+            // One word a row: no iteration over a row's words (38 instructions a row of
+            // car_evaluation went to the two nested iterators).
+            for (word, row) in packed.iter_mut().zip(features.chunks_exact(n_features)) {
+                *word = pack_bits(row);
+            }
+        } else if n_features > 0 {
             for (bits, row) in packed.chunks_exact_mut(row_words).zip(features.chunks_exact(n_features)) {
                 for (word, chunk) in bits.iter_mut().zip(row.chunks(64)) {
                     *word = pack_bits(chunk);
@@ -350,7 +448,7 @@ impl BinaryDataset {
         // Up to 64 columns a row is one word: a key of one word hashes and compares in an
         // instruction or two, where a slice's goes through its length and a memcmp.
         let (groups, first_row) = if row_words == 1 {
-            Groups::build(n_rows, cells, labels, n_classes, weights, |i| packed[i])?
+            Groups::build_words(n_rows, cells, labels, n_classes, weights, &packed)?
         } else {
             Groups::build(n_rows, cells, labels, n_classes, weights, key)?
         };
@@ -363,15 +461,25 @@ impl BinaryDataset {
         let mut group_features = if in_order { features[..n_rows * n_features].to_vec() } else { Vec::with_capacity(n_groups * n_features) };
         let mut feature_bits = vec![0u64; n_features * words];
         let mut ones_start = Vec::with_capacity(n_groups + 1);
-        let n_ones = first_row.iter().map(|&i| key(i).iter().map(|w| w.count_ones() as usize).sum::<usize>()).sum();
+        // Counted with the population-count instruction where the CPU has it (the
+        // x86-64 baseline's software count was 38 instructions a row).
+        let n_ones = crate::bitset::with_popcount(
+            #[inline(always)]
+            || match row_words {
+                1 => first_row.iter().map(|&i| packed[i].count_ones() as usize).sum(),
+                _ => first_row.iter().map(|&i| key(i).iter().map(|w| w.count_ones() as usize).sum::<usize>()).sum(),
+            },
+        );
         let mut ones = Vec::with_capacity(n_ones);
         ones_start.push(0);
         for (g, &i) in first_row.iter().enumerate() {
             if !in_order {
                 group_features.extend_from_slice(row(i));
             }
-            // The features at 1, ascending: the set bits of the packed row.
-            for (wi, &word) in key(i).iter().enumerate() {
+            // The features at 1, ascending: the set bits of the packed row (of its one
+            // word up to 64 columns, read with no slice of it).
+            let row_bits = if row_words == 1 { std::slice::from_ref(&packed[i]) } else { key(i) };
+            for (wi, &word) in row_bits.iter().enumerate() {
                 let mut w = word;
                 while w != 0 {
                     let j = wi * 64 + w.trailing_zeros() as usize;
@@ -403,11 +511,25 @@ impl BinaryDataset {
     pub fn ones_of(&self, g: usize) -> &[u32] {
         &self.ones[self.ones_start[g] as usize..self.ones_start[g + 1] as usize]
     }
+    /// Every group's [`BinaryDataset::ones_of`], as compressed rows: group `g`'s features
+    /// at 1 are `ones[starts[g]..starts[g + 1]]`. Returns `(starts, ones)`.
+    pub fn ones_lists(&self) -> (&[u32], &[u32]) {
+        (&self.ones_start, &self.ones)
+    }
     /// Value of feature `j` in group `g`.
     #[inline]
     pub fn feature_of(&self, g: usize, j: usize) -> u8 {
         self.group_features[g * self.n_features + j]
     }
+}
+
+/// True when every byte is 0 or 1: the OR of the bytes, eight in a word (a fold byte by
+/// byte cost four instructions a byte, 0.1 M on car_evaluation's 25,920).
+fn zero_one(bytes: &[u8]) -> bool {
+    let mut words = bytes.chunks_exact(8);
+    let any = (&mut words).fold(0u64, |a, w| a | u64::from_le_bytes(w.try_into().expect("eight bytes")));
+    let rest = words.remainder().iter().fold(0u8, |a, &b| a | b);
+    any & 0xFEFE_FEFE_FEFE_FEFE == 0 && rest <= 1
 }
 
 /// The bytes of `chunk` (at most 64, each 0 or 1) as the bits of a word, byte `j` at
@@ -506,6 +628,33 @@ mod tests {
         assert!(BinaryDataset::new(&[0, 1, 2, 0], 2, 2, &[0, 1], 2, None).unwrap_err().to_string().contains("row 1, column 0"));
     }
 
+    /// Keys of one word grouped by the open-addressing table give the groups the
+    /// general index gives (numbered by first occurrence, rows of zero weight dropped),
+    /// with few and many duplicates and past the table's growth (more than 4,096 groups).
+    #[test]
+    fn word_keys_group_as_the_general_index() {
+        let mut s = 0x853c_49e6_748f_ea9bu64;
+        for (n, bits) in [(1usize, 3u32), (50, 2), (300, 6), (5000, 20), (12000, 13), (20000, 40)] {
+            let mut next = || {
+                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                s >> 11
+            };
+            let keys: Vec<u64> = (0..n).map(|_| next() & ((1u64 << bits) - 1)).collect();
+            let labels: Vec<u32> = (0..n).map(|_| (next() % 3) as u32).collect();
+            let weights: Vec<f64> = (0..n).map(|_| [0.0, 1.0, 2.5][(next() % 3) as usize]).collect();
+            for w in [None, Some(&weights[..])] {
+                if w.is_some_and(|w| w.iter().all(|&x| x == 0.0)) {
+                    continue;
+                }
+                let (a, first_a) = Groups::build(n, n, &labels, 3, w, |i| keys[i]).unwrap();
+                let (b, first_b) = Groups::build_words(n, n, &labels, 3, w, &keys).unwrap();
+                assert_eq!(first_a, first_b, "{n} rows of {bits} bits");
+                assert_eq!((&a.row_group, &a.class_weights, &a.group_rows, &a.group_minority), (&b.row_group, &b.class_weights, &b.group_rows, &b.group_minority));
+                assert_eq!((a.total_weight.to_bits(), a.counts_only), (b.total_weight.to_bits(), b.counts_only));
+            }
+        }
+    }
+
     #[test]
     fn is_whole_is_a_zero_fraction() {
         let mut s = 0x2545_f491_4f6c_dd1du64;
@@ -532,6 +681,11 @@ mod tests {
         assert_eq!(d.group_minority(0), 1.0);
         assert_eq!((d.group_rows(0), d.group_rows(1)), (2, 1));
         assert_eq!(d.total_weight(), 3.5);
+        assert!(!d.counts_only());
+        let ones = BinaryDataset::new(&x, 4, 2, &y, 2, Some(&[1.0, 1.0, 0.0, 1.0])).unwrap();
+        assert!(ones.counts_only());
+        assert_eq!((ones.total_weight(), ones.class_weights(0)), (3.0, &[2.0, 1.0][..]));
+        assert!(BinaryDataset::new(&x, 4, 2, &y, 2, None).unwrap().counts_only());
         assert_eq!(d.feature_words(0), &[0b10]);
         assert_eq!(d.feature_words(1), &[0b11]);
         assert_eq!(d.ones_of(1), &[0, 1]);

@@ -108,6 +108,12 @@ pub trait Objective: Sync {
     fn insertion_cost(&self, g: usize) -> Option<f64> {
         self.max_unit_loss().map(|k| k * self.group_stats(g).iter().sum::<f64>())
     }
+    /// True when every group's statistics are known to be row counts (whole numbers
+    /// below 2^32), so that the kernels need not check each value; false when unknown.
+    #[inline]
+    fn stats_are_counts(&self) -> bool {
+        false
+    }
     /// An impurity of a node with statistics `stats`, only to order candidate splits
     /// (good first, so the bounds bite early); any value is correct, the search stays
     /// exact. Defaults to the leaf loss.
@@ -181,6 +187,16 @@ impl Objective for Misclassification<'_> {
     #[inline]
     fn max_unit_loss(&self) -> Option<f64> {
         Some(1.0)
+    }
+    /// The group's weight, as stored: the sum of its class weights (what the default
+    /// adds up again, times one).
+    #[inline]
+    fn insertion_cost(&self, g: usize) -> Option<f64> {
+        Some(self.data.group_weight(g))
+    }
+    #[inline]
+    fn stats_are_counts(&self) -> bool {
+        self.data.counts_only()
     }
     #[inline]
     fn impurity(&self, stats: &[f64]) -> f64 {

@@ -25,6 +25,18 @@ pub trait SplitFamily {
     /// thresholds (whose pairs grow with the square of the thresholds) have none and go
     /// to the sweep kernel instead ([`SplitFamily::as_thresholds`]).
     fn right_list(&self, g: usize) -> Option<&[u32]>;
+    /// Every group's [`SplitFamily::right_list`] at once, as compressed rows (group `g`'s
+    /// splits are `lists[starts[g]..starts[g + 1]]`), when the family stores them so.
+    #[inline]
+    fn right_lists(&self) -> Option<(&[u32], &[u32])> {
+        None
+    }
+    /// The groups split `s` sends right, as a bit vector over the groups, when the
+    /// family keeps one per split (0/1 columns).
+    #[inline]
+    fn right_words(&self, _s: usize) -> Option<&[u64]> {
+        None
+    }
     /// True when split `s` sends group `g` right.
     fn goes_right(&self, g: usize, s: usize) -> bool;
     /// The feature and threshold of split `s`.
@@ -87,6 +99,14 @@ impl SplitFamily for ZeroOneColumns<'_> {
     #[inline]
     fn right_list(&self, g: usize) -> Option<&[u32]> {
         Some(self.data.ones_of(g))
+    }
+    #[inline]
+    fn right_lists(&self) -> Option<(&[u32], &[u32])> {
+        Some(self.data.ones_lists())
+    }
+    #[inline]
+    fn right_words(&self, s: usize) -> Option<&[u64]> {
+        Some(self.data.feature_words(s))
     }
     #[inline]
     fn goes_right(&self, g: usize, s: usize) -> bool {
