@@ -540,11 +540,7 @@ impl Depth2 {
             }
         }
         if let (Ok(tree), true, 2) = (&out, self.similarity, depth) {
-            // The oldest set's buffer holds the newest (no allocation per call).
-            let mut kept = if self.solved.len() == SOLVED_KEPT { self.solved.pop_back().map(|(v, _)| v).unwrap_or_default() } else { Vec::with_capacity(set.len()) };
-            kept.clear();
-            kept.extend_from_slice(set);
-            self.solved.push_front((kept, tree.cost));
+            self.keep_solved(set, tree.cost);
         }
         out.map(|t| SmallTree {
             cost: t.cost,
@@ -645,12 +641,19 @@ impl Depth2 {
         }
         let proved = if lower >= upper { upper } else { lower };
         if self.similarity {
-            let mut kept = if self.solved.len() == SOLVED_KEPT { self.solved.pop_back().map(|(v, _)| v).unwrap_or_default() } else { Vec::with_capacity(set.len()) };
-            kept.clear();
-            kept.extend_from_slice(set);
-            self.solved.push_front((kept, proved));
+            self.keep_solved(set, proved);
         }
         Some((SmallTree { cost: upper, split: best.map(|f| (f, None, None)) }, proved))
+    }
+
+    /// Keeps `set` with `cost`, a lower bound on its trees of depth two, as the newest of
+    /// the sets the similarity bound starts from; the oldest of [`SOLVED_KEPT`] is dropped
+    /// and its buffer holds the newest (no allocation per call).
+    fn keep_solved(&mut self, set: &[u64], cost: f64) {
+        let mut kept = if self.solved.len() == SOLVED_KEPT { self.solved.pop_back().map(|(v, _)| v).unwrap_or_default() } else { Vec::with_capacity(set.len()) };
+        kept.clear();
+        kept.extend_from_slice(set);
+        self.solved.push_front((kept, cost));
     }
 
     /// STreeD's similarity bound on the optimum of `set` at depth two from the optima of
