@@ -14,7 +14,7 @@
 use crate::objective::Objective;
 use crate::rules::{side, Rules, Side};
 use crate::split::{SplitFamily, Task};
-use treeopt_core::bitset::{add_pair_counts, for_each_one, with_bit_extract, with_popcount};
+use treeopt_core::bitset::{add_pair_sums, for_each_one, with_bit_extract, with_popcount};
 
 /// A subtree of depth at most two: `None` children are leaves.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -1466,21 +1466,8 @@ impl PairBits {
                     }
                 }
             }
-            self.counts.resize(m, 0);
-            for i in 0..m {
-                let counts = &mut self.counts[i..m];
-                counts.fill(0);
-                add_pair_counts(&self.compact, m, i, counts);
-                // The diagonal is the feature's own count: none, no pair either.
-                if counts[0] == 0 {
-                    continue;
-                }
-                let start = triangle_start(m, i);
-                for (s, &n) in sums[start..start + m - i].iter_mut().zip(counts.iter()) {
-                    *s += weight * n as f64;
-                }
-                poller.add((m - i) * l)?;
-            }
+            add_pair_sums(&self.compact, m, weight, sums, &mut self.counts);
+            poller.add(m * (m + 1) / 2 * l)?;
         }
         Ok(())
     }
