@@ -168,6 +168,96 @@ pub fn add_pair_counts_words(rows: &[u64], m: usize, i: usize, counts: &mut [u32
     }
 }
 
+/// For rows of `m` words each (`rows`, row-major): adds `weight` times the population
+/// count of `row[i] & row[j]`, summed over the rows, to the sum of every pair `i <= j`
+/// of the upper triangle with its diagonal kept row by row in `sums` (row `i` holds the
+/// pairs `(i, j)` for `j = i..m`): the depth-two kernel's triangle of one value plane.
+/// Each sum takes `s += weight * n as f64` for its count `n` (the same floating-point
+/// operations on either path); a column with no bit in any row adds nothing. With
+/// AVX-512's vector population count (detected at run time) eight pairs per instruction
+/// and no scratch, else pair by pair through `counts`.
+#[inline(always)]
+pub fn add_pair_sums(rows: &[u64], m: usize, weight: f64, sums: &mut [f64], counts: &mut Vec<u32>) {
+    debug_assert!(rows.len() % m.max(1) == 0 && sums.len() >= m * (m + 1) / 2);
+    #[cfg(target_arch = "x86_64")]
+    if vector_popcount() {
+        // SAFETY: the CPU has AVX-512F and VPOPCNTDQ, checked just above.
+        unsafe { add_pair_sums_avx512(rows, m, weight, sums) };
+        return;
+    }
+    add_pair_sums_words(rows, m, weight, sums, counts);
+}
+
+/// [`add_pair_sums`] pair by pair.
+#[inline(always)]
+pub fn add_pair_sums_words(rows: &[u64], m: usize, weight: f64, sums: &mut [f64], counts: &mut Vec<u32>) {
+    counts.resize(m, 0);
+    let mut start = 0;
+    for i in 0..m {
+        let counts = &mut counts[i..m];
+        counts.fill(0);
+        add_pair_counts_words(rows, m, i, counts);
+        // The diagonal is the column's own count: none, no pair either.
+        if counts[0] != 0 {
+            for (s, &n) in sums[start..start + m - i].iter_mut().zip(counts.iter()) {
+                *s += weight * n as f64;
+            }
+        }
+        start += m - i;
+    }
+}
+
+/// [`add_pair_sums`] eight pairs at a time: per row `i` of the triangle and block of
+/// eight columns `j`, the counts summed in a vector as in [`add_pair_counts_avx512`],
+/// then converted, scaled and added to the block's eight sums in vectors (masked past
+/// the row's end). Every count is below 2^31 (a row of `rows.len() / m` words), so the
+/// conversion through 32-bit integers is exact, and the products and sums round as the
+/// scalar ones do.
+///
+/// # Safety
+/// The CPU must have AVX-512F and AVX-512 VPOPCNTDQ ([`vector_popcount`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+unsafe fn add_pair_sums_avx512(rows: &[u64], m: usize, weight: f64, sums: &mut [f64]) {
+    use std::arch::x86_64::*;
+    let w = _mm512_set1_pd(weight);
+    let mut start = 0;
+    for i in 0..m {
+        let len = m - i;
+        let mut j = 0;
+        while j < len {
+            let lanes = (len - j).min(8);
+            let mask: __mmask8 = if lanes == 8 { 0xff } else { (1u8 << lanes) - 1 };
+            let mut acc = _mm512_setzero_si512();
+            let mut any = 0u64;
+            for row in rows.chunks_exact(m) {
+                let a = row[i];
+                any |= a;
+                if a != 0 {
+                    // SAFETY: lanes i + j .. i + j + lanes are within the row (i + j + lanes
+                    // <= m); the masked-off lanes are not read.
+                    let b = unsafe { _mm512_maskz_loadu_epi64(mask, row.as_ptr().add(i + j) as *const i64) };
+                    acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(_mm512_and_si512(_mm512_set1_epi64(a as i64), b)));
+                }
+            }
+            if any == 0 {
+                // Column i has no bit: no pair of row i has any.
+                break;
+            }
+            let counts = _mm512_cvtepi32_pd(_mm512_cvtepi64_epi32(acc));
+            // SAFETY: sums start + j .. start + j + lanes are pairs (i, i + j ..) of row i,
+            // within the triangle; the masked-off lanes are neither read nor written.
+            unsafe {
+                let at = sums.as_mut_ptr().add(start + j);
+                let s = _mm512_maskz_loadu_pd(mask, at);
+                _mm512_mask_storeu_pd(at, mask, _mm512_add_pd(s, _mm512_mul_pd(w, counts)));
+            }
+            j += 8;
+        }
+        start += len;
+    }
+}
+
 /// True when the CPU counts the bits of eight words in one instruction (AVX-512F with
 /// VPOPCNTDQ); detected once.
 #[cfg(target_arch = "x86_64")]
@@ -389,6 +479,46 @@ mod tests {
                     let mut words = vec![3u32; m - i];
                     add_pair_counts_words(&rows, m, i, &mut words);
                     assert_eq!(words, want);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pair_sums_are_the_scaled_pair_counts() {
+        // Every width up to two blocks of eight and past, columns with no bit in any row
+        // (whose pairs stay as they were), sums added to, the vector path where the CPU
+        // has it; the same bits as summing the counts one by one.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for m in 1..=19 {
+            for n_rows in [1, 2, 5] {
+                let rows: Vec<u64> = (0..m * n_rows).map(|k| if k % m == 2 { 0 } else { match next() % 4 { 0 => 0, 1 => u64::MAX, _ => next() } }).collect();
+                for weight in [1.0, 8.0, 0.375] {
+                    let before: Vec<f64> = (0..m * (m + 1) / 2).map(|k| (k % 7) as f64 * 0.1).collect();
+                    let mut want = before.clone();
+                    let mut start = 0;
+                    for i in 0..m {
+                        for j in i..m {
+                            let n: u32 = rows.chunks_exact(m).map(|row| (row[i] & row[j]).count_ones()).sum();
+                            if rows.chunks_exact(m).any(|row| row[i] != 0) {
+                                want[start + j - i] += weight * n as f64;
+                            }
+                        }
+                        start += m - i;
+                    }
+                    let mut got = before.clone();
+                    add_pair_sums(&rows, m, weight, &mut got, &mut Vec::new());
+                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&got), bits(&want), "m {m}, rows {n_rows}, weight {weight}");
+                    let mut words = before.clone();
+                    add_pair_sums_words(&rows, m, weight, &mut words, &mut vec![5; 3]);
+                    assert_eq!(bits(&words), bits(&want), "m {m}, rows {n_rows}, weight {weight}");
                 }
             }
         }

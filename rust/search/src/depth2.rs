@@ -14,7 +14,7 @@
 use crate::objective::Objective;
 use crate::rules::{side, Rules, Side};
 use crate::split::{SplitFamily, Task};
-use treeopt_core::bitset::{add_pair_counts, for_each_one, with_bit_extract, with_popcount};
+use treeopt_core::bitset::{add_pair_sums, for_each_one, with_bit_extract, with_popcount};
 
 /// A subtree of depth at most two: `None` children are leaves.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -173,6 +173,9 @@ pub(crate) struct Depth2 {
     /// sums (`k` each): only these can split a child.
     splitting: Vec<u32>,
     splitting_sums: Vec<f64>,
+    /// Per position in `splitting` as a root, the best leaf or stump of its right child
+    /// and of its left child, with the stump's position ([`Depth2::pair_stumps`]).
+    stumps: Vec<[(f64, u32); 2]>,
     /// Per channel and dataset feature (`k x m`), the sums of the groups the feature is
     /// counted in, for [`Depth2::stump_pass`].
     single: Vec<f64>,
@@ -287,6 +290,7 @@ impl Depth2 {
             starts: Vec::new(),
             splitting: Vec::new(),
             splitting_sums: Vec::new(),
+            stumps: Vec::new(),
             single: Vec::new(),
             split_bounds: None,
         }
@@ -302,6 +306,7 @@ impl Depth2 {
                 .sum::<usize>()
             + 8 * (3 * self.k + self.row.capacity() + self.left.capacity() + self.splitting_sums.capacity() + self.single.capacity())
             + 4 * self.splitting.capacity()
+            + 32 * self.stumps.capacity()
             + 8 * self.starts.capacity()
             + self.bits.as_ref().map_or(0, PairBits::bytes)
     }
@@ -392,6 +397,67 @@ impl Depth2 {
         let r = if right_side.terminal { (right_side.leaf_cost, None) } else { (rc, some(rq)) };
         let l = if left_side.terminal { (left_side.leaf_cost, None) } else { (lc, some(lq)) };
         (r, l)
+    }
+
+    /// [`Depth2::both_stumps`] of every root of `splitting` at once, from the whole
+    /// triangle: per position `q` of `splitting`, the best leaf or stump of its right
+    /// child and of its left child (cost, and the stump's position in `splitting` or
+    /// `NONE`), into `self.stumps`; `total` holds the set's two class sums. The four
+    /// leaves a stump of either child of root i on feature j can have are the four
+    /// quadrants of i and j (i = j = 1, i = 1 and j = 0, i = 0 and j = 1, neither), the
+    /// same for root j on feature i: each pair's leaves are costed once, not four times
+    /// (once per root and child). The costs are the same sums of the same leaf costs: the
+    /// class sums are exact integers ([`Depth2::two_classes`]), so a quadrant's sums are
+    /// the same whichever sums they are taken from. Ties go to the first position as in
+    /// [`Depth2::both_stumps`]: a root's partners come in ascending order, those before it
+    /// in the earlier rows, then those after it in its own row; the root itself, which
+    /// `both_stumps` scores too, never improves a child (its stump costs the child's leaf
+    /// cost plus a penalty), so this needs `penalty >= 0`.
+    fn pair_stumps(&mut self, splitting: &[u32], sums: &[f64], total: [f64; 2], penalty: f64) {
+        let n = self.active.len();
+        let per_channel = self.pairs.len() / 2;
+        let (zero, one) = self.pairs.split_at(per_channel);
+        let lesser = |x: f64, y: f64| if y < x { y } else { x };
+        let p = penalty;
+        let stumps = &mut self.stumps;
+        stumps.clear();
+        stumps.extend(sums.chunks_exact(2).map(|d| [(lesser(d[0], d[1]) + p, NONE), (lesser(total[0] - d[0], total[1] - d[1]) + p, NONE)]));
+        for (qa, &i) in splitting.iter().enumerate() {
+            let i = i as usize;
+            let (di0, di1) = (sums[2 * qa], sums[2 * qa + 1]);
+            let (xi0, xi1) = (total[0] - di0, total[1] - di1);
+            // Pair (i, j), j > i, sits at `row + j` of each channel's triangle.
+            let row = triangle_start(n, i) - i;
+            let [(mut rc, mut rq), (mut lc, mut lq)] = stumps[qa];
+            let later = &mut stumps[qa + 1..];
+            for (qb, ((&j, d), e)) in splitting[qa + 1..].iter().zip(sums[2 * (qa + 1)..].chunks_exact(2)).zip(later.iter_mut()).enumerate() {
+                let qb = (qa + 1 + qb) as u32;
+                let at = row + j as usize;
+                let (a0, a1) = (zero[at], one[at]);
+                let (b0, b1) = (d[0] - a0, d[1] - a1);
+                let both = lesser(a0, a1) + p;
+                let only_i = lesser(di0 - a0, di1 - a1) + p;
+                let only_j = lesser(b0, b1) + p;
+                let neither = lesser(xi0 - b0, xi1 - b1) + p;
+                // Root i: its right child split on j, then its left child (selected, not
+                // branched to, as in `both_stumps`).
+                let cost = both + only_i;
+                let better = cost < rc;
+                rc = if better { cost } else { rc };
+                rq = if better { qb } else { rq };
+                let cost = only_j + neither;
+                let better = cost < lc;
+                lc = if better { cost } else { lc };
+                lq = if better { qb } else { lq };
+                // Root j, split on i: its right child, then its left child.
+                let q = qa as u32;
+                let cost = both + only_j;
+                e[0] = if cost < e[0].0 { (cost, q) } else { e[0] };
+                let cost = only_i + neither;
+                e[1] = if cost < e[1].0 { (cost, q) } else { e[1] };
+            }
+            stumps[qa] = [(rc, rq), (lc, lq)];
+        }
     }
 
     /// Cost of a leaf on channel vector `v` (whose first `C` channels, or `self.c` when
@@ -541,11 +607,7 @@ impl Depth2 {
             }
         }
         if let (Ok(tree), true, 2) = (&out, self.similarity, depth) {
-            // The oldest set's buffer holds the newest (no allocation per call).
-            let mut kept = if self.solved.len() == SOLVED_KEPT { self.solved.pop_back().map(|(v, _)| v).unwrap_or_default() } else { Vec::with_capacity(set.len()) };
-            kept.clear();
-            kept.extend_from_slice(set);
-            self.solved.push_front((kept, tree.cost));
+            self.keep_solved(set, tree.cost);
         }
         out.map(|t| SmallTree {
             cost: t.cost,
@@ -646,12 +708,19 @@ impl Depth2 {
         }
         let proved = if lower >= upper { upper } else { lower };
         if self.similarity {
-            let mut kept = if self.solved.len() == SOLVED_KEPT { self.solved.pop_back().map(|(v, _)| v).unwrap_or_default() } else { Vec::with_capacity(set.len()) };
-            kept.clear();
-            kept.extend_from_slice(set);
-            self.solved.push_front((kept, proved));
+            self.keep_solved(set, proved);
         }
         Some((SmallTree { cost: upper, split: best.map(|f| (f, None, None)) }, proved))
+    }
+
+    /// Keeps `set` with `cost`, a lower bound on its trees of depth two, as the newest of
+    /// the sets the similarity bound starts from; the oldest of [`SOLVED_KEPT`] is dropped
+    /// and its buffer holds the newest (no allocation per call).
+    fn keep_solved(&mut self, set: &[u64], cost: f64) {
+        let mut kept = if self.solved.len() == SOLVED_KEPT { self.solved.pop_back().map(|(v, _)| v).unwrap_or_default() } else { Vec::with_capacity(set.len()) };
+        kept.clear();
+        kept.extend_from_slice(set);
+        self.solved.push_front((kept, cost));
     }
 
     /// STreeD's similarity bound on the optimum of `set` at depth two from the optima of
@@ -1009,6 +1078,9 @@ impl Depth2 {
             let mut outcome = Ok(());
             let (mut splitting, mut splitting_sums) = (std::mem::take(&mut self.splitting), std::mem::take(&mut self.splitting_sums));
             (splitting.clear(), splitting_sums.clear());
+            // Two classes over the whole triangle: every root's stumps from one pass over
+            // the pairs ([`Depth2::pair_stumps`]); by blocks of rows, root by root.
+            let paired = K == 2 && two && self.empty_stumps_lose && matches!(layout, Layout::Triangle) && rules.penalty >= 0.0;
             if !s.terminal {
                 'blocks: loop {
                     if let Err(h) = self.accumulate::<K, O, S>(t, set, layout, poller) {
@@ -1036,6 +1108,9 @@ impl Depth2 {
                         left.resize(len, 0.0);
                         if splitting.is_empty() {
                             break;
+                        }
+                        if paired {
+                            self.pair_stumps(&splitting, &splitting_sums, [total[0], total[1]], rules.penalty);
                         }
                     }
                     let roots = match layout {
@@ -1066,7 +1141,15 @@ impl Depth2 {
                         }
                         if K == 2 && two && self.empty_stumps_lose {
                             // Both children's best stumps in one pass over the pairs.
-                            let ((cr, fr), (cl, fl)) = self.both_stumps(layout, i, &splitting, &splitting_sums, [right[0], right[1]], [x[0], x[1]], right_side, left_side, rules.penalty);
+                            let ((cr, fr), (cl, fl)) = if paired {
+                                let some = |q: u32| (q != NONE).then_some(q);
+                                let [(rc, rq), (lc, lq)] = self.stumps[q];
+                                let r = if right_side.terminal { (right_side.leaf_cost, None) } else { (rc, some(rq)) };
+                                let l = if left_side.terminal { (left_side.leaf_cost, None) } else { (lc, some(lq)) };
+                                (r, l)
+                            } else {
+                                self.both_stumps(layout, i, &splitting, &splitting_sums, [right[0], right[1]], [x[0], x[1]], right_side, left_side, rules.penalty)
+                            };
                             if cr + left_lb >= target {
                                 if let Some(bounds) = self.split_bounds.as_mut() {
                                     bounds.push((self.active[i], cr + left_lb));
@@ -1400,21 +1483,8 @@ impl PairBits {
                     }
                 }
             }
-            self.counts.resize(m, 0);
-            for i in 0..m {
-                let counts = &mut self.counts[i..m];
-                counts.fill(0);
-                add_pair_counts(&self.compact, m, i, counts);
-                // The diagonal is the feature's own count: none, no pair either.
-                if counts[0] == 0 {
-                    continue;
-                }
-                let start = triangle_start(m, i);
-                for (s, &n) in sums[start..start + m - i].iter_mut().zip(counts.iter()) {
-                    *s += weight * n as f64;
-                }
-                poller.add((m - i) * l)?;
-            }
+            add_pair_sums(&self.compact, m, weight, sums, &mut self.counts);
+            poller.add(m * (m + 1) / 2 * l)?;
         }
         Ok(())
     }
