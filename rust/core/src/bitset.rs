@@ -453,17 +453,21 @@ mod tests {
         b
     }
 
-    #[test]
-    fn pair_counts_are_the_word_by_word_counts() {
-        // Every width up to two blocks of eight and past, every root column, rows with
-        // zero words (skipped) and full ones; the vector path where the CPU has it.
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
+    /// A xorshift generator of test words from `state`.
+    fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
             state
-        };
+        }
+    }
+
+    #[test]
+    fn pair_counts_are_the_word_by_word_counts() {
+        // Every width up to two blocks of eight and past, every root column, rows with
+        // zero words (skipped) and full ones; the vector path where the CPU has it.
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for m in 1..=19 {
             for n_rows in [1, 2, 5] {
                 let rows: Vec<u64> = (0..m * n_rows).map(|_| match next() % 4 { 0 => 0, 1 => u64::MAX, _ => next() }).collect();
@@ -489,13 +493,7 @@ mod tests {
         // Every width up to two blocks of eight and past, columns with no bit in any row
         // (whose pairs stay as they were), sums added to, the vector path where the CPU
         // has it; the same bits as summing the counts one by one.
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         for m in 1..=19 {
             for n_rows in [1, 2, 5] {
                 let rows: Vec<u64> = (0..m * n_rows).map(|k| if k % m == 2 { 0 } else { match next() % 4 { 0 => 0, 1 => u64::MAX, _ => next() } }).collect();

@@ -857,6 +857,18 @@ impl Live {
 /// Words of row bits up to which [`RowBits`] are built (beyond, the float sums serve).
 const MAX_ROW_BIT_WORDS: usize = 1 << 22;
 
+/// The row-bit layout of classes holding `class_rows` rows: each class's first word (and
+/// the total at the end) and the words in all, or `None` when there are none or the `m`
+/// columns' bits would pass [`MAX_ROW_BIT_WORDS`].
+fn class_words(class_rows: &[usize], m: usize) -> Option<(Vec<usize>, usize)> {
+    let mut class_start = vec![0usize];
+    for rows in class_rows {
+        class_start.push(class_start.last().expect("starts at 0") + rows.div_ceil(64));
+    }
+    let words = class_start[class_rows.len()];
+    (words != 0 && (m + 2) * words <= MAX_ROW_BIT_WORDS).then_some((class_start, words))
+}
+
 impl RowBits {
     /// The row bits of `data`, or `None` when its rows do not weigh alike or the bits
     /// would be too many.
@@ -906,14 +918,7 @@ impl RowBits {
                 return None;
             }
         }
-        let mut class_start = vec![0usize];
-        for rows in &class_rows {
-            class_start.push(class_start.last().expect("starts at 0") + rows.div_ceil(64));
-        }
-        let words = class_start[c];
-        if words == 0 || (m + 2) * words > MAX_ROW_BIT_WORDS {
-            return None;
-        }
+        let (class_start, words) = class_words(&class_rows, m)?;
         let mut next: Vec<usize> = class_start[..c].iter().map(|w| w * 64).collect();
         let mut first_row = Vec::with_capacity(n * c);
         let mut counted = vec![0; m * words];
@@ -971,14 +976,7 @@ impl RowBits {
             class.push(k as u32);
             class_rows[k] += 1;
         }
-        let mut class_start = vec![0usize];
-        for rows in &class_rows {
-            class_start.push(class_start.last().expect("starts at 0") + rows.div_ceil(64));
-        }
-        let words = class_start[c];
-        if words == 0 || (m + 2) * words > MAX_ROW_BIT_WORDS {
-            return None;
-        }
+        let (class_start, words) = class_words(&class_rows, m)?;
         let mut next: Vec<usize> = class_start[..c].iter().map(|w| w * 64).collect();
         let mut counted = vec![0; m * words];
         let mut group_row = Vec::with_capacity(n);
