@@ -139,11 +139,27 @@ def test_one_minus_identity_is_plain_misclassification(problem, name):
             weights = np.bincount(y[rows], weights=w[rows], minlength=k)
             predicted = np.searchsorted(costed.classes_, costed.predict(X[rows][:1]))[0]
             assert weights[predicted] == pytest.approx(weights.max(), rel=1e-12), weights
-    if np.all(w == 1):
-        # unit weights sum exactly either way, so ties between optimal trees break alike;
-        # with other weights the two sums may round apart in the last bit and pick
-        # another tree of the same objective
-        assert costed.tree_ == plain.tree_
+    # Each is an optimal tree of the other's objective too, as its predictions score. The
+    # trees themselves may differ where two trees tie: the two searches can break the tie
+    # apart, with other weights by a last-bit rounding and with unit weights too (a
+    # 16-row, 3-class problem below: roots on columns 1 and 2).
+    one_minus_identity = 1 - np.eye(k)
+    for est in (plain, costed):
+        assert cost_from_predict(est, X, y, w, one_minus_identity) == pytest.approx(plain.objective_, rel=1e-12, abs=1e-15)
+
+
+def test_one_minus_identity_may_pick_another_optimal_tree():
+    # Found by hypothesis: plain GOSDT splits on column 1 first, with 1 - I on column 2;
+    # both trees cost 0.3725.
+    X = np.array([[1, 0, 0], [1, 1, 0], [0, 0, 0], [0, 1, 0], [1, 0, 0], [0, 0, 1], [1, 0, 0], [0, 0, 0],
+                  [0, 0, 1], [1, 1, 0], [1, 0, 0], [1, 0, 1], [0, 1, 1], [0, 0, 0], [0, 0, 0], [1, 1, 1]])
+    y = np.array([0, 1, 2, 1, 2, 0, 0, 0, 1, 1, 0, 1, 1, 0, 2, 0])
+    w = np.ones(len(y))
+    plain = GOSDTClassifier(regularization=0.02, max_depth=2).fit(X, y)
+    costed = GOSDTClassifier(regularization=0.02, max_depth=2, misclassification_cost=1 - np.eye(3)).fit(X, y)
+    assert costed.objective_ == pytest.approx(plain.objective_, rel=1e-12) == 0.3725
+    for est in (plain, costed):
+        assert cost_from_predict(est, X, y, w, 1 - np.eye(3)) == pytest.approx(0.3725, rel=1e-12)
 
 
 # --------------------------------------------------------------------------- #
