@@ -238,6 +238,44 @@ def test_parameters_are_checked_at_every_fit_and_default_weights_are_ones():
         assert [other[i].to_dict() for i in range(rs.n_trees_)] == [rs[i].to_dict() for i in range(rs.n_trees_)]
 
 
+def test_plain_zero_one_inputs_give_the_same_set_as_any_other_form():
+    # A C-contiguous 0/1 uint8 matrix with integer labels and no weights skips the
+    # general checks (``plain_zero_one_problem``); every other form of the same data
+    # goes the general way, and all must give the same set, classes and trees.
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(7)
+    X = rng.integers(0, 2, size=(60, 4)).astype(np.uint8)
+    y = (X[:, 0] ^ X[:, 1] ^ (rng.random(60) < 0.15)).astype(np.int64) * 3 + X[:, 2]
+    params = dict(regularization=0.02, rashomon_bound=0.3, max_depth=2)
+    plain = RashomonSet(**params).fit(X, y)
+    assert plain._train_rows[2] is None  # the plain path: the core weighs each row 1
+    forms = [
+        (X.astype(bool), y), (X.astype(np.float64), y), (X.astype(np.int64), y),
+        (np.asfortranarray(X), y), (X, y.astype(np.uint16)), (X, y.astype(np.int8)),
+        (X, y.astype(np.float64)), (pd.DataFrame(X), y),
+    ]
+    for Xf, yf in forms:
+        other = RashomonSet(**params).fit(Xf, yf)
+        assert other.n_trees_ == plain.n_trees_ and other._levels == plain._levels
+        np.testing.assert_array_equal(other.classes_, plain.classes_.astype(other.classes_.dtype))
+        assert other.classes_.dtype == np.asarray(yf).dtype
+        for i in (0, plain.n_trees_ // 2, plain.n_trees_ - 1):
+            assert other[i].to_dict() == plain[i].to_dict()
+        np.testing.assert_array_equal(other.predict_proba(X), plain.predict_proba(X))
+    # Feature names of an earlier DataFrame fit are dropped, as scikit-learn does.
+    named = RashomonSet(**params).fit(pd.DataFrame(X, columns=list("abcd")), y)
+    assert list(named.feature_names_in_) == list("abcd")
+    named.fit(X, y)
+    assert not hasattr(named, "feature_names_in_") and named.n_features_in_ == 4
+    # Values other than 0/1 in a uint8 matrix are numeric columns, not an error.
+    wide = X.copy()
+    wide[:, 3] *= 5
+    assert RashomonSet(**params).fit(wide, y).n_trees_ == plain.n_trees_
+    # A single class is refused with the general wording.
+    with pytest.raises(ValueError, match="only one class"):
+        RashomonSet(**params).fit(X, np.zeros(60, dtype=np.int64))
+
+
 test_sklearn_estimator_checks = sklearn_checks_test([RashomonSet(max_depth=2, rashomon_bound=0.01)])
 
 

@@ -19,6 +19,7 @@ the Rust solvers live in :mod:`treeopt.optimal` (its ``_base``).
 from __future__ import annotations
 
 import functools
+import operator
 import os
 from numbers import Integral, Real
 from collections.abc import Callable
@@ -115,6 +116,17 @@ def effective_n_jobs(n_jobs: int | None) -> int:
 #: check (:func:`validate_params_once`); at most 64 kept.
 _PASSED_PARAMS: set[tuple[Any, ...]] = set()
 
+#: Per estimator class, a getter of its constrained parameters' values as a tuple (one
+#: C call, where a generator of ``getattr`` costs several microseconds on a cold cache).
+_PARAM_GETTERS: dict[type, Callable[[Any], tuple[Any, ...]]] = {}
+
+
+def _values_getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """A function of an object returning the tuple of its attributes ``names``."""
+    if len(names) > 1:
+        return operator.attrgetter(*names)
+    return lambda obj: tuple(getattr(obj, name) for name in names)
+
 
 def validate_params_once(est: _Constrained, check: Callable[[], None]) -> None:
     """Runs ``check`` (scikit-learn's ``_validate_params`` of ``est``) unless the same
@@ -123,7 +135,12 @@ def validate_params_once(est: _Constrained, check: Callable[[], None]) -> None:
     the signature of ``__init__``) is a large part of a small fit, where a new
     estimator is often made for each fit. Unhashable values (arrays, dicts) are checked
     every time."""
-    key: tuple[object, ...] | None = (type(est), *((type(v), v) for v in (getattr(est, name) for name in est._parameter_constraints)))
+    cls = type(est)
+    getter = _PARAM_GETTERS.get(cls)
+    if getter is None:
+        getter = _PARAM_GETTERS[cls] = _values_getter(tuple(est._parameter_constraints))
+    values = getter(est)
+    key: tuple[object, ...] | None = (cls, values, tuple(map(type, values)))
     try:
         if key in _PASSED_PARAMS:
             return

@@ -413,6 +413,39 @@ def _small_integer_classes(y: ArrayLike) -> tuple[NDArray[Any], NDArray[np.intp]
     return np.unique(y, return_inverse=True)
 
 
+def plain_zero_one_problem(
+    estimator: object, X: Any, y: Any
+) -> tuple[NDArray[np.uint8], NDArray[Any], NDArray[np.uint32]] | None:
+    """``(X, classes, codes)`` for the most common call, checked in a few steps: ``X`` a
+    C-contiguous 2-D ``uint8`` (or bool) ndarray of 0s and 1s, ``y`` a 1-D integer
+    ndarray of as many rows with at least two classes. ``X`` comes back as ``uint8``
+    (not copied), ``classes`` sorted in ``y``'s dtype and ``codes`` each row's class
+    index; the estimator's ``n_features_in_`` is set and ``feature_names_in_`` removed,
+    as :func:`validate_data` does. Anything else returns None and goes the general way
+    (:func:`validate_numeric_data`, :func:`encode_class_labels`), which words every
+    error: a small fit (monk1, depth two: ~60 us) spent ~20 us in those checks."""
+    if type(X) is not np.ndarray or type(y) is not np.ndarray:
+        return None
+    if X.ndim != 2 or X.dtype.itemsize != 1 or X.dtype.kind not in "bu" or not X.flags.c_contiguous:
+        return None
+    n, m = X.shape
+    if n == 0 or m == 0 or y.ndim != 1 or len(y) != n:
+        return None
+    if not (y.dtype.kind == "i" or (y.dtype.kind == "u" and y.dtype.itemsize < 8)):
+        return None
+    if X.dtype.kind == "b":
+        X = X.view(np.uint8)
+    elif X.max() > 1:
+        return None
+    out = _core.class_codes(np.ascontiguousarray(y, dtype=np.int64))
+    if out is None or len(out[0]) < 2:
+        return None
+    classes, codes = out
+    vars(estimator).pop("feature_names_in_", None)
+    estimator.n_features_in_ = m  # type: ignore[attr-defined]
+    return X, classes.astype(y.dtype, copy=False), codes.astype(np.uint32)
+
+
 def sample_weights(sample_weight: ArrayLike | None, X: Any) -> NDArray[np.float64]:
     """``sample_weight`` for the rows of ``X`` as float64: non-negative, finite, with a
     positive sum (all ones when None)."""

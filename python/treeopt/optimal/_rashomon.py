@@ -29,7 +29,7 @@ from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from .. import _core
 from .._base import light_fit_context, saturated, store_init_params, validate_params_once
-from .._validation import encode_class_labels, sample_weights, validate_numeric_data
+from .._validation import encode_class_labels, plain_zero_one_problem, sample_weights, validate_numeric_data
 from ..tree import Tree
 from ..tree._model import binary_columns
 
@@ -139,12 +139,12 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
     objective_bound_: float
     n_trees_: int
     _graph: _core.RashomonGraph
-    _binary_features: NDArray[np.bool_]
+    _binary_features: NDArray[np.bool_] | bool
     _total: float
-    _train_rows: tuple[NDArray[Any], NDArray[Any], NDArray[np.float64]]
+    _train_rows: tuple[NDArray[Any], NDArray[Any], NDArray[np.float64] | None]
     _grouped: tuple[NDArray[np.float64], NDArray[np.float64]] | None
     _levels: list[tuple[float, int]]
-    _starts: list[int]
+    _starts: list[int] | None
 
     def __init__(
         self,
@@ -186,42 +186,26 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
                 "max_depth or a regularization > 0."
             )
         start = time.monotonic()
-        X, y = validate_numeric_data(self, X, y, dtype="numeric")
-        self.classes_, y_encoded = encode_class_labels(y)
-        w = sample_weights(sample_weight, X)
-        unit = 1.0
-        if sample_weight is not None:
-            keep = w > 0
-            if not keep.any():
-                raise ValueError("every sample_weight is 0; give some rows a positive weight.")
-            unit = float(w.max())
-            if not keep.all():
-                X, y_encoded, w = X[keep], y_encoded[keep], w[keep]
-            w = w / unit
-        # Integer columns go to the core as they are (0/1) or as floats; copying every
-        # matrix to floats first cost more than a small build (occupancy d3: 1.4 ms of 2).
-        if X.dtype.kind not in "biu":
-            X = X.astype(np.float64)
-        if X.dtype.kind in "bu" and X.size and (X.dtype.kind == "b" or X.max() <= 1):
-            # Booleans, or unsigned integers of at most 1: every column is 0/1, known
-            # from one reduction (the common 0/1 uint8 matrix; the general test makes
-            # three passes and a per-column one).
-            self._binary_features = np.ones(X.shape[1], dtype=bool)
-            zero_one = True
+        plain = plain_zero_one_problem(self, X, y) if sample_weight is None else None
+        matrix: NDArray[np.uint8] | NDArray[np.float64]
+        y_encoded: NDArray[np.uint32] | NDArray[np.intp]
+        w: NDArray[np.float64] | None
+        if plain is not None:
+            # 0/1 uint8 rows and integer labels, unweighted: checked in a few steps, and
+            # the core weighs every row 1.
+            matrix, self.classes_, y_encoded = plain
+            w = None
+            self._binary_features = True
         else:
-            self._binary_features = binary_columns(X)
-            zero_one = bool(self._binary_features.all())
-        matrix = cast(
-            "NDArray[np.uint8] | NDArray[np.float64]",
-            np.ascontiguousarray(X, dtype=np.uint8 if zero_one else np.float64),
-        )
+            matrix, y_encoded, w = self._general_inputs(X, y, sample_weight)
         time_left = None
         if self.time_limit is not None:
             time_left = max(self.time_limit - (time.monotonic() - start), 1e-6)
         try:
             self._graph = _core.rashomon_set(
                 matrix, np.ascontiguousarray(y_encoded, dtype=np.uint32), len(self.classes_),
-                np.ascontiguousarray(w), float(self.regularization), float(self.rashomon_bound),
+                None if w is None else np.ascontiguousarray(w / w.max()),
+                float(self.regularization), float(self.rashomon_bound),
                 self.bound_type, max_depth=saturated(self.max_depth),
                 min_samples_leaf=saturated(self.min_samples_leaf), time_limit=time_left,
                 memory_limit=None if self.memory_limit is None else int(self.memory_limit))
@@ -242,12 +226,49 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
         self._total = float(self._graph.total_weight)
         # The training rows, grouped into the trees' node values on the first tree asked
         # for (``_groups``): grouping costs more than many a whole build.
-        self._train_rows = (matrix, y_encoded, w * unit)
+        self._train_rows = (matrix, y_encoded, w)
         self._grouped = None
         self._levels = self._graph.levels()
-        self._starts = list(itertools.accumulate((count for _, count in self._levels), initial=0))
-        self.n_trees_ = int(self._starts[-1])
+        self._starts = None
+        self.n_trees_ = sum(count for _, count in self._levels)
         return self
+
+    def _general_inputs(
+        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None
+    ) -> tuple[NDArray[np.uint8] | NDArray[np.float64], NDArray[np.intp], NDArray[np.float64] | None]:
+        """Any input ``fit`` takes, checked and converted: the matrix the core reads (0/1
+        ``uint8``, else float64), the class codes and the weights (None when not given;
+        rows of zero weight dropped); sets ``classes_``, ``n_features_in_`` and the
+        binary columns."""
+        X, y = validate_numeric_data(self, X, y, dtype="numeric")
+        self.classes_, y_encoded = encode_class_labels(y)
+        w = None
+        if sample_weight is not None:
+            w = sample_weights(sample_weight, X)
+            keep = w > 0
+            if not keep.any():
+                raise ValueError("every sample_weight is 0; give some rows a positive weight.")
+            if not keep.all():
+                X, y_encoded, w = X[keep], y_encoded[keep], w[keep]
+        # Integer columns go to the core as they are (0/1) or as floats; copying every
+        # matrix to floats first cost more than a small build (occupancy d3: 1.4 ms of 2).
+        if X.dtype.kind not in "biu":
+            X = X.astype(np.float64)
+        if X.dtype.kind in "bu" and X.size and (X.dtype.kind == "b" or X.max() <= 1):
+            # Booleans, or unsigned integers of at most 1: every column is 0/1, known
+            # from one reduction (the common 0/1 uint8 matrix; the general test makes
+            # three passes and a per-column one).
+            self._binary_features = True
+            zero_one = True
+        else:
+            binary = binary_columns(X)
+            self._binary_features = binary
+            zero_one = bool(binary.all())
+        matrix = cast(
+            "NDArray[np.uint8] | NDArray[np.float64]",
+            np.ascontiguousarray(X, dtype=np.uint8 if zero_one else np.float64),
+        )
+        return matrix, y_encoded, w
 
     # ------------------------------------------------------------------ #
     def _locate(self, i: SupportsInt) -> tuple[int, int]:
@@ -258,6 +279,8 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
             i += self.n_trees_
         if not 0 <= i < self.n_trees_:
             raise IndexError(f"tree index {i} out of range for a set of {self.n_trees_} trees")
+        if self._starts is None:
+            self._starts = list(itertools.accumulate((count for _, count in self._levels), initial=0))
         pos = bisect.bisect_right(self._starts, i) - 1
         return pos, i - self._starts[pos]
 
@@ -318,6 +341,8 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
         its rows (computed once, on the first call)."""
         if self._grouped is None:
             matrix, y_encoded, weights = self._train_rows
+            if weights is None:
+                weights = np.ones(len(y_encoded))
             values, inverse = np.unique(matrix, axis=0, return_inverse=True)
             class_weight = np.zeros((values.shape[0], len(self.classes_)))
             np.add.at(class_weight, (inverse.reshape(-1), y_encoded), weights)

@@ -965,25 +965,27 @@ impl RowBits {
     /// `unit` (a row holds one class, so a group's other class weights are zero).
     fn one_row_groups(data: &Groups, m: usize, unit: f64, listed_start: &[u32], listed: &[u32]) -> Option<RowBits> {
         let (n, c) = (data.n_groups(), data.n_classes());
-        let mut class = Vec::with_capacity(n);
+        // Written in place, not pushed (a `push` keeps the length in memory, a
+        // store-to-load chain through every group).
+        let mut class = vec![0u32; n];
         let mut class_rows = vec![0usize; c];
-        for g in 0..n {
+        for (g, class) in class.iter_mut().enumerate() {
             let w = data.class_weights(g);
             let k = w.iter().position(|&x| x != 0.0)?;
             if w[k] != unit {
                 return None;
             }
-            class.push(k as u32);
+            *class = k as u32;
             class_rows[k] += 1;
         }
         let (class_start, words) = class_words(&class_rows, m)?;
         let mut next: Vec<usize> = class_start[..c].iter().map(|w| w * 64).collect();
         let mut counted = vec![0; m * words];
-        let mut group_row = Vec::with_capacity(n);
-        for (g, &k) in class.iter().enumerate() {
+        let mut group_row = vec![0u32; n];
+        for (g, (&k, row)) in class.iter().zip(group_row.iter_mut()).enumerate() {
             let r = next[k as usize];
             next[k as usize] += 1;
-            group_row.push(r as u32);
+            *row = r as u32;
             let (word, bit) = (r / 64, 1u64 << (r % 64));
             for &f in &listed[listed_start[g] as usize..listed_start[g + 1] as usize] {
                 counted[f as usize * words + word] |= bit;
