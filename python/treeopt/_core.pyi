@@ -109,6 +109,12 @@ def class_codes(
     """The distinct labels ascending and each label's index among them, or None for an
     empty ``y`` or one spanning more than 4 x len(y) values."""
 
+def zero_one_problem(
+    x: NDArray[np.uint8], y: NDArray[np.int64]
+) -> Optional[Tuple[NDArray[np.int64], NDArray[np.uint32]]]:
+    """``class_codes(y)`` (the codes as uint32) when every value of ``x`` is 0 or 1; None
+    when one is not, when either array is not C-contiguous, or as ``class_codes``."""
+
 def osdt_bound_names() -> list[str]:
     """The names of OSDT's bounds, in the order of the paper's presentation."""
 

@@ -433,17 +433,17 @@ def plain_zero_one_problem(
         return None
     if not (y.dtype.kind == "i" or (y.dtype.kind == "u" and y.dtype.itemsize < 8)):
         return None
+    # The 0/1 check and the class codes in one call: numpy's reductions and casts cost
+    # more than the work on a cold cache (a fit run between other tools' fits).
     if X.dtype.kind == "b":
         X = X.view(np.uint8)
-    elif X.max() > 1:
-        return None
-    out = _core.class_codes(np.ascontiguousarray(y, dtype=np.int64))
+    out = _core.zero_one_problem(X, y if y.dtype == np.int64 else y.astype(np.int64))
     if out is None or len(out[0]) < 2:
         return None
     classes, codes = out
     vars(estimator).pop("feature_names_in_", None)
     estimator.n_features_in_ = m  # type: ignore[attr-defined]
-    return X, classes.astype(y.dtype, copy=False), codes.astype(np.uint32)
+    return X, classes.astype(y.dtype, copy=False), codes
 
 
 def sample_weights(sample_weight: ArrayLike | None, X: Any) -> NDArray[np.float64]:

@@ -530,7 +530,7 @@ impl BinaryDataset {
 
 /// True when every byte is 0 or 1: the OR of the bytes, eight in a word (a fold byte by
 /// byte cost four instructions a byte, 0.1 M on car_evaluation's 25,920).
-fn zero_one(bytes: &[u8]) -> bool {
+pub fn zero_one(bytes: &[u8]) -> bool {
     let mut words = bytes.chunks_exact(8);
     let any = (&mut words).fold(0u64, |a, w| a | u64::from_le_bytes(w.try_into().expect("eight bytes")));
     let rest = words.remainder().iter().fold(0u8, |a, &b| a | b);

@@ -21,7 +21,7 @@ mod solvers;
 
 use errors::{guarded, value_error};
 use fit::{limits, FitInput, Matrix};
-use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
+use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use result::FitResult;
 use solvers::Search;
@@ -93,6 +93,27 @@ fn class_codes<'py>(py: Python<'py>, y: PyReadonlyArray1<'py, i64>) -> PyResult<
     Ok(treeopt_core::labels::dense_codes(y).map(|(classes, codes)| (PyArray1::from_vec(py, classes), PyArray1::from_vec(py, codes))))
 }
 
+/// The checks of the common call in one step: `(classes, codes)` of the labels `y` (as
+/// [`class_codes`], the codes as uint32) when every value of the uint8 matrix `x` is 0
+/// or 1; `None` when one is not, when either array is not C-contiguous, or when `y` is
+/// empty or spans too many values (the caller then takes the general way).
+#[pyfunction]
+fn zero_one_problem<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, u8>,
+    y: PyReadonlyArray1<'py, i64>,
+) -> Option<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<u32>>)> {
+    let (x, y) = (x.as_slice().ok()?, y.as_slice().ok()?);
+    if !treeopt_core::dataset::zero_one(x) {
+        return None;
+    }
+    let (classes, codes) = treeopt_core::labels::dense_codes(y)?;
+    // Ranks are below y's length, which numpy keeps below 2^63; a class count over
+    // 2^32 cannot occur with at most 4 x len(y) values spanned and rows under 2^32.
+    let codes: Option<Vec<u32>> = codes.into_iter().map(|c| u32::try_from(c).ok()).collect();
+    Some((PyArray1::from_vec(py, classes), PyArray1::from_vec(py, codes?)))
+}
+
 /// The compiled core of treeopt.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -104,5 +125,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     rashomon::register(m)?;
     m.add_function(wrap_pyfunction!(fit_tree, m)?)?;
     m.add_function(wrap_pyfunction!(class_codes, m)?)?;
+    m.add_function(wrap_pyfunction!(zero_one_problem, m)?)?;
     Ok(())
 }
