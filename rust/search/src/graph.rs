@@ -808,7 +808,7 @@ impl<'a, 'm, M: Monitor, O: Objective, S: SplitFamily> Solver<'a, 'm, M, O, S> {
                     // of the records it is asked about (breast cancer q3 d4: 3/4 of them,
                     // 4.55 G -> 2.36 G instructions; where it settles few, 1-3 % more).
                     let asked = depth == 2 && self.stump_pass.ask_while(0.25);
-                    let out = if asked { k.stump_pass(&self.t, set, &self.rules, bound) } else { None };
+                    let out = if asked { k.stump_pass(&self.t, set, &self.rules, bound, budget) } else { None };
                     if asked {
                         self.stump_pass.record(out.is_some());
                     }
