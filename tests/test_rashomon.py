@@ -271,6 +271,13 @@ def test_plain_zero_one_inputs_give_the_same_set_as_any_other_form():
     wide = X.copy()
     wide[:, 3] *= 5
     assert RashomonSet(**params).fit(wide, y).n_trees_ == plain.n_trees_
+    # Node values come from the rows as they were at fit time, whatever the caller does
+    # to its array afterwards.
+    values = [plain[i].value for i in range(plain.n_trees_)]
+    for Xf in (X.copy(), X.astype(np.float64), pd.DataFrame(X.astype(np.float64))):
+        rs = RashomonSet(**params).fit(Xf, y)
+        Xf[:] = 1 - np.asarray(Xf)  # after the fit, before any tree is read
+        assert all(np.array_equal(rs[i].value, v) for i, v in enumerate(values))
     # A single class is refused with the general wording.
     with pytest.raises(ValueError, match="only one class"):
         RashomonSet(**params).fit(X, np.zeros(60, dtype=np.int64))

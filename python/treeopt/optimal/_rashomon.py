@@ -225,7 +225,11 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
         self.objective_bound_ = float(self._graph.objective_bound)
         self._total = float(self._graph.total_weight)
         # The training rows, grouped into the trees' node values on the first tree asked
-        # for (``_groups``): grouping costs more than many a whole build.
+        # for (``_groups``): grouping costs more than many a whole build. The caller's
+        # own array (or a view of it) is copied, so that the values stay the fit's if the
+        # caller changes it later.
+        if matrix is X or not matrix.flags.owndata:
+            matrix = matrix.copy()
         self._train_rows = (matrix, y_encoded, w)
         self._grouped = None
         self._levels = self._graph.levels()
