@@ -226,20 +226,9 @@ unsafe fn add_pair_sums_avx512(rows: &[u64], m: usize, weight: f64, sums: &mut [
         let len = m - i;
         let mut j = 0;
         while j < len {
-            let lanes = (len - j).min(8);
-            let mask: __mmask8 = if lanes == 8 { 0xff } else { (1u8 << lanes) - 1 };
-            let mut acc = _mm512_setzero_si512();
-            let mut any = 0u64;
-            for row in rows.chunks_exact(m) {
-                let a = row[i];
-                any |= a;
-                if a != 0 {
-                    // SAFETY: lanes i + j .. i + j + lanes are within the row (i + j + lanes
-                    // <= m); the masked-off lanes are not read.
-                    let b = unsafe { _mm512_maskz_loadu_epi64(mask, row.as_ptr().add(i + j) as *const i64) };
-                    acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(_mm512_and_si512(_mm512_set1_epi64(a as i64), b)));
-                }
-            }
+            let (_, mask) = lane_mask(len - j);
+            // SAFETY: the CPU has the features (this function's contract); i + j + lanes <= m.
+            let (acc, any) = unsafe { block_pair_counts(rows, m, i, j, mask) };
             if any == 0 {
                 // Column i has no bit: no pair of row i has any.
                 break;
@@ -256,6 +245,42 @@ unsafe fn add_pair_sums_avx512(rows: &[u64], m: usize, weight: f64, sums: &mut [
         }
         start += len;
     }
+}
+
+/// The lanes of the next block of eight columns when `left` columns are left (at most
+/// eight), and their mask.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn lane_mask(left: usize) -> (usize, std::arch::x86_64::__mmask8) {
+    let lanes = left.min(8);
+    (lanes, if lanes == 8 { 0xff } else { (1u8 << lanes) - 1 })
+}
+
+/// Over the rows (of `m` words each), the population counts of `row[i] & row[i + j + l]`
+/// summed per lane `l` of `mask` (eight at most), and the OR of the rows' `row[i]` (zero:
+/// column `i` has no bit, so none of its pairs has any).
+///
+/// # Safety
+/// The CPU must have AVX-512F and AVX-512 VPOPCNTDQ, and the lanes of `mask` must lie
+/// within a row (`i + j + lanes <= m`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+#[inline]
+unsafe fn block_pair_counts(rows: &[u64], m: usize, i: usize, j: usize, mask: std::arch::x86_64::__mmask8) -> (std::arch::x86_64::__m512i, u64) {
+    use std::arch::x86_64::*;
+    let mut acc = _mm512_setzero_si512();
+    let mut any = 0u64;
+    for row in rows.chunks_exact(m) {
+        let a = row[i];
+        any |= a;
+        if a != 0 {
+            // SAFETY: lanes i + j .. within the row (the caller's contract); the masked-off
+            // lanes are not read.
+            let b = unsafe { _mm512_maskz_loadu_epi64(mask, row.as_ptr().add(i + j) as *const i64) };
+            acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(_mm512_and_si512(_mm512_set1_epi64(a as i64), b)));
+        }
+    }
+    (acc, any)
 }
 
 /// True when the CPU counts the bits of eight words in one instruction (AVX-512F with
@@ -288,18 +313,9 @@ unsafe fn add_pair_counts_avx512(rows: &[u64], m: usize, i: usize, counts: &mut 
     let len = m - i;
     let mut j = 0;
     while j < len {
-        let lanes = (len - j).min(8);
-        let mask: __mmask8 = if lanes == 8 { 0xff } else { (1u8 << lanes) - 1 };
-        let mut acc = _mm512_setzero_si512();
-        for row in rows.chunks_exact(m) {
-            let a = row[i];
-            if a != 0 {
-                // SAFETY: lanes i + j .. i + j + lanes are within the row (i + j + lanes
-                // <= m); the masked-off lanes are not read.
-                let b = unsafe { _mm512_maskz_loadu_epi64(mask, row.as_ptr().add(i + j) as *const i64) };
-                acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(_mm512_and_si512(_mm512_set1_epi64(a as i64), b)));
-            }
-        }
+        let (lanes, mask) = lane_mask(len - j);
+        // SAFETY: the CPU has the features (this function's contract); i + j + lanes <= m.
+        let (acc, _) = unsafe { block_pair_counts(rows, m, i, j, mask) };
         let mut out = [0u64; 8];
         // SAFETY: `out` holds eight words.
         unsafe { _mm512_storeu_si512(out.as_mut_ptr() as *mut __m512i, acc) };

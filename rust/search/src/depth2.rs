@@ -1857,18 +1857,24 @@ mod tests {
     /// those whose value differs from the column's flip, and a column is flipped where
     /// more than half the groups have it at 1: on random problems of one to three words
     /// of columns, a third of them mostly at 1.
+    /// Random unweighted 0/1 rows of two classes with every third column complemented
+    /// (so that many columns are mostly 1: features the lists flip).
+    fn rows_with_flips(rows: usize, m: usize, seed: u64) -> BinaryDataset {
+        let (mut x, y, _) = random_rows(rows, m, 2, seed);
+        for (i, v) in x.iter_mut().enumerate() {
+            if i % m % 3 == 0 {
+                *v = 1 - *v;
+            }
+        }
+        BinaryDataset::new(&x, rows, m, &y, 2, None).unwrap()
+    }
+
     #[test]
     fn listed_features_are_the_values_unlike_the_flip() {
         let mut flips = 0;
         for seed in 0..40u64 {
             let (rows, m) = (5 + (seed % 50) as usize, 1 + (seed * 37 % 150) as usize);
-            let (mut x, y, _) = random_rows(rows, m, 2, seed + 17);
-            for (i, v) in x.iter_mut().enumerate() {
-                if i % m % 3 == 0 {
-                    *v = 1 - *v;
-                }
-            }
-            let data = BinaryDataset::new(&x, rows, m, &y, 2, None).unwrap();
+            let data = rows_with_flips(rows, m, seed + 17);
             let task = Task { data: &data, obj: Misclassification::new(&data), splits: ZeroOneColumns::new(&data) };
             let (flipped, start, listed) = listed_features(&task);
             let n = data.n_groups();
@@ -1893,13 +1899,7 @@ mod tests {
     fn pair_bit_columns_are_the_listed_features() {
         for seed in 0..30u64 {
             let (rows, m) = (5 + (seed * 13 % 200) as usize, 1 + (seed * 7 % 40) as usize);
-            let (mut x, y, _) = random_rows(rows, m, 2, seed + 23);
-            for (i, v) in x.iter_mut().enumerate() {
-                if i % m % 3 == 0 {
-                    *v = 1 - *v;
-                }
-            }
-            let data = BinaryDataset::new(&x, rows, m, &y, 2, None).unwrap();
+            let data = rows_with_flips(rows, m, seed + 23);
             let task = Task { data: &data, obj: Misclassification::new(&data), splits: ZeroOneColumns::new(&data) };
             let (flipped, start, listed) = listed_features(&task);
             let bits = PairBits::new(&task, &[], 2, &flipped, &start, &listed, usize::MAX).expect("row counts");
