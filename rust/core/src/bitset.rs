@@ -207,12 +207,18 @@ pub fn add_pair_sums_words(rows: &[u64], m: usize, weight: f64, sums: &mut [f64]
     }
 }
 
-/// [`add_pair_sums`] eight pairs at a time: per row `i` of the triangle and block of
-/// eight columns `j`, the counts summed in a vector as in [`add_pair_counts_avx512`],
-/// then converted, scaled and added to the block's eight sums in vectors (masked past
-/// the row's end). Every count is below 2^31 (a row of `rows.len() / m` words), so the
-/// conversion through 32-bit integers is exact, and the products and sums round as the
-/// scalar ones do.
+/// Blocks of eight columns [`add_pair_sums_avx512`] and [`add_pair_counts_avx512`] count
+/// in one pass over the rows at most: each row's root word is loaded and broadcast once
+/// for all of them.
+#[cfg(target_arch = "x86_64")]
+const BLOCKS: usize = 4;
+
+/// [`add_pair_sums`] eight pairs at a time: per row `i` of the triangle and up to
+/// [`BLOCKS`] blocks of eight columns `j`, the counts summed in vectors
+/// ([`block_pair_counts`]), then converted, scaled and added to each block's eight sums
+/// in vectors (masked past the row's end). Every count is below 2^31 (a row of
+/// `rows.len() / m` words), so the conversion through 32-bit integers is exact, and the
+/// products and sums round as the scalar ones do.
 ///
 /// # Safety
 /// The CPU must have AVX-512F and AVX-512 VPOPCNTDQ ([`vector_popcount`]).
@@ -226,61 +232,286 @@ unsafe fn add_pair_sums_avx512(rows: &[u64], m: usize, weight: f64, sums: &mut [
         let len = m - i;
         let mut j = 0;
         while j < len {
-            let (_, mask) = lane_mask(len - j);
-            // SAFETY: the CPU has the features (this function's contract); i + j + lanes <= m.
-            let (acc, any) = unsafe { block_pair_counts(rows, m, i, j, mask) };
-            if any == 0 {
+            // SAFETY: the CPU has the features (this function's contract); the blocks'
+            // lanes lie within row i's columns i + j .. m.
+            let (blocks, counted) = unsafe { pair_blocks(rows, m, i, i + j, len - j) };
+            let Some(acc) = counted else {
                 // Column i has no bit: no pair of row i has any.
                 break;
+            };
+            for (b, (mask, acc)) in acc.into_iter().take(blocks).enumerate() {
+                let counts = _mm512_cvtepi32_pd(_mm512_cvtepi64_epi32(acc));
+                // SAFETY: sums start + j + 8b .. are pairs (i, i + j + 8b ..) of row i,
+                // within the triangle; the masked-off lanes are neither read nor written.
+                unsafe {
+                    let at = sums.as_mut_ptr().add(start + j + 8 * b);
+                    let s = _mm512_maskz_loadu_pd(mask, at);
+                    _mm512_mask_storeu_pd(at, mask, _mm512_add_pd(s, _mm512_mul_pd(w, counts)));
+                }
             }
-            let counts = _mm512_cvtepi32_pd(_mm512_cvtepi64_epi32(acc));
-            // SAFETY: sums start + j .. start + j + lanes are pairs (i, i + j ..) of row i,
-            // within the triangle; the masked-off lanes are neither read nor written.
-            unsafe {
-                let at = sums.as_mut_ptr().add(start + j);
-                let s = _mm512_maskz_loadu_pd(mask, at);
-                _mm512_mask_storeu_pd(at, mask, _mm512_add_pd(s, _mm512_mul_pd(w, counts)));
-            }
-            j += 8;
+            j += 8 * blocks;
         }
         start += len;
     }
 }
 
-/// The lanes of the next block of eight columns when `left` columns are left (at most
-/// eight), and their mask.
-#[cfg(target_arch = "x86_64")]
-#[inline]
-fn lane_mask(left: usize) -> (usize, std::arch::x86_64::__mmask8) {
-    let lanes = left.min(8);
-    (lanes, if lanes == 8 { 0xff } else { (1u8 << lanes) - 1 })
-}
-
-/// Over the rows (of `m` words each), the population counts of `row[i] & row[i + j + l]`
-/// summed per lane `l` of `mask` (eight at most), and the OR of the rows' `row[i]` (zero:
-/// column `i` has no bit, so none of its pairs has any).
+/// The next blocks of eight columns `j..` of root column `i` when `left` columns are
+/// left: as many as they fill, up to [`BLOCKS`], counted in one pass over the rows
+/// ([`block_pair_counts`]). Returns how many, and per block its lane mask and counts;
+/// `None` when column `i` has no bit in any row.
 ///
 /// # Safety
-/// The CPU must have AVX-512F and AVX-512 VPOPCNTDQ, and the lanes of `mask` must lie
-/// within a row (`i + j + lanes <= m`).
+/// The CPU must have AVX-512F and AVX-512 VPOPCNTDQ, and `j + left <= m`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vpopcntdq")]
 #[inline]
-unsafe fn block_pair_counts(rows: &[u64], m: usize, i: usize, j: usize, mask: std::arch::x86_64::__mmask8) -> (std::arch::x86_64::__m512i, u64) {
+unsafe fn pair_blocks(rows: &[u64], m: usize, i: usize, j: usize, left: usize) -> (usize, Option<[(std::arch::x86_64::__mmask8, std::arch::x86_64::__m512i); BLOCKS]>) {
+    use std::arch::x86_64::*;
+    let masks = lane_masks(left);
+    let blocks = left.div_ceil(8).min(BLOCKS);
+    let mut out = [(0, _mm512_setzero_si512()); BLOCKS];
+    // SAFETY (all three): the lanes of the first `B` masks lie within the row (the
+    // caller's contract).
+    let any = match blocks {
+        1 => unsafe { block_pair_counts::<1>(rows, m, i, j, masks, &mut out) },
+        2 => unsafe { block_pair_counts::<2>(rows, m, i, j, masks, &mut out) },
+        _ => unsafe { block_pair_counts::<BLOCKS>(rows, m, i, j, masks, &mut out) },
+    };
+    (blocks, (any != 0).then_some(out))
+}
+
+/// The lane masks of the next [`BLOCKS`] blocks of eight when `left` lanes are left
+/// (empty past them).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn lane_masks(left: usize) -> [std::arch::x86_64::__mmask8; BLOCKS] {
+    std::array::from_fn(|b| {
+        let lanes = left.saturating_sub(8 * b).min(8);
+        if lanes == 8 {
+            0xff
+        } else {
+            (1u8 << lanes) - 1
+        }
+    })
+}
+
+/// For rows of `m` words each (`rows`, row-major), the rows `at` and a word per such row
+/// (`words`): adds to `counts[f]`, for every column `f`, the population count of
+/// `rows[at[r]][f] & words[r]` summed over `r`: the per-column sums of a set's groups
+/// from the groups' bits kept word by word. With AVX-512's vector population count
+/// (detected at run time) eight columns per instruction, else word by word.
+pub fn add_row_counts(rows: &[u64], m: usize, at: &[u32], words: &[u64], counts: &mut [u32]) {
+    debug_assert!(at.len() == words.len() && counts.len() == m);
+    #[cfg(target_arch = "x86_64")]
+    if vector_popcount() {
+        // SAFETY: the CPU has AVX-512F and VPOPCNTDQ, checked just above.
+        unsafe { add_row_counts_avx512(rows, m, at, words, counts) };
+        return;
+    }
+    with_popcount(
+        #[inline(always)]
+        || {
+            for (&r, &s) in at.iter().zip(words) {
+                for (n, x) in counts.iter_mut().zip(&rows[r as usize * m..(r as usize + 1) * m]) {
+                    *n += (x & s).count_ones();
+                }
+            }
+        },
+    )
+}
+
+/// [`add_row_counts`], [`BLOCKS`] blocks of eight columns per pass over the rows.
+///
+/// # Safety
+/// The CPU must have AVX-512F and AVX-512 VPOPCNTDQ ([`vector_popcount`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+unsafe fn add_row_counts_avx512(rows: &[u64], m: usize, at: &[u32], words: &[u64], counts: &mut [u32]) {
+    use std::arch::x86_64::*;
+    let mut f = 0;
+    while f < m {
+        let masks = lane_masks(m - f);
+        let mut acc = [_mm512_setzero_si512(); BLOCKS];
+        for (&r, &s) in at.iter().zip(words) {
+            let s = _mm512_set1_epi64(s as i64);
+            let row = &rows[r as usize * m..(r as usize + 1) * m];
+            for (b, acc) in acc.iter_mut().enumerate() {
+                // SAFETY: the lanes of masks[b] lie within the row (columns f + 8b .. m);
+                // a block past the row's end has none, and nothing is read for it (the
+                // address is only formed).
+                let x = unsafe { _mm512_maskz_loadu_epi64(masks[b], row.as_ptr().wrapping_add(f + 8 * b) as *const i64) };
+                *acc = _mm512_add_epi64(*acc, _mm512_popcnt_epi64(_mm512_and_si512(s, x)));
+            }
+        }
+        for (b, acc) in acc.iter().enumerate() {
+            let lanes = (m - f).saturating_sub(8 * b).min(8);
+            if lanes == 0 {
+                break;
+            }
+            let mut out = [0u64; 8];
+            // SAFETY: `out` holds eight words.
+            unsafe { _mm512_storeu_si512(out.as_mut_ptr() as *mut __m512i, *acc) };
+            for (n, &x) in counts[f + 8 * b..f + 8 * b + lanes].iter_mut().zip(&out) {
+                *n += x as u32;
+            }
+        }
+        f += 8 * BLOCKS;
+    }
+}
+
+/// The population count of `a & !b & mask` (three slices of one length): with AVX-512's
+/// vector population count (detected at run time) eight words per instruction, else
+/// word by word.
+pub fn count_and_not(a: &[u64], b: &[u64], mask: &[u64]) -> u64 {
+    debug_assert!(a.len() == b.len() && a.len() == mask.len());
+    #[cfg(target_arch = "x86_64")]
+    if vector_popcount() {
+        // SAFETY: the CPU has AVX-512F and VPOPCNTDQ, checked just above.
+        return unsafe { count_and_not_avx512(a, b, mask) };
+    }
+    with_popcount(
+        #[inline(always)]
+        || a.iter().zip(b).zip(mask).map(|((a, b), x)| (a & !b & x).count_ones() as u64).sum(),
+    )
+}
+
+/// [`count_and_not`] eight words at a time (the last block masked).
+///
+/// # Safety
+/// The CPU must have AVX-512F and AVX-512 VPOPCNTDQ ([`vector_popcount`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+unsafe fn count_and_not_avx512(a: &[u64], b: &[u64], mask: &[u64]) -> u64 {
     use std::arch::x86_64::*;
     let mut acc = _mm512_setzero_si512();
+    let mut i = 0;
+    while i < a.len() {
+        let [k, ..] = lane_masks(a.len() - i);
+        // SAFETY: lanes i .. i + lanes lie within the three slices; the masked-off lanes
+        // are not read.
+        let (x, y, z) = unsafe { (_mm512_maskz_loadu_epi64(k, a.as_ptr().add(i) as *const i64), _mm512_maskz_loadu_epi64(k, b.as_ptr().add(i) as *const i64), _mm512_maskz_loadu_epi64(k, mask.as_ptr().add(i) as *const i64)) };
+        acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(_mm512_and_si512(_mm512_andnot_si512(y, x), z)));
+        i += 8;
+    }
+    _mm512_reduce_add_epi64(acc) as u64
+}
+
+/// Over the rows (of `m` words each), the population counts of `row[i] & row[j + 8b + l]`
+/// summed per block `b < B` and lane `l` of `masks[b]`, into `out[b]` (with the mask);
+/// returns the OR of the rows' `row[i]` (zero: column `i` has no bit, so none of its
+/// pairs has any).
+///
+/// # Safety
+/// The CPU must have AVX-512F and AVX-512 VPOPCNTDQ, and the lanes of the first `B`
+/// masks must lie within a row (`j + 8b + lanes <= m`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+#[inline]
+unsafe fn block_pair_counts<const B: usize>(rows: &[u64], m: usize, i: usize, j: usize, masks: [std::arch::x86_64::__mmask8; BLOCKS], out: &mut [(std::arch::x86_64::__mmask8, std::arch::x86_64::__m512i); BLOCKS]) -> u64 {
+    use std::arch::x86_64::*;
+    let mut acc = [_mm512_setzero_si512(); B];
     let mut any = 0u64;
     for row in rows.chunks_exact(m) {
         let a = row[i];
         any |= a;
         if a != 0 {
-            // SAFETY: lanes i + j .. within the row (the caller's contract); the masked-off
-            // lanes are not read.
-            let b = unsafe { _mm512_maskz_loadu_epi64(mask, row.as_ptr().add(i + j) as *const i64) };
-            acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(_mm512_and_si512(_mm512_set1_epi64(a as i64), b)));
+            let a = _mm512_set1_epi64(a as i64);
+            for (b, acc) in acc.iter_mut().enumerate() {
+                // SAFETY: the lanes of masks[b] lie within the row (the caller's
+                // contract); the masked-off lanes are not read.
+                let x = unsafe { _mm512_maskz_loadu_epi64(masks[b], row.as_ptr().add(j + 8 * b) as *const i64) };
+                *acc = _mm512_add_epi64(*acc, _mm512_popcnt_epi64(_mm512_and_si512(a, x)));
+            }
         }
     }
-    (acc, any)
+    for (b, acc) in acc.into_iter().enumerate() {
+        out[b] = (masks[b], acc);
+    }
+    any
+}
+
+/// [`add_pair_counts`] eight columns at a time, several blocks per pass over the rows
+/// ([`pair_blocks`]).
+///
+/// # Safety
+/// The CPU must have AVX-512F and AVX-512 VPOPCNTDQ ([`vector_popcount`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+unsafe fn add_pair_counts_avx512(rows: &[u64], m: usize, i: usize, counts: &mut [u32]) {
+    use std::arch::x86_64::*;
+    let len = m - i;
+    let mut j = 0;
+    while j < len {
+        // SAFETY: the CPU has the features (this function's contract); i + len = m.
+        let (blocks, counted) = unsafe { pair_blocks(rows, m, i, i + j, len - j) };
+        if let Some(acc) = counted {
+            for (b, (_, acc)) in acc.into_iter().take(blocks).enumerate() {
+                let mut out = [0u64; 8];
+                // SAFETY: `out` holds eight words.
+                unsafe { _mm512_storeu_si512(out.as_mut_ptr() as *mut __m512i, acc) };
+                let lanes = (len - j - 8 * b).min(8);
+                for (n, &x) in counts[j + 8 * b..j + 8 * b + lanes].iter_mut().zip(&out) {
+                    *n += x as u32;
+                }
+            }
+        }
+        j += 8 * blocks;
+    }
+}
+
+/// For columns of `words` words each (`columns`, column-major) and a set of as many
+/// words: adds to `counts[f]` the population count of column `f` and the set, for every
+/// column. With AVX-512's vector population count (detected at run time) eight words per
+/// instruction, else word by word.
+pub fn add_column_counts(columns: &[u64], set: &[u64], counts: &mut [u32]) {
+    let words = set.len();
+    debug_assert!(columns.len() == words * counts.len());
+    #[cfg(target_arch = "x86_64")]
+    if vector_popcount() {
+        // SAFETY: the CPU has AVX-512F and VPOPCNTDQ, checked just above.
+        unsafe { add_column_counts_avx512(columns, set, counts) };
+        return;
+    }
+    with_popcount(
+        #[inline(always)]
+        || {
+            for (n, column) in counts.iter_mut().zip(columns.chunks_exact(words.max(1))) {
+                *n += column.iter().zip(set).map(|(x, s)| (x & s).count_ones()).sum::<u32>();
+            }
+        },
+    )
+}
+
+/// [`add_column_counts`] eight words at a time (the last block masked).
+///
+/// # Safety
+/// The CPU must have AVX-512F and AVX-512 VPOPCNTDQ ([`vector_popcount`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+unsafe fn add_column_counts_avx512(columns: &[u64], set: &[u64], counts: &mut [u32]) {
+    use std::arch::x86_64::*;
+    let words = set.len();
+    for (f, n) in counts.iter_mut().enumerate() {
+        let column = &columns[f * words..(f + 1) * words];
+        let mut acc = _mm512_setzero_si512();
+        let mut i = 0;
+        while i < words {
+            let [mask, ..] = lane_masks(words - i);
+            // SAFETY: lanes i .. i + lanes lie within both slices; the masked-off lanes
+            // are not read.
+            let (a, b) = unsafe { (_mm512_maskz_loadu_epi64(mask, column.as_ptr().add(i) as *const i64), _mm512_maskz_loadu_epi64(mask, set.as_ptr().add(i) as *const i64)) };
+            acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(_mm512_and_si512(a, b)));
+            i += 8;
+        }
+        *n += _mm512_reduce_add_epi64(acc) as u32;
+    }
+}
+
+/// True when the CPU counts the bits of eight words in one instruction (AVX-512F with
+/// VPOPCNTDQ); never off x86-64.
+#[cfg(not(target_arch = "x86_64"))]
+pub fn vector_popcount() -> bool {
+    false
 }
 
 /// True when the CPU counts the bits of eight words in one instruction (AVX-512F with
@@ -297,32 +528,6 @@ pub fn vector_popcount() -> bool {
             KNOWN.store(if has { 2 } else { 1 }, Ordering::Relaxed);
             has
         }
-    }
-}
-
-/// [`add_pair_counts`] eight columns at a time: per block of eight columns `j`, the
-/// rows' `row[i]` broadcast, and-ed with the block (a masked load past the last
-/// column), counted and added in a vector of eight counts.
-///
-/// # Safety
-/// The CPU must have AVX-512F and AVX-512 VPOPCNTDQ ([`vector_popcount`]).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512vpopcntdq")]
-unsafe fn add_pair_counts_avx512(rows: &[u64], m: usize, i: usize, counts: &mut [u32]) {
-    use std::arch::x86_64::*;
-    let len = m - i;
-    let mut j = 0;
-    while j < len {
-        let (lanes, mask) = lane_mask(len - j);
-        // SAFETY: the CPU has the features (this function's contract); i + j + lanes <= m.
-        let (acc, _) = unsafe { block_pair_counts(rows, m, i, j, mask) };
-        let mut out = [0u64; 8];
-        // SAFETY: `out` holds eight words.
-        unsafe { _mm512_storeu_si512(out.as_mut_ptr() as *mut __m512i, acc) };
-        for (n, &x) in counts[j..j + lanes].iter_mut().zip(&out) {
-            *n += x as u32;
-        }
-        j += 8;
     }
 }
 
@@ -501,6 +706,46 @@ mod tests {
                     assert_eq!(words, want);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn column_counts_are_the_word_by_word_counts() {
+        // Widths across a block of eight and past it, zero and full words, counts added to.
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
+        for words in [1, 3, 8, 9, 17] {
+            for m in [1, 2, 5] {
+                let columns: Vec<u64> = (0..m * words).map(|_| match next() % 4 { 0 => 0, 1 => u64::MAX, _ => next() }).collect();
+                let set: Vec<u64> = (0..words).map(|_| next()).collect();
+                let mut got = vec![7u32; m];
+                add_column_counts(&columns, &set, &mut got);
+                let want: Vec<u32> = columns.chunks_exact(words).map(|c| 7 + c.iter().zip(&set).map(|(x, s)| (x & s).count_ones()).sum::<u32>()).collect();
+                assert_eq!(got, want, "words {words}, columns {m}");
+            }
+        }
+    }
+
+    #[test]
+    fn row_counts_and_and_not_counts_are_the_word_by_word_counts() {
+        let mut next = xorshift(0x6a09_e667_f3bc_c908);
+        for m in [1, 7, 8, 9, 33, 41] {
+            let rows: Vec<u64> = (0..6 * m).map(|_| match next() % 4 { 0 => 0, 1 => u64::MAX, _ => next() }).collect();
+            let at = [5u32, 0, 3, 3];
+            let words: Vec<u64> = (0..at.len()).map(|_| next()).collect();
+            let mut got = vec![2u32; m];
+            add_row_counts(&rows, m, &at, &words, &mut got);
+            let mut want = vec![2u32; m];
+            for (&r, &s) in at.iter().zip(&words) {
+                for f in 0..m {
+                    want[f] += (rows[r as usize * m + f] & s).count_ones();
+                }
+            }
+            assert_eq!(got, want, "columns {m}");
+        }
+        for len in [1, 5, 8, 9, 17, 151] {
+            let (a, b, x): (Vec<u64>, Vec<u64>, Vec<u64>) = ((0..len).map(|_| next()).collect(), (0..len).map(|_| next()).collect(), (0..len).map(|_| next()).collect());
+            let want: u64 = (0..len).map(|i| (a[i] & !b[i] & x[i]).count_ones() as u64).sum();
+            assert_eq!(count_and_not(&a, &b, &x), want, "words {len}");
         }
     }
 

@@ -63,7 +63,7 @@ use crate::objective::{stats_totals, CostSensitive, Misclassification, Objective
 use crate::rules::{side, Rules, Side};
 use crate::split::{SplitFamily, Task, Thresholds, ZeroOneColumns};
 use crate::{RecordedSplit, SearchResult, Stats, Status};
-use treeopt_core::bitset::{for_each_one, popcount, with_popcount};
+use treeopt_core::bitset::{add_column_counts, for_each_one, popcount, with_popcount};
 use treeopt_core::{BinaryDataset, Error, Groups, Node, NumericDataset, Result, Tree};
 
 /// Remaining depth of subproblems when no depth limit applies.
@@ -322,10 +322,15 @@ struct SideBits {
     /// Per plane, its value and weight, and (`planes x words`) its groups.
     planes: Vec<(usize, u32)>,
     masks: Vec<u64>,
-    /// Scratch: the words of the set that hold groups, and those words of each plane
-    /// met with the set.
+    /// Every group's rows are its statistics' sum (unweighted counts): the rows have no
+    /// planes, and are summed with the statistics.
+    rows_are_stats: bool,
+    /// Scratch: the words of the set that hold groups; a plane's words met with the set,
+    /// the live ones among them, and the splits' counts in it.
     live: Vec<u32>,
     met: Vec<u64>,
+    plane_live: Vec<u32>,
+    counts: Vec<u32>,
 }
 
 /// Word operations of [`SideBits::sums`] taken to cost as much as one addition of the
@@ -361,8 +366,10 @@ impl SideBits {
         let kinds = c + 2;
         let mut values: Vec<u32> = Vec::with_capacity(n * kinds);
         let mut top = vec![0u32; kinds];
+        let mut rows_are_stats = true;
         for g in 0..n {
             let (floor, rows) = (t.obj.group_floor(g), t.data.group_rows(g) as f64);
+            let mut stats = 0u64;
             for (v, most) in t.obj.group_stats(g).iter().copied().chain([floor, rows]).zip(top.iter_mut()) {
                 if !(v >= 0.0) || !treeopt_core::dataset::is_whole(v) || v >= (1u64 << SIDE_PLANES) as f64 {
                     return None;
@@ -370,9 +377,14 @@ impl SideBits {
                 let v = v as u32;
                 *most = (*most).max(v);
                 values.push(v);
+                stats += v as u64;
             }
+            // The sum above took the floor and the rows too.
+            let (floor, rows) = (values[values.len() - 2] as u64, values[values.len() - 1] as u64);
+            rows_are_stats &= stats - floor - rows == rows;
         }
-        let planes: Vec<(usize, u32)> = (0..c + 2).flat_map(|k| (0..SIDE_PLANES).map(move |p| (k, p))).filter(|&(k, p)| top[k] >> p != 0).collect();
+        let kept = |k: usize| k != c + 1 || !rows_are_stats;
+        let planes: Vec<(usize, u32)> = (0..c + 2).filter(|&k| kept(k)).flat_map(|k| (0..SIDE_PLANES).map(move |p| (k, p))).filter(|&(k, p)| top[k] >> p != 0).collect();
         // A value's bits are among its kind's top's: each has its plane.
         let mut plane_of = vec![usize::MAX; (c + 2) * SIDE_PLANES as usize];
         for (q, &(k, p)) in planes.iter().enumerate() {
@@ -380,7 +392,7 @@ impl SideBits {
         }
         let mut masks = vec![0u64; planes.len() * words];
         for (g, group) in values.chunks_exact(kinds).enumerate() {
-            for (k, &v) in group.iter().enumerate() {
+            for (k, &v) in group.iter().enumerate().filter(|&(k, _)| kept(k)) {
                 let mut v = v;
                 while v != 0 {
                     let q = plane_of[k * SIDE_PLANES as usize + v.trailing_zeros() as usize];
@@ -397,11 +409,11 @@ impl SideBits {
         for f in 0..m {
             t.splits.partition(&all, f, true, &mut columns[f * words..(f + 1) * words]);
         }
-        Some(SideBits { words, columns, planes, masks, live: Vec::new(), met: Vec::new() })
+        Some(SideBits { words, columns, planes, masks, rows_are_stats, live: Vec::new(), met: Vec::new(), plane_live: Vec::new(), counts: Vec::new() })
     }
 
     fn bytes(&self) -> usize {
-        8 * (self.columns.capacity() + self.masks.capacity() + self.met.capacity() + self.planes.capacity()) + 4 * self.live.capacity()
+        8 * (self.columns.capacity() + self.masks.capacity() + self.met.capacity() + self.planes.capacity()) + 4 * (self.live.capacity() + self.plane_live.capacity() + self.counts.capacity())
     }
 
     /// Notes the words of `set` that hold groups and returns the word operations
@@ -425,6 +437,9 @@ impl SideBits {
                     let count = set.iter().zip(mask).map(|(s, x)| (s & x).count_ones() as u64).sum::<u64>() << p;
                     if k < c {
                         totals[k] += count as f64;
+                        if self.rows_are_stats {
+                            rows += count;
+                        }
                     } else if k == c {
                         minority += count;
                     } else {
@@ -437,30 +452,56 @@ impl SideBits {
     }
 
     /// Writes the sums over the set [`SideBits::work`] noted of the right sides of
-    /// splits `first..first + len` (statistics `c` per split, floors, rows).
+    /// splits `first..first + len` (statistics `c` per split, floors, rows). Plane by
+    /// plane: where it meets the set in many of the set's words, over all the words in
+    /// vectors ([`add_column_counts`]); else over those words only.
+    #[allow(clippy::too_many_arguments)]
     fn sums(&mut self, set: &[u64], first: usize, len: usize, c: usize, weights: &mut [f64], minority: &mut [f64], rows: &mut [u32]) {
-        with_popcount(
-            #[inline(always)]
-            || {
-                let w = self.words;
-                for (q, &(k, p)) in self.planes.iter().enumerate() {
-                    let mask = &self.masks[q * w..(q + 1) * w];
-                    self.met.clear();
-                    self.met.extend(self.live.iter().map(|&i| set[i as usize] & mask[i as usize]));
-                    for i in 0..len {
-                        let column = &self.columns[(first + i) * w..(first + i + 1) * w];
-                        let count: u32 = self.live.iter().zip(&self.met).map(|(&j, s)| (column[j as usize] & s).count_ones()).sum();
-                        if k < c {
-                            weights[i * c + k] += (count as u64 * (1 << p)) as f64;
-                        } else if k == c {
-                            minority[i] += (count as u64 * (1 << p)) as f64;
-                        } else {
-                            rows[i] += count << p;
-                        }
-                    }
+        let w = self.words;
+        let columns = &self.columns[first * w..(first + len) * w];
+        for (q, &(k, p)) in self.planes.iter().enumerate() {
+            let mask = &self.masks[q * w..(q + 1) * w];
+            self.met.clear();
+            self.plane_live.clear();
+            self.met.resize(w, 0);
+            for &i in &self.live {
+                let word = set[i as usize] & mask[i as usize];
+                self.met[i as usize] = word;
+                if word != 0 {
+                    self.plane_live.push(i);
                 }
-            },
-        )
+            }
+            if self.plane_live.is_empty() {
+                continue;
+            }
+            self.counts.clear();
+            self.counts.resize(len, 0);
+            if 4 * self.plane_live.len() >= w {
+                add_column_counts(columns, &self.met, &mut self.counts);
+            } else {
+                let (met, live) = (&self.met, &self.plane_live);
+                with_popcount(
+                    #[inline(always)]
+                    || {
+                        for (n, column) in self.counts.iter_mut().zip(columns.chunks_exact(w)) {
+                            *n = live.iter().map(|&j| (column[j as usize] & met[j as usize]).count_ones()).sum();
+                        }
+                    },
+                );
+            }
+            for (i, &count) in self.counts.iter().enumerate() {
+                if k < c {
+                    weights[i * c + k] += (count as u64 * (1 << p)) as f64;
+                    if self.rows_are_stats {
+                        rows[i] += count << p;
+                    }
+                } else if k == c {
+                    minority[i] += (count as u64 * (1 << p)) as f64;
+                } else {
+                    rows[i] += count << p;
+                }
+            }
+        }
     }
 }
 
