@@ -1126,14 +1126,16 @@ impl Depth2 {
             // Summed afresh by population counts when that costs less than the lists (from
             // zero or from the closer triangle); the older triangle is overwritten.
             let list_work = mine.min(spare).min(size) as f64 * self.mean_group_pairs;
-            let by_bits = self.bits.as_mut().is_some_and(|bits| bits.cheaper(set, n, list_work));
+            let mean_pairs = self.mean_group_pairs;
+            let by_bits = self.bits.as_mut().is_some_and(|bits| bits.cheaper(set, n, list_work, mean_pairs));
             if self.bits.is_some() && (by_bits || self.bit_sums == BitSums::Always) && self.bit_sums != BitSums::Never {
                 std::mem::swap(&mut self.pairs, &mut self.spare_pairs);
                 std::mem::swap(&mut self.held, &mut self.spare_held);
                 std::mem::swap(&mut self.updates, &mut self.spare_updates);
                 self.pairs.resize(len, 0.0);
                 let bits = self.bits.as_mut().expect("checked just above");
-                bits.sum_triangle(set, n, k, &mut self.pairs, poller)?;
+                let lists = GroupLists { start: &self.listed_start, listed: &self.listed, mean_pairs: self.mean_group_pairs };
+                bits.sum_triangle(set, n, k, &mut self.pairs, lists, poller)?;
                 self.updates = 0;
                 self.held.clear();
                 self.held.extend_from_slice(set);
@@ -1381,6 +1383,16 @@ impl Depth2 {
     }
 }
 
+/// The kernel's per-group lists of counted features (CSR: a group's in
+/// `listed[start[g]..start[g + 1]]`) and the mean pairs a group adds to a triangle, for
+/// the planes of few groups [`PairBits::sum_triangle`] adds group by group.
+#[derive(Clone, Copy)]
+struct GroupLists<'a> {
+    start: &'a [u32],
+    listed: &'a [u32],
+    mean_pairs: f64,
+}
+
 /// Planes of one channel's values up to which [`PairBits`] are built.
 const MAX_PLANES: usize = 16;
 
@@ -1601,8 +1613,19 @@ impl PairBits {
     /// costs less than `list_work` pair updates from the lists; notes the words where
     /// each plane meets the set, for [`PairBits::sum_triangle`]. A word operation is
     /// taken to cost [`LIST_UPDATE_WORDS`] times less than a pair update.
-    fn cheaper(&mut self, set: &[u64], m: usize, list_work: f64) -> bool {
-        let live_words = self.note_live(set);
+    fn cheaper(&mut self, set: &[u64], m: usize, list_work: f64, mean_pairs: f64) -> bool {
+        self.note_live(set);
+        let work: f64 = (0..self.planes.len()).map(|q| {
+            let (bits, lists) = self.plane_work(q, m, mean_pairs);
+            bits.min(lists)
+        }).sum();
+        work < LIST_UPDATE_WORDS * list_work
+    }
+
+    /// Word operations of plane `q`'s pair sums over the set [`PairBits::note_live`] noted:
+    /// by population counts (packed as [`PairBits::sum_triangle`] packs them), and by its
+    /// groups' listed pairs (`mean_pairs` a group, each [`LIST_UPDATE_WORDS`]).
+    fn plane_work(&self, q: usize, m: usize, mean_pairs: f64) -> (f64, f64) {
         // With AVX-512's vector population count the pairs are counted eight at a time
         // ([`add_pair_sums`]), at a cost per plane that the rows do not share (each
         // block's conversion and store, each root's set-up): coupon_carryout q2 d4,
@@ -1611,30 +1634,32 @@ impl PairBits {
         // 20 % slower without it.
         let vector = vector_popcount();
         let pairs = (m * (m + 1) / 2).div_ceil(if vector { 8 } else { 1 });
-        let fixed = if vector { 6 * pairs + 10 * m } else { 0 };
-        let work = if with_bit_extract(|extract| extract.is_some()) {
-            // Planes packed as [`PairBits::sum_triangle`] packs them, the others as they are.
-            (0..self.planes.len())
-                .map(|q| {
-                    let (l, packed) = (self.live[q].len(), self.live_groups[q].div_ceil(64));
-                    fixed + if packed * pairs + l * m < l * pairs { packed * (pairs + m) + l * m } else { l * (pairs + m) }
-                })
-                .sum::<usize>()
+        let (l, packed) = (self.live[q].len(), self.live_groups[q].div_ceil(64));
+        let bits = if with_bit_extract(|extract| extract.is_some()) {
+            let fixed = if vector { 6 * pairs + 10 * m } else { 0 };
+            fixed + if packed * pairs + l * m < l * pairs { packed * (pairs + m) + l * m } else { l * (pairs + m) }
         } else {
-            live_words * (pairs + m)
+            l * (pairs + m)
         };
-        (work as f64) < LIST_UPDATE_WORDS * list_work
+        (bits as f64, self.live_groups[q] as f64 * mean_pairs * LIST_UPDATE_WORDS)
+    }
+
+    /// True when plane `q`'s groups in the set are cheaper added pair by pair from their
+    /// lists than counted ([`PairBits::plane_work`]): a high bit of rare counts.
+    fn plane_by_lists(&self, q: usize, m: usize, lists: &GroupLists) -> bool {
+        let (bits, by_lists) = self.plane_work(q, m, lists.mean_pairs);
+        by_lists < bits
     }
 
     /// Writes into `pairs` (channel by channel, each the upper triangle with its
     /// diagonal of `m` features) the sums over `set`, whose live words
     /// [`PairBits::cheaper`] noted.
-    fn sum_triangle(&mut self, set: &[u64], m: usize, k: usize, pairs: &mut [f64], poller: &mut Poller) -> Result<(), Halt> {
+    fn sum_triangle(&mut self, set: &[u64], m: usize, k: usize, pairs: &mut [f64], lists: GroupLists, poller: &mut Poller) -> Result<(), Halt> {
         with_bit_extract(
             #[inline(always)]
             |extract| match extract {
-                Some(e) => self.sum_triangle_body(set, m, k, pairs, poller, Some(move |x, mask| e.extract(x, mask))),
-                None => self.sum_triangle_body(set, m, k, pairs, poller, None::<fn(u64, u64) -> u64>),
+                Some(e) => self.sum_triangle_body(set, m, k, pairs, lists, poller, Some(move |x, mask| e.extract(x, mask))),
+                None => self.sum_triangle_body(set, m, k, pairs, lists, poller, None::<fn(u64, u64) -> u64>),
             },
         )
     }
@@ -1642,7 +1667,8 @@ impl PairBits {
     /// [`PairBits::sum_triangle`], packing sparse sets with `extract` (the bits of a word
     /// at a mask's positions, packed: [`treeopt_core::bitset::BitExtract::extract`]) when given.
     #[inline(always)]
-    fn sum_triangle_body<E: Fn(u64, u64) -> u64 + Copy>(&mut self, set: &[u64], m: usize, k: usize, pairs: &mut [f64], poller: &mut Poller, extract: Option<E>) -> Result<(), Halt> {
+    #[allow(clippy::too_many_arguments)]
+    fn sum_triangle_body<E: Fn(u64, u64) -> u64 + Copy>(&mut self, set: &[u64], m: usize, k: usize, pairs: &mut [f64], lists: GroupLists, poller: &mut Poller, extract: Option<E>) -> Result<(), Halt> {
         let w = self.words;
         let per_channel = pairs.len() / k;
         pairs.fill(0.0);
@@ -1652,16 +1678,31 @@ impl PairBits {
             if l == 0 {
                 continue;
             }
+            let mask = &self.masks[q * w..(q + 1) * w];
+            let sums = &mut pairs[c * per_channel..(c + 1) * per_channel];
+            if self.plane_by_lists(q, m, &lists) {
+                // A plane of a few groups (a high bit of rare counts): their listed pairs
+                // one by one, where a pass over the triangle would cost its every block.
+                for &i in live {
+                    let mut word = set[i as usize] & mask[i as usize];
+                    while word != 0 {
+                        let g = i as usize * 64 + word.trailing_zeros() as usize;
+                        word &= word - 1;
+                        let ones = &lists.listed[lists.start[g] as usize..lists.start[g + 1] as usize];
+                        add_to_triangle(sums, m, ones, weight, true);
+                        poller.add(ones.len() * (ones.len() + 1) / 2)?;
+                    }
+                }
+                continue;
+            }
             // The live words of the set within the plane, then those words of every column
             // within them, word by word (`l x m`): the pairs of feature i are then counted
             // along contiguous rows, one word of i at a time (words where i has no group
             // skipped), into a count per pair.
-            let mask = &self.masks[q * w..(q + 1) * w];
             self.set_words.clear();
             self.set_words.extend(live.iter().map(|&i| set[i as usize] & mask[i as usize]));
             self.compact.clear();
             let packed = self.live_groups[q].div_ceil(64);
-            let sums = &mut pairs[c * per_channel..(c + 1) * per_channel];
             match extract.filter(|_| packed * (m + 1) * m / 2 + l * m < l * (m + 1) * m / 2) {
                 // The set's groups in the plane packed into `packed` whole words (their bits
                 // of every column extracted word by word, at the same offsets for all
@@ -2281,6 +2322,10 @@ mod tests {
                 let (n, k) = (kernel.active.len(), kernel.k);
                 let len = n * (n + 1) / 2 * k;
                 let bits = kernel.bits.as_mut().expect("whole weights build bits");
+                // Every plane by population counts, or (a mean of no pairs a group) every
+                // plane group by group from the lists.
+                let counted = GroupLists { start: &kernel.listed_start, listed: &kernel.listed, mean_pairs: f64::INFINITY };
+                let listed = GroupLists { mean_pairs: 0.0, ..counted };
                 let mut poller = Poller { work: 0, stop: &mut never };
                 let mut as_is = vec![0.0; len];
                 bits.note_live(&set);
@@ -2289,13 +2334,16 @@ mod tests {
                     .map(|q| bits.live[q].iter().map(|&i| (set[i as usize] & bits.masks[q * bits.words + i as usize]).count_ones() as usize).sum::<usize>().div_ceil(64))
                     .sum();
                 packed_sets += (packed * 2 < live) as usize;
-                bits.sum_triangle_body(&set, n, k, &mut as_is, &mut poller, None::<fn(u64, u64) -> u64>).unwrap();
+                bits.sum_triangle_body(&set, n, k, &mut as_is, counted, &mut poller, None::<fn(u64, u64) -> u64>).unwrap();
                 let mut by_software = vec![0.0; len];
-                bits.sum_triangle_body(&set, n, k, &mut by_software, &mut poller, Some(treeopt_core::bitset::extract_bits)).unwrap();
+                bits.sum_triangle_body(&set, n, k, &mut by_software, counted, &mut poller, Some(treeopt_core::bitset::extract_bits)).unwrap();
                 assert_eq!(by_software, as_is, "seed {seed}, step {step}");
                 let mut by_cpu = vec![0.0; len];
-                bits.sum_triangle(&set, n, k, &mut by_cpu, &mut poller).unwrap();
+                bits.sum_triangle(&set, n, k, &mut by_cpu, counted, &mut poller).unwrap();
                 assert_eq!(by_cpu, as_is, "seed {seed}, step {step}");
+                let mut by_lists = vec![0.0; len];
+                bits.sum_triangle(&set, n, k, &mut by_lists, listed, &mut poller).unwrap();
+                assert_eq!(by_lists, as_is, "seed {seed}, step {step}");
                 if set.iter().all(|&w| w == 0) {
                     continue;
                 }
