@@ -960,7 +960,7 @@ impl Depth2 {
             // has groups (the same integer sums).
             let size = set.iter().map(|w| w.count_ones() as usize).sum::<usize>();
             match self.bits.as_mut() {
-                Some(bits) if self.bit_sums != BitSums::Never && bits.planes.len() * bits.words < size => bits.totals(set, &mut self.total),
+                Some(bits) if self.bit_sums != BitSums::Never && bits.total_words() < size => bits.totals(set, &mut self.total),
                 _ => {
                     let (values, total) = (&self.values, &mut self.total);
                     for_each_one(set, |g| {
@@ -1433,6 +1433,9 @@ struct PairBits {
     /// Per plane, its channel and weight, and (`planes x words`) its groups.
     planes: Vec<(usize, f64)>,
     masks: Vec<u64>,
+    /// Per plane, the words its groups are in when they are few (a high bit of rare
+    /// counts): the passes over a set's words visit those only.
+    sparse: Vec<Option<Vec<u32>>>,
     /// Scratch: per plane, the words where it meets the current set and the set's groups
     /// in it; those words of the set and plane; those words of every column, word by
     /// word (or packed); and one feature's counts with the others.
@@ -1515,7 +1518,13 @@ impl PairBits {
             }
         }
         let live = vec![Vec::new(); planes.len()];
-        Some(PairBits { words, columns, planes, masks, live, live_groups: Vec::new(), set_words: Vec::new(), compact: Vec::new(), counts: Vec::new() })
+        let sparse = (0..planes.len())
+            .map(|q| {
+                let held: Vec<u32> = (0..words).filter(|&i| masks[q * words + i] != 0).map(|i| i as u32).collect();
+                (4 * held.len() < words).then_some(held)
+            })
+            .collect();
+        Some(PairBits { words, columns, planes, masks, sparse, live, live_groups: Vec::new(), set_words: Vec::new(), compact: Vec::new(), counts: Vec::new() })
     }
 
     /// The class channels' sum over the groups of `solved` missing from `set` (the first
@@ -1524,9 +1533,19 @@ impl PairBits {
         let w = self.words;
         let mut weight = 0.0;
         for (q, &(_, plane)) in self.planes.iter().enumerate().filter(|(_, p)| p.0 < c) {
-            weight += plane * count_and_not(solved, set, &self.masks[q * w..(q + 1) * w]) as f64;
+            let mask = &self.masks[q * w..(q + 1) * w];
+            let n = match &self.sparse[q] {
+                Some(held) => held.iter().map(|&i| (solved[i as usize] & !set[i as usize] & mask[i as usize]).count_ones() as u64).sum(),
+                None => count_and_not(solved, set, mask),
+            };
+            weight += plane * n as f64;
         }
         weight
+    }
+
+    /// Words [`PairBits::totals`] reads: every plane's, the sparse ones' own only.
+    fn total_words(&self) -> usize {
+        self.sparse.iter().map(|held| held.as_ref().map_or(self.words, Vec::len)).sum()
     }
 
     /// Adds to `total` (per channel) the sums over `set`.
@@ -1537,7 +1556,11 @@ impl PairBits {
                 let w = self.words;
                 for (q, &(c, weight)) in self.planes.iter().enumerate() {
                     let mask = &self.masks[q * w..(q + 1) * w];
-                    total[c] += weight * set.iter().zip(mask).map(|(s, x)| (s & x).count_ones()).sum::<u32>() as f64;
+                    let n: u32 = match &self.sparse[q] {
+                        Some(held) => held.iter().map(|&i| (set[i as usize] & mask[i as usize]).count_ones()).sum(),
+                        None => set.iter().zip(mask).map(|(s, x)| (s & x).count_ones()).sum(),
+                    };
+                    total[c] += weight * n as f64;
                 }
             },
         )
@@ -1583,7 +1606,7 @@ impl PairBits {
     }
 
     fn bytes(&self) -> usize {
-        8 * (self.columns.capacity() + self.masks.capacity() + self.set_words.capacity() + self.compact.capacity() + 2 * self.planes.capacity()) + 4 * (self.counts.capacity() + self.live.iter().map(|l| l.capacity()).sum::<usize>())
+        8 * (self.columns.capacity() + self.masks.capacity() + self.set_words.capacity() + self.compact.capacity() + 2 * self.planes.capacity()) + 4 * (self.counts.capacity() + self.live.iter().chain(self.sparse.iter().flatten()).map(|l| l.capacity()).sum::<usize>())
             + 8 * self.live_groups.capacity()
     }
 
@@ -1596,12 +1619,15 @@ impl PairBits {
             live.clear();
             let mask = &self.masks[q * w..(q + 1) * w];
             let mut groups = 0;
-            for (i, (s, x)) in set.iter().zip(mask).enumerate() {
-                let word = s & x;
+            let mut note = |i: usize, word: u64| {
                 if word != 0 {
                     live.push(i as u32);
                     groups += word.count_ones() as usize;
                 }
+            };
+            match &self.sparse[q] {
+                Some(held) => held.iter().for_each(|&i| note(i as usize, set[i as usize] & mask[i as usize])),
+                None => set.iter().zip(mask).enumerate().for_each(|(i, (s, x))| note(i, s & x)),
             }
             self.live_groups.push(groups);
             live_words += live.len();
