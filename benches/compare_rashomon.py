@@ -58,8 +58,8 @@ set is every tree within ``(1 + bound)`` times that objective. Where the look-ah
 is optimal the two sets agree; where it is not, tree-praxis's bound is looser than the
 definition. On instances whose set is a handful of trees at depth four (the last three
 held-out instances), the proof is most of treeopt's fit, and tree-praxis is faster on
-two of them (fico and coupon_carryout, quantiles 2, λ 0.02: 1.4x and 1.1x on a CPU
-with AVX-512).
+coupon_carryout (quantiles 2, λ 0.02: 1.15x on a CPU with AVX-512; fico and breast
+cancer about 0.97x).
 
 The bound is multiplicative for all four: ``bound`` is treeopt's ``rashomon_bound``,
 tree-praxis's and arborenum's ``rashomon_mult`` and treefarms'
@@ -104,9 +104,9 @@ HELD_OUT = [
     ("tic-tac-toe", 0, 0.01, 0.05, 4),
     ("rice", 3, 0.01, 0.05, 3),
     ("bank", 3, 0.01, 0.05, 4),
-    # Found slower than tree-praxis (1.35-1.95x, interleaved; 0.98-1.4x since the AVX-512
-    # kernels): depth four, where the set is a few trees and proving the optimum is most
-    # of treeopt's fit (see the docstring).
+    # Found slower than tree-praxis (1.35-1.95x, interleaved; 0.97-1.15x since the
+    # AVX-512 kernels): depth four, where the set is a few trees and proving the optimum
+    # is most of treeopt's fit (see the docstring).
     ("fico", 2, 0.02, 0.05, 4),
     ("coupon_carryout", 2, 0.02, 0.05, 4),
     ("breast_cancer", 2, 0.01, 0.05, 4),
