@@ -343,17 +343,8 @@ unsafe fn add_row_counts_avx512(rows: &[u64], m: usize, at: &[u32], words: &[u64
                 *acc = _mm512_add_epi64(*acc, _mm512_popcnt_epi64(_mm512_and_si512(s, x)));
             }
         }
-        for (b, acc) in acc.iter().enumerate() {
-            let lanes = (m - f).saturating_sub(8 * b).min(8);
-            if lanes == 0 {
-                break;
-            }
-            let mut out = [0u64; 8];
-            // SAFETY: `out` holds eight words.
-            unsafe { _mm512_storeu_si512(out.as_mut_ptr() as *mut __m512i, *acc) };
-            for (n, &x) in counts[f + 8 * b..f + 8 * b + lanes].iter_mut().zip(&out) {
-                *n += x as u32;
-            }
+        for (b, &acc) in acc.iter().enumerate().take((m - f).div_ceil(8)) {
+            add_lanes(acc, &mut counts[f + 8 * b..m.min(f + 8 * b + 8)]);
         }
         f += 8 * BLOCKS;
     }
@@ -430,6 +421,20 @@ unsafe fn block_pair_counts<const B: usize>(rows: &[u64], m: usize, i: usize, j:
     any
 }
 
+/// Adds the first `counts.len()` (at most eight) lanes of `acc` to `counts`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn add_lanes(acc: std::arch::x86_64::__m512i, counts: &mut [u32]) {
+    use std::arch::x86_64::*;
+    let mut out = [0u64; 8];
+    // SAFETY: `out` holds eight words.
+    unsafe { _mm512_storeu_si512(out.as_mut_ptr() as *mut __m512i, acc) };
+    for (n, &x) in counts.iter_mut().zip(&out) {
+        *n += x as u32;
+    }
+}
+
 /// [`add_pair_counts`] eight columns at a time, several blocks per pass over the rows
 /// ([`pair_blocks`]).
 ///
@@ -438,7 +443,6 @@ unsafe fn block_pair_counts<const B: usize>(rows: &[u64], m: usize, i: usize, j:
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vpopcntdq")]
 unsafe fn add_pair_counts_avx512(rows: &[u64], m: usize, i: usize, counts: &mut [u32]) {
-    use std::arch::x86_64::*;
     let len = m - i;
     let mut j = 0;
     while j < len {
@@ -446,13 +450,7 @@ unsafe fn add_pair_counts_avx512(rows: &[u64], m: usize, i: usize, counts: &mut 
         let (blocks, counted) = unsafe { pair_blocks(rows, m, i, i + j, len - j) };
         if let Some(acc) = counted {
             for (b, (_, acc)) in acc.into_iter().take(blocks).enumerate() {
-                let mut out = [0u64; 8];
-                // SAFETY: `out` holds eight words.
-                unsafe { _mm512_storeu_si512(out.as_mut_ptr() as *mut __m512i, acc) };
-                let lanes = (len - j - 8 * b).min(8);
-                for (n, &x) in counts[j + 8 * b..j + 8 * b + lanes].iter_mut().zip(&out) {
-                    *n += x as u32;
-                }
+                add_lanes(acc, &mut counts[j + 8 * b..len.min(j + 8 * b + 8)]);
             }
         }
         j += 8 * blocks;
