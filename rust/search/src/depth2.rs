@@ -14,7 +14,7 @@
 use crate::objective::Objective;
 use crate::rules::{side, Rules, Side};
 use crate::split::{SplitFamily, Task};
-use treeopt_core::bitset::{add_pair_sums, add_row_counts, count_and_not, for_each_one, vector_popcount, with_bit_extract, with_popcount};
+use treeopt_core::bitset::{add_pair_sums, add_row_counts, count_and_not, for_each_one, is_empty, popcount, vector_popcount, with_bit_extract, with_popcount};
 
 /// A subtree of depth at most two: `None` children are leaves.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -136,6 +136,20 @@ pub(crate) struct Depth2 {
     /// two children of a split, and each resembles the same child of the split before.
     spare_pairs: Vec<f64>,
     spare_held: Vec<u64>,
+    /// The union of the last two disjoint sets whose triangles were held together (the
+    /// two children of a split) and its triangle, their sums added: the search then asks
+    /// for the children of the node's other splits in pairs, and the second of each pair
+    /// is the union less the first, one subtraction per pair where counting it would
+    /// cost a pass over its groups. Only where sums stay exact ([`Depth2::exact_sums`]).
+    union_pairs: Vec<f64>,
+    union_held: Vec<u64>,
+    /// Scratch: the union's groups outside the current set.
+    complement: Vec<u64>,
+    /// The absolute values of all groups, summed, are whole and below 2^53: any sum
+    /// over a set, and any difference of two, is exact.
+    exact_sums: bool,
+    /// The current call's budget has room for the union's triangle.
+    union_fits: bool,
     /// The optima of the last few sets solved at depth two, for STreeD's similarity
     /// bound (kept only where it holds: a minimum leaf support of one, and an objective
     /// bounding what a group adds to a leaf, [`Objective::insertion_cost`]).
@@ -256,6 +270,7 @@ impl Depth2 {
         }
         // Row counts are whole: no check of each value (car_evaluation: 6,912 of them).
         let integral = (values.is_empty() && t.obj.stats_are_counts()) || (0..t.data.n_groups()).all(|g| group_values(&values, &t.obj, g, k).iter().all(|v| treeopt_core::dataset::is_whole(*v) && v.abs() < 9.0e15));
+        let exact_sums = integral && (0..t.data.n_groups()).map(|g| group_values(&values, &t.obj, g, k).iter().map(|v| v.abs()).sum::<f64>()).sum::<f64>() < EXACT_SUMS;
         Depth2 {
             m,
             c,
@@ -286,6 +301,11 @@ impl Depth2 {
             held: Vec::new(),
             spare_pairs: Vec::new(),
             spare_held: Vec::new(),
+            union_pairs: Vec::new(),
+            union_held: Vec::new(),
+            complement: Vec::new(),
+            exact_sums,
+            union_fits: false,
             solved: std::collections::VecDeque::new(),
             similarity: min_support <= 1.0 && t.data.n_groups() > 0 && t.obj.insertion_cost(0).is_some(),
             uniform_insertion: uniform_insertion(&t.obj, t.data.n_groups()),
@@ -314,7 +334,7 @@ impl Depth2 {
     /// Bytes held by the kernel's buffers.
     pub fn bytes(&self) -> usize {
         self.flipped.capacity()
-            + 8 * (self.values.capacity() + self.feature_rows.capacity() + self.diag.capacity() + self.pairs.capacity() + self.held.capacity() + self.spare_pairs.capacity() + self.spare_held.capacity() + self.solved.iter().map(|s| s.0.capacity() + 1).sum::<usize>())
+            + 8 * (self.values.capacity() + self.feature_rows.capacity() + self.diag.capacity() + self.pairs.capacity() + self.held.capacity() + self.spare_pairs.capacity() + self.spare_held.capacity() + self.union_pairs.capacity() + self.union_held.capacity() + self.complement.capacity() + self.solved.iter().map(|s| s.0.capacity() + 1).sum::<usize>())
             + 4 * [&self.count, &self.listed_start, &self.listed, &self.slot, &self.active, &self.local_start, &self.local, &self.local_group]
                 .iter()
                 .map(|v| v.capacity())
@@ -337,6 +357,7 @@ impl Depth2 {
     pub fn release_pairs(&mut self) {
         (self.pairs, self.held) = (Vec::new(), Vec::new());
         (self.spare_pairs, self.spare_held) = (Vec::new(), Vec::new());
+        (self.union_pairs, self.union_held) = (Vec::new(), Vec::new());
     }
 
     /// Writes into `row` (by position in `splitting`, `k` values each) the sums of the
@@ -976,6 +997,8 @@ impl Depth2 {
                 self.pairs.resize(len, 0.0);
                 self.held.clear();
             }
+            // The union's triangle takes at most a quarter of the budget.
+            self.union_fits = unlimited || self.bytes() + 8 * len.saturating_sub(self.union_pairs.capacity()) <= budget / 4;
             return Ok(Layout::Triangle);
         }
         // The pair buffer is about to hold something else.
@@ -1109,88 +1132,25 @@ impl Depth2 {
     fn accumulate<const K: usize, O: Objective, S: SplitFamily>(&mut self, t: &Task<O, S>, set: &[u64], layout: Layout, poller: &mut Poller) -> Result<(), Halt> {
         let (n, k) = (self.active.len(), channels::<K>(self.k));
         if self.identity {
-            // All features, the whole triangle with its diagonal, straight from the data:
-            // from zero, or from the sums of the set held by adding the groups it lacks
-            // and taking away those it has in excess, when they are fewer.
-            let size = set.iter().map(|w| w.count_ones()).sum::<u32>();
-            let len = self.pairs.len();
-            let differ = |pairs: &[f64], held: &[u64], updates: u32| {
-                let fresh_enough = self.integral || updates < UPDATES_BEFORE_REFRESH;
-                if self.updatable && fresh_enough && held.len() == set.len() && pairs.len() == len {
-                    set.iter().zip(held).map(|(a, b)| (a ^ b).count_ones()).sum::<u32>()
+            if !self.from_union(set) {
+                // Within the union, the smaller of the set and its complement is summed,
+                // the set's sums the union's less the complement's.
+                let mut complement = std::mem::take(&mut self.complement);
+                if self.union_complement(set, &mut complement) {
+                    let counted = self.sum_whole::<K, O, S>(t, &complement, poller);
+                    self.complement = complement;
+                    counted?;
+                    self.minus_held(set);
                 } else {
-                    u32::MAX
-                }
-            };
-            let (mine, spare) = (differ(&self.pairs, &self.held, self.updates), differ(&self.spare_pairs, &self.spare_held, self.spare_updates));
-            // Summed afresh by population counts when that costs less than the lists (from
-            // zero or from the closer triangle); the older triangle is overwritten.
-            let list_work = mine.min(spare).min(size) as f64 * self.mean_group_pairs;
-            let mean_pairs = self.mean_group_pairs;
-            let by_bits = self.bits.as_mut().is_some_and(|bits| bits.cheaper(set, n, list_work, mean_pairs));
-            if self.bits.is_some() && (by_bits || self.bit_sums == BitSums::Always) && self.bit_sums != BitSums::Never {
-                std::mem::swap(&mut self.pairs, &mut self.spare_pairs);
-                std::mem::swap(&mut self.held, &mut self.spare_held);
-                std::mem::swap(&mut self.updates, &mut self.spare_updates);
-                self.pairs.resize(len, 0.0);
-                let bits = self.bits.as_mut().expect("checked just above");
-                let lists = GroupLists { start: &self.listed_start, listed: &self.listed, mean_pairs: self.mean_group_pairs };
-                bits.sum_triangle(set, n, k, &mut self.pairs, lists, poller)?;
-                self.updates = 0;
-                self.held.clear();
-                self.held.extend_from_slice(set);
-                let per_channel = len / k;
-                for i in 0..n {
-                    for t in 0..k {
-                        self.diag[i * k + t] = self.pairs[t * per_channel + triangle_start(n, i)];
-                    }
-                }
-                return Ok(());
-            }
-            // Update the closer triangle; when neither is close, overwrite the older one.
-            let differ = if spare < mine || mine >= size {
-                std::mem::swap(&mut self.pairs, &mut self.spare_pairs);
-                std::mem::swap(&mut self.held, &mut self.spare_held);
-                std::mem::swap(&mut self.updates, &mut self.spare_updates);
-                if self.pairs.len() != len {
-                    self.pairs.clear();
-                    self.pairs.resize(len, 0.0);
-                }
-                spare
-            } else {
-                mine
-            };
-            let held = std::mem::take(&mut self.held);
-            let (values, pairs) = (&self.values, &mut self.pairs);
-            let per_channel = len / k;
-            if differ >= size {
-                pairs.fill(0.0);
-            }
-            let update = differ < size;
-            self.updates = if update { self.updates + 1 } else { 0 };
-            for (wi, &word) in set.iter().enumerate() {
-                let (add, remove) = if update { (word & !held[wi], held[wi] & !word) } else { (word, 0) };
-                for (mut w, sign) in [(add, 1.0), (remove, -1.0)] {
-                    while w != 0 {
-                        let g = wi * 64 + w.trailing_zeros() as usize;
-                        w &= w - 1;
-                        let v = group_values(values, &t.obj, g, k);
-                        // Identity mode is chosen only when the kernel keeps its lists.
-                        let ones = &self.listed[self.listed_start[g] as usize..self.listed_start[g + 1] as usize];
-                        for (sums, &v) in pairs.chunks_exact_mut(per_channel).zip(v) {
-                            add_to_triangle(sums, n, ones, sign * v, true);
-                        }
-                        poller.add(ones.len() * (ones.len() + 1) / 2)?;
-                    }
+                    self.complement = complement;
+                    self.sum_whole::<K, O, S>(t, set, poller)?;
+                    self.note_union(set);
                 }
             }
-            let mut held = held;
-            held.clear();
-            held.extend_from_slice(set);
-            self.held = held;
+                let (n, per_channel) = (self.m, self.pairs.len() / k);
             for i in 0..n {
                 for t in 0..k {
-                    self.diag[i * k + t] = pairs[t * per_channel + triangle_start(n, i)];
+                    self.diag[i * k + t] = self.pairs[t * per_channel + triangle_start(n, i)];
                 }
             }
             return Ok(());
@@ -1238,6 +1198,158 @@ impl Depth2 {
                 pairs[t * per_channel + s] = self.diag[i * k + t];
             }
         }
+        Ok(())
+    }
+
+    /// When `set` and the set held are the two parts of the union kept
+    /// ([`Depth2::note_union`]): the triangle of `set` as the union's less the held one
+    /// (which becomes the spare), and true. When the spare holds `set` already, the two
+    /// trade places.
+    fn from_union(&mut self, set: &[u64]) -> bool {
+        let len = self.pairs.len();
+        if self.spare_held == set && self.spare_pairs.len() == len && !set.is_empty() {
+            std::mem::swap(&mut self.pairs, &mut self.spare_pairs);
+            std::mem::swap(&mut self.held, &mut self.spare_held);
+            std::mem::swap(&mut self.updates, &mut self.spare_updates);
+            return true;
+        }
+        let parts = self.exact_sums
+            && self.union_pairs.len() == len
+            && self.union_held.len() == set.len()
+            && self.held.len() == set.len()
+            && set.iter().zip(&self.held).zip(&self.union_held).all(|((s, h), u)| s & h == 0 && s | h == *u);
+        if !parts {
+            return false;
+        }
+        self.minus_held(set);
+        true
+    }
+
+    /// Writes into `complement` the union's groups outside `set` and returns true when
+    /// `set` lies within the union kept and has more groups than that complement.
+    fn union_complement(&self, set: &[u64], complement: &mut Vec<u64>) -> bool {
+        let within = self.exact_sums
+            && self.union_pairs.len() == self.pairs.len()
+            && self.union_held.len() == set.len()
+            && set.iter().zip(&self.union_held).all(|(s, u)| s & !u == 0);
+        if !within {
+            return false;
+        }
+        complement.clear();
+        complement.extend(set.iter().zip(&self.union_held).map(|(s, u)| u & !s));
+        popcount(complement) < popcount(set)
+    }
+
+    /// The triangle of `set` as the union's less the held one, which becomes the spare.
+    fn minus_held(&mut self, set: &[u64]) {
+        std::mem::swap(&mut self.pairs, &mut self.spare_pairs);
+        std::mem::swap(&mut self.held, &mut self.spare_held);
+        std::mem::swap(&mut self.updates, &mut self.spare_updates);
+        self.pairs.clear();
+        self.pairs.extend(self.union_pairs.iter().zip(&self.spare_pairs).map(|(u, a)| u - a));
+        self.held.clear();
+        self.held.extend_from_slice(set);
+        self.updates = 0;
+    }
+
+    /// After `set` is summed: when the spare triangle's set is disjoint from it (the
+    /// sibling just before it), keeps their union and its triangle for [`Depth2::from_union`].
+    fn note_union(&mut self, set: &[u64]) {
+        let len = self.pairs.len();
+        let disjoint = self.exact_sums
+            && self.union_fits
+            && self.spare_pairs.len() == len
+            && self.spare_held.len() == set.len()
+            && set.iter().zip(&self.spare_held).all(|(s, h)| s & h == 0)
+            && !is_empty(set)
+            && !is_empty(&self.spare_held);
+        if !disjoint {
+            return;
+        }
+        self.union_pairs.clear();
+        self.union_pairs.extend(self.pairs.iter().zip(&self.spare_pairs).map(|(a, b)| a + b));
+        self.union_held.clear();
+        self.union_held.extend(set.iter().zip(&self.spare_held).map(|(a, b)| a | b));
+    }
+
+    /// The whole triangle of all features with its diagonal, straight from the data: from
+    /// zero, or from the sums of the set held by adding the groups it lacks and taking
+    /// away those it has in excess, when they are fewer; the set held before becomes the
+    /// spare.
+    fn sum_whole<const K: usize, O: Objective, S: SplitFamily>(&mut self, t: &Task<O, S>, set: &[u64], poller: &mut Poller) -> Result<(), Halt> {
+        let (n, k) = (self.m, channels::<K>(self.k));
+        let size = set.iter().map(|w| w.count_ones()).sum::<u32>();
+        let len = self.pairs.len();
+        let differ = |pairs: &[f64], held: &[u64], updates: u32| {
+            let fresh_enough = self.integral || updates < UPDATES_BEFORE_REFRESH;
+            if self.updatable && fresh_enough && held.len() == set.len() && pairs.len() == len {
+                set.iter().zip(held).map(|(a, b)| (a ^ b).count_ones()).sum::<u32>()
+            } else {
+                u32::MAX
+            }
+        };
+        let (mine, spare) = (differ(&self.pairs, &self.held, self.updates), differ(&self.spare_pairs, &self.spare_held, self.spare_updates));
+        // Summed afresh by population counts when that costs less than the lists (from
+        // zero or from the closer triangle); the older triangle is overwritten.
+        let list_work = mine.min(spare).min(size) as f64 * self.mean_group_pairs;
+        let mean_pairs = self.mean_group_pairs;
+        let by_bits = self.bits.as_mut().is_some_and(|bits| bits.cheaper(set, n, list_work, mean_pairs));
+        if self.bits.is_some() && (by_bits || self.bit_sums == BitSums::Always) && self.bit_sums != BitSums::Never {
+            std::mem::swap(&mut self.pairs, &mut self.spare_pairs);
+            std::mem::swap(&mut self.held, &mut self.spare_held);
+            std::mem::swap(&mut self.updates, &mut self.spare_updates);
+            self.pairs.resize(len, 0.0);
+            // Nothing is held until the sums are whole (a stop may interrupt them).
+            self.held.clear();
+            let bits = self.bits.as_mut().expect("checked just above");
+            let lists = GroupLists { start: &self.listed_start, listed: &self.listed, mean_pairs: self.mean_group_pairs };
+            bits.sum_triangle(set, n, k, &mut self.pairs, lists, poller)?;
+            self.updates = 0;
+            self.held.clear();
+            self.held.extend_from_slice(set);
+            return Ok(());
+        }
+        // Update the closer triangle; when neither is close, overwrite the older one.
+        let differ = if spare < mine || mine >= size {
+            std::mem::swap(&mut self.pairs, &mut self.spare_pairs);
+            std::mem::swap(&mut self.held, &mut self.spare_held);
+            std::mem::swap(&mut self.updates, &mut self.spare_updates);
+            if self.pairs.len() != len {
+                self.pairs.clear();
+                self.pairs.resize(len, 0.0);
+            }
+            spare
+        } else {
+            mine
+        };
+        let held = std::mem::take(&mut self.held);
+        let (values, pairs) = (&self.values, &mut self.pairs);
+        let per_channel = len / k;
+        if differ >= size {
+            pairs.fill(0.0);
+        }
+        let update = differ < size;
+        self.updates = if update { self.updates + 1 } else { 0 };
+        for (wi, &word) in set.iter().enumerate() {
+            let (add, remove) = if update { (word & !held[wi], held[wi] & !word) } else { (word, 0) };
+            for (mut w, sign) in [(add, 1.0), (remove, -1.0)] {
+                while w != 0 {
+                    let g = wi * 64 + w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    let v = group_values(values, &t.obj, g, k);
+                    // Identity mode is chosen only when the kernel keeps its lists.
+                    let ones = &self.listed[self.listed_start[g] as usize..self.listed_start[g + 1] as usize];
+                    for (sums, &v) in pairs.chunks_exact_mut(per_channel).zip(v) {
+                        add_to_triangle(sums, n, ones, sign * v, true);
+                    }
+                    poller.add(ones.len() * (ones.len() + 1) / 2)?;
+                }
+            }
+        }
+        let mut held = held;
+        held.clear();
+        held.extend_from_slice(set);
+        self.held = held;
         Ok(())
     }
 
@@ -2450,6 +2562,90 @@ mod tests {
                 assert_eq!(got, want, "seed {seed}, step {step}");
             }
         }
+    }
+
+    #[test]
+    fn children_from_their_union_agree_with_fresh_sums() {
+        // The children of a node on one split after another, asked as the search asks
+        // them (both in either order, or one alone): the triangles kept from the union of
+        // two siblings (a sibling as the union less the other, a child as the union less
+        // its smaller complement) are the ones a fresh kernel sums, to the bit, by the
+        // lists and by population counts; weighted sums are never taken from the union.
+        let (mut from_union, mut by_complement) = (0, 0);
+        for seed in 0..24u64 {
+            let classes = 2 + (seed % 3) as usize;
+            let (rows, m) = (60 + 7 * seed as usize, 7 + (seed % 5) as usize);
+            let (x, y, w) = random_rows(rows, m, classes, seed + 1700);
+            let weights: Option<Vec<f64>> = match seed % 3 {
+                0 => None,
+                1 => Some(w.iter().map(|v| (v + 0.5) * 2.0).collect()),
+                _ => Some(w.iter().map(|v| v + 0.25).collect()),
+            };
+            let data = BinaryDataset::new(&x, rows, m, &y, classes, weights.as_deref()).unwrap();
+            let task = Task { data: &data, obj: Misclassification::new(&data), splits: ZeroOneColumns::new(&data) };
+            let rules = Rules { penalty: 0.25, min_support: 1.0 };
+            let mut kernel = Depth2::new(&task, None, rules.min_support);
+            kernel.bit_sums = [BitSums::Estimated, BitSums::Always, BitSums::Never][(seed / 3 % 3) as usize];
+            assert_eq!(kernel.exact_sums, seed % 3 != 2);
+            let mut never = || None;
+            let mut state = seed;
+            let mut next = || {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                state >> 33
+            };
+            // Two nodes, each a random half of the groups, then sets asked in a random
+            // order: mostly children of the node and their siblings, at times the node,
+            // a random part of it or a set overlapping the last.
+            for _node in 0..2 {
+                let node: Vec<u64> = (0..data.words()).map(|i| (0..64).fold(0u64, |word, b| word | (((i * 64 + b < data.n_groups() && next() % 2 == 0) as u64) << b))).collect();
+                let mut last = node.clone();
+                for step in 0..60 {
+                    let set: Vec<u64> = match next() % 10 {
+                        0..=3 => node.iter().zip(&last).map(|(a, b)| a & !b).collect(),
+                        4..=6 => {
+                            let (f, right) = ((next() % m as u64) as usize, next() % 2 == 0);
+                            node.iter().zip(data.feature_words(f)).map(|(a, b)| if right { a & b } else { a & !b }).collect()
+                        }
+                        7 => node.clone(),
+                        8 => node.iter().map(|a| a & (next() | next() << 31)).collect(),
+                        _ => {
+                            let (mut set, g) = (last.clone(), next() as usize % data.n_groups());
+                            set[g / 64] ^= 1 << (g % 64);
+                            set
+                        }
+                    };
+                    if is_empty(&set) {
+                        continue;
+                    }
+                    let (held, before) = (kernel.held.clone(), kernel.union_held.clone());
+                    let got = kernel.solve(&task, &set, 2, &rules, usize::MAX, &mut never).unwrap();
+                    let mut fresh = Depth2::new(&task, None, rules.min_support);
+                    fresh.bit_sums = BitSums::Never;
+                    let want = fresh.solve(&task, &set, 2, &rules, usize::MAX, &mut never).unwrap();
+                    assert_eq!(got, want, "seed {seed}, step {step}");
+                    assert!(kernel.identity && fresh.identity);
+                    // The pairs, where the call summed them (a pure set is a leaf at once).
+                    if fresh.held == set {
+                        assert_eq!(kernel.held, set);
+                        if kernel.exact_sums {
+                            assert_eq!(kernel.pairs, fresh.pairs, "seed {seed}, step {step}");
+                        }
+                    }
+                    assert!(kernel.exact_sums || kernel.union_held.is_empty());
+                    let within = before.len() == set.len() && set.iter().zip(&before).all(|(s, u)| s & !u == 0);
+                    if within && before == kernel.union_held {
+                        let sibling = held.len() == set.len() && set.iter().zip(&held).zip(&before).all(|((s, h), u)| s & h == 0 && s | h == *u);
+                        if sibling {
+                            from_union += 1;
+                        } else if popcount(&set) * 2 > popcount(&before) {
+                            by_complement += 1;
+                        }
+                    }
+                    last = set;
+                }
+            }
+        }
+        assert!(from_union > 50 && by_complement > 20, "{from_union} siblings from the union, {by_complement} by the complement");
     }
 
     #[test]
