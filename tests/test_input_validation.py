@@ -204,6 +204,8 @@ def test_one_denormal_cost_makes_that_test_free(cls):
     cost_values=st.lists(st.integers(1, 50), min_size=5, max_size=5),
     criterion=st.sampled_from(["entropy", "gini", "asr", "impure_pairs", "balance"]),
 )
+# Totals just below the float range (185 x 2**1016): kept whole, not halved.
+@example(seed=0, cost_exponent=0, weight_exponent=1016, cost_values=[1] * 5, criterion="entropy")
 def test_cost_and_weight_scale_property(seed, cost_exponent, weight_exponent, cost_values,
                                         criterion):
     """Multiplying every cost by c and every weight by c' (powers of two from 2**-1060

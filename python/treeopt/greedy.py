@@ -446,7 +446,7 @@ def _scale_weights(tree: Tree, exponent: int) -> Tree:
     """
     root = float(tree.weighted_n_node_samples[0])
     if root > 0:
-        exponent = min(exponent, 1023 - int(np.frexp(root)[1]))
+        exponent = min(exponent, 1024 - int(np.frexp(root)[1]))
     if exponent == 0:
         return tree
     return Tree(
