@@ -849,7 +849,9 @@ impl Depth2 {
                 }
             });
         }
-        let root = self.side_of(&t.obj, &total, 2, rules);
+        // Two classes of exact sums: each side in a few instructions (the same sides).
+        let two = self.k == 2 && self.c == 2 && self.two_classes::<2, 2, O>(&total);
+        let root = self.side_at(&t.obj, &total, 2, rules, two);
         let (mut upper, mut lower, mut best) = (root.leaf_cost, root.leaf_cost, None);
         if !root.terminal {
             let (mut one, mut other) = (vec![0.0; k], vec![0.0; k]);
@@ -862,7 +864,7 @@ impl Depth2 {
                 if self.rows::<0, O>(&t.obj, one) < rules.min_support || self.rows::<0, O>(&t.obj, &other) < rules.min_support {
                     continue;
                 }
-                let (a, b) = (self.side_of(&t.obj, one, 1, rules), self.side_of(&t.obj, &other, 1, rules));
+                let (a, b) = (self.side_at(&t.obj, one, 1, rules, two), self.side_at(&t.obj, &other, 1, rules, two));
                 lower = lower.min(a.lb + b.lb);
                 if a.leaf_cost + b.leaf_cost < upper {
                     upper = a.leaf_cost + b.leaf_cost;
