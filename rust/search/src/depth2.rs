@@ -1305,7 +1305,9 @@ impl Depth2 {
             self.held.clear();
             let bits = self.bits.as_mut().expect("checked just above");
             let lists = GroupLists { start: &self.listed_start, listed: &self.listed, mean_pairs: self.mean_group_pairs };
-            bits.sum_triangle(set, n, k, &mut self.pairs, lists, poller)?;
+            // Within the union kept, its groups are packed once and the set's from them.
+            let within = (self.union_held.len() == set.len() && set.iter().zip(&self.union_held).all(|(s, u)| s & !u == 0)).then_some(&self.union_held[..]);
+            bits.sum_triangle(set, within, n, k, &mut self.pairs, lists, poller)?;
             self.updates = 0;
             self.held.clear();
             self.held.extend_from_slice(set);
@@ -1558,6 +1560,26 @@ struct PairBits {
     set_words: Vec<u64>,
     compact: Vec<u64>,
     counts: Vec<u32>,
+    /// The set the sets summed lie within (the union of a node's two children, see
+    /// [`Depth2::note_union`]) and, per plane, its groups packed once
+    /// ([`ParentPlane`]): a child is then packed from those dense words rather than from
+    /// the columns' sparse ones. `None` for a plane not packed yet.
+    parent: Vec<u64>,
+    parent_planes: Vec<Option<ParentPlane>>,
+    /// Scratch: a set's groups among the parent's packed ones, and the rows that hold some.
+    child_mask: Vec<u64>,
+    child_rows: Vec<u32>,
+}
+
+/// One plane of the parent set of [`PairBits`]: the words where the parent meets the
+/// plane (dataset indices) and its groups there, and those groups' bits of every column
+/// packed into `rows` whole words (word-major, as [`pack`] writes them); or, when the
+/// packed rows would not be fewer than half the words a child spans, nothing (`rows` 0).
+struct ParentPlane {
+    live: Vec<u32>,
+    words: Vec<u64>,
+    rows: usize,
+    packed: Vec<u64>,
 }
 
 impl PairBits {
@@ -1638,7 +1660,7 @@ impl PairBits {
                 (4 * held.len() < words).then_some(held)
             })
             .collect();
-        Some(PairBits { words, columns, planes, masks, sparse, live, live_groups: Vec::new(), set_words: Vec::new(), compact: Vec::new(), counts: Vec::new() })
+        Some(PairBits { words, columns, planes, masks, sparse, live, live_groups: Vec::new(), set_words: Vec::new(), compact: Vec::new(), counts: Vec::new(), parent: Vec::new(), parent_planes: Vec::new(), child_mask: Vec::new(), child_rows: Vec::new() })
     }
 
     /// The class channels' sum over the groups of `solved` missing from `set` (the first
@@ -1720,7 +1742,9 @@ impl PairBits {
     }
 
     fn bytes(&self) -> usize {
-        8 * (self.columns.capacity() + self.masks.capacity() + self.set_words.capacity() + self.compact.capacity() + 2 * self.planes.capacity()) + 4 * (self.counts.capacity() + self.live.iter().chain(self.sparse.iter().flatten()).map(|l| l.capacity()).sum::<usize>())
+        let parent: usize = self.parent_planes.iter().flatten().map(|p| 4 * p.live.capacity() + 8 * (p.words.capacity() + p.packed.capacity()) + 48).sum();
+        parent + 8 * (self.parent.capacity() + self.child_mask.capacity()) + 4 * self.child_rows.capacity()
+            + 8 * (self.columns.capacity() + self.masks.capacity() + self.set_words.capacity() + self.compact.capacity() + 2 * self.planes.capacity()) + 4 * (self.counts.capacity() + self.live.iter().chain(self.sparse.iter().flatten()).map(|l| l.capacity()).sum::<usize>())
             + 8 * self.live_groups.capacity()
     }
 
@@ -1794,33 +1818,71 @@ impl PairBits {
     /// Writes into `pairs` (channel by channel, each the upper triangle with its
     /// diagonal of `m` features) the sums over `set`, whose live words
     /// [`PairBits::cheaper`] noted.
-    fn sum_triangle(&mut self, set: &[u64], m: usize, k: usize, pairs: &mut [f64], lists: GroupLists, poller: &mut Poller) -> Result<(), Halt> {
+    /// With `within`, a set holding `set` (the union of a node's children): its groups
+    /// are packed once per plane, and the set's from them.
+    #[allow(clippy::too_many_arguments)]
+    fn sum_triangle(&mut self, set: &[u64], within: Option<&[u64]>, m: usize, k: usize, pairs: &mut [f64], lists: GroupLists, poller: &mut Poller) -> Result<(), Halt> {
         with_bit_extract(
             #[inline(always)]
             |extract| match extract {
-                Some(e) => self.sum_triangle_body(set, m, k, pairs, lists, poller, Some(move |x, mask| e.extract(x, mask))),
-                None => self.sum_triangle_body(set, m, k, pairs, lists, poller, None::<fn(u64, u64) -> u64>),
+                Some(e) => self.sum_triangle_body(set, within, m, k, pairs, lists, poller, Some(move |x, mask| e.extract(x, mask))),
+                None => self.sum_triangle_body(set, within, m, k, pairs, lists, poller, None::<fn(u64, u64) -> u64>),
             },
         )
+    }
+
+    /// Plane `q` of the parent set `parent`, packed (`extract` as [`pack`]'s) when its
+    /// packed rows are at most half of `live` (the words a child of it spans in the
+    /// plane); kept until the parent changes. Returns it when packed.
+    fn parent_plane(&mut self, parent: &[u64], q: usize, m: usize, live: usize, extract: impl Fn(u64, u64) -> u64) -> Option<&ParentPlane> {
+        if self.parent != parent {
+            self.parent.clear();
+            self.parent.extend_from_slice(parent);
+            self.parent_planes.clear();
+        }
+        self.parent_planes.resize_with(self.planes.len(), || None);
+        if self.parent_planes[q].is_none() {
+            let w = self.words;
+            let mask = &self.masks[q * w..(q + 1) * w];
+            let (mut held, mut words) = (Vec::new(), Vec::new());
+            for (i, (p, x)) in parent.iter().zip(mask).enumerate() {
+                if p & x != 0 {
+                    held.push(i as u32);
+                    words.push(p & x);
+                }
+            }
+            let rows = words.iter().map(|x| x.count_ones() as usize).sum::<usize>().div_ceil(64);
+            let mut packed = Vec::new();
+            // Packed only where it pays against the children: a child spanning `live`
+            // words of the plane is then packed from `rows` words, not from `live`.
+            let rows = if 2 * rows <= live {
+                pack(&self.columns, &held, &words, m, rows, extract, &mut packed);
+                rows
+            } else {
+                0
+            };
+            self.parent_planes[q] = Some(ParentPlane { live: held, words, rows, packed });
+        }
+        self.parent_planes[q].as_ref().filter(|p| p.rows > 0)
     }
 
     /// [`PairBits::sum_triangle`], packing sparse sets with `extract` (the bits of a word
     /// at a mask's positions, packed: [`treeopt_core::bitset::BitExtract::extract`]) when given.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    fn sum_triangle_body<E: Fn(u64, u64) -> u64 + Copy>(&mut self, set: &[u64], m: usize, k: usize, pairs: &mut [f64], lists: GroupLists, poller: &mut Poller, extract: Option<E>) -> Result<(), Halt> {
+    fn sum_triangle_body<E: Fn(u64, u64) -> u64 + Copy>(&mut self, set: &[u64], within: Option<&[u64]>, m: usize, k: usize, pairs: &mut [f64], lists: GroupLists, poller: &mut Poller, extract: Option<E>) -> Result<(), Halt> {
         let w = self.words;
         let per_channel = pairs.len() / k;
         pairs.fill(0.0);
-        for (q, &(c, weight)) in self.planes.iter().enumerate() {
-            let live = &self.live[q];
-            let l = live.len();
+        for q in 0..self.planes.len() {
+            let (c, weight) = self.planes[q];
+            let l = self.live[q].len();
             if l == 0 {
                 continue;
             }
-            let mask = &self.masks[q * w..(q + 1) * w];
             let sums = &mut pairs[c * per_channel..(c + 1) * per_channel];
             if self.plane_by_lists(q, m, &lists) {
+                let (live, mask) = (&self.live[q], &self.masks[q * w..(q + 1) * w]);
                 // A plane of a few groups (a high bit of rare counts): their listed pairs
                 // one by one, where a pass over the triangle would cost its every block.
                 for &i in live {
@@ -1839,6 +1901,7 @@ impl PairBits {
             // within them, word by word (`l x m`): the pairs of feature i are then counted
             // along contiguous rows, one word of i at a time (words where i has no group
             // skipped), into a count per pair.
+            let (live, mask) = (&self.live[q], &self.masks[q * w..(q + 1) * w]);
             self.set_words.clear();
             self.set_words.extend(live.iter().map(|&i| set[i as usize] & mask[i as usize]));
             self.compact.clear();
@@ -1850,7 +1913,34 @@ impl PairBits {
                 // column) cost less than the pair counts the packing saves: a subproblem two
                 // levels down holds a few groups of every word (car_evaluation d4: on
                 // average 581 groups in 34 live words of its two planes, 10 packed).
-                Some(extract) => pack(&self.columns, live, &self.set_words, m, packed, extract, &mut self.compact),
+                Some(extract) => {
+                    let (mut child_mask, mut child_rows, mut compact) = (std::mem::take(&mut self.child_mask), std::mem::take(&mut self.child_rows), std::mem::take(&mut self.compact));
+                    match within.and_then(|parent| self.parent_plane(parent, q, m, l, extract)) {
+                        // The set's groups among the parent's packed ones (the same
+                        // groups in the same order), then packed from those rows.
+                        Some(parent) => {
+                            child_mask.clear();
+                            child_mask.resize(parent.rows, 0);
+                            let mut at = 0usize;
+                            for (&i, &p) in parent.live.iter().zip(&parent.words) {
+                                let (word, shift) = (at / 64, at % 64);
+                                let bits = extract(set[i as usize] & p, p);
+                                child_mask[word] |= bits << shift;
+                                let n = p.count_ones() as usize;
+                                if shift + n > 64 {
+                                    child_mask[word + 1] |= bits >> (64 - shift);
+                                }
+                                at += n;
+                            }
+                            child_rows.clear();
+                            child_rows.extend((0..parent.rows as u32).filter(|&r| child_mask[r as usize] != 0));
+                            child_mask.retain(|&x| x != 0);
+                            pack(&parent.packed, &child_rows, &child_mask, m, packed, extract, &mut compact);
+                        }
+                        None => pack(&self.columns, &self.live[q], &self.set_words, m, packed, extract, &mut compact),
+                    }
+                    (self.child_mask, self.child_rows, self.compact) = (child_mask, child_rows, compact);
+                }
                 None => {
                     for (&i, s) in live.iter().zip(&self.set_words) {
                         self.compact.extend(self.columns[i as usize * m..(i as usize + 1) * m].iter().map(|x| x & s));
@@ -2427,9 +2517,10 @@ mod tests {
     fn packed_sparse_sets_give_the_same_pair_sums() {
         // Sets holding a few groups of many words: the triangle summed over the groups
         // packed into whole words (by the software extraction, and by the CPU's where it
-        // has one) is the one summed over the live words as they are, and the trees the
-        // kernel finds from it are those the lists give.
-        let mut packed_sets = 0;
+        // has one; from the columns, and from a parent's groups packed once) is the one
+        // summed over the live words as they are, and the trees the kernel finds from it
+        // are those the lists give.
+        let (mut packed_sets, mut parent_packed) = (0, 0);
         for seed in 0..12u64 {
             let classes = 2 + (seed % 2) as usize;
             let (rows, m) = (1200 + 100 * seed as usize, 12 + (seed % 6) as usize);
@@ -2474,16 +2565,38 @@ mod tests {
                     .map(|q| bits.live[q].iter().map(|&i| (set[i as usize] & bits.masks[q * bits.words + i as usize]).count_ones() as usize).sum::<usize>().div_ceil(64))
                     .sum();
                 packed_sets += (packed * 2 < live) as usize;
-                bits.sum_triangle_body(&set, n, k, &mut as_is, counted, &mut poller, None::<fn(u64, u64) -> u64>).unwrap();
+                bits.sum_triangle_body(&set, None, n, k, &mut as_is, counted, &mut poller, None::<fn(u64, u64) -> u64>).unwrap();
                 let mut by_software = vec![0.0; len];
-                bits.sum_triangle_body(&set, n, k, &mut by_software, counted, &mut poller, Some(treeopt_core::bitset::extract_bits)).unwrap();
+                bits.sum_triangle_body(&set, None, n, k, &mut by_software, counted, &mut poller, Some(treeopt_core::bitset::extract_bits)).unwrap();
                 assert_eq!(by_software, as_is, "seed {seed}, step {step}");
                 let mut by_cpu = vec![0.0; len];
-                bits.sum_triangle(&set, n, k, &mut by_cpu, counted, &mut poller).unwrap();
+                bits.sum_triangle(&set, None, n, k, &mut by_cpu, counted, &mut poller).unwrap();
                 assert_eq!(by_cpu, as_is, "seed {seed}, step {step}");
                 let mut by_lists = vec![0.0; len];
-                bits.sum_triangle(&set, n, k, &mut by_lists, listed, &mut poller).unwrap();
+                bits.sum_triangle(&set, None, n, k, &mut by_lists, listed, &mut poller).unwrap();
                 assert_eq!(by_lists, as_is, "seed {seed}, step {step}");
+                // Packed from a parent holding the set (the set and about as many groups
+                // more), then a second set of the same parent from its packing kept.
+                let parent: Vec<u64> = set.iter().zip(data.all_groups().words()).map(|(&x, &valid)| {
+                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    (x | (state >> 7 & state >> 29)) & valid
+                }).collect();
+                let other: Vec<u64> = parent.iter().map(|&x| {
+                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    x & (state >> 11)
+                }).collect();
+                for (set, name) in [(&set, "set"), (&other, "second set")] {
+                    let mut fresh = vec![0.0; len];
+                    bits.note_live(set);
+                    bits.sum_triangle_body(set, None, n, k, &mut fresh, counted, &mut poller, None::<fn(u64, u64) -> u64>).unwrap();
+                    let mut from_parent = vec![0.0; len];
+                    bits.sum_triangle_body(set, Some(&parent), n, k, &mut from_parent, counted, &mut poller, Some(treeopt_core::bitset::extract_bits)).unwrap();
+                    assert_eq!(from_parent, fresh, "{name}, software: seed {seed}, step {step}");
+                    bits.sum_triangle(set, Some(&parent), n, k, &mut from_parent, counted, &mut poller).unwrap();
+                    assert_eq!(from_parent, fresh, "{name}: seed {seed}, step {step}");
+                }
+                bits.note_live(&set);
+                parent_packed += bits.parent_planes.iter().flatten().filter(|p| p.rows > 0).count();
                 if set.iter().all(|&w| w == 0) {
                     continue;
                 }
@@ -2492,7 +2605,7 @@ mod tests {
                 assert_eq!(got, want, "seed {seed}, step {step}");
             }
         }
-        assert!(packed_sets > 40, "{packed_sets}");
+        assert!(packed_sets > 40 && parent_packed > 40, "{packed_sets} sets packed, {parent_packed} parents");
     }
 
     #[test]
