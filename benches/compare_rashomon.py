@@ -58,7 +58,7 @@ set is every tree within ``(1 + bound)`` times that objective. Where the look-ah
 is optimal the two sets agree; where it is not, tree-praxis's bound is looser than the
 definition. On instances whose set is a handful of trees at depth four (the last three
 held-out instances), the proof is most of treeopt's fit: there treeopt runs at
-0.87-0.91x tree-praxis's time on a CPU with AVX-512, and at 1.14-1.31x without it.
+0.80-0.93x tree-praxis's time on a CPU with AVX-512, and at 1.14-1.31x without it.
 
 The bound is multiplicative for all four: ``bound`` is treeopt's ``rashomon_bound``,
 tree-praxis's and arborenum's ``rashomon_mult`` and treefarms'
@@ -103,7 +103,7 @@ HELD_OUT = [
     ("tic-tac-toe", 0, 0.01, 0.05, 4),
     ("rice", 3, 0.01, 0.05, 3),
     ("bank", 3, 0.01, 0.05, 4),
-    # Found slower than tree-praxis (1.35-1.95x, interleaved; 0.87-0.91x since the
+    # Found slower than tree-praxis (1.35-1.95x, interleaved; 0.80-0.93x since the
     # AVX-512 kernels and the sibling pairs): depth four, where the set is a few trees
     # and proving the optimum is most of treeopt's fit (see the docstring).
     ("fico", 2, 0.02, 0.05, 4),
