@@ -2681,11 +2681,12 @@ mod tests {
 
     #[test]
     fn children_from_their_union_agree_with_fresh_sums() {
-        // The children of a node on one split after another, asked as the search asks
-        // them (both in either order, or one alone): the triangles kept from the union of
-        // two siblings (a sibling as the union less the other, a child as the union less
-        // its smaller complement) are the ones a fresh kernel sums, to the bit, by the
-        // lists and by population counts; weighted sums are never taken from the union.
+        // Sets asked in a random order, mostly as the search asks them (a node's children
+        // and their siblings), at times the node, a part of it or a set near the last:
+        // the triangles kept from the union of two siblings (a sibling as the union less
+        // the other, a child as the union less its smaller complement) are the ones a
+        // fresh kernel sums, to the bit, by the lists and by population counts; weighted
+        // sums are never taken from the union.
         let (mut from_union, mut by_complement) = (0, 0);
         for seed in 0..24u64 {
             let classes = 2 + (seed % 3) as usize;
