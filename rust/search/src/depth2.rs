@@ -1209,10 +1209,8 @@ impl Depth2 {
     /// trade places.
     fn from_union(&mut self, set: &[u64]) -> bool {
         let len = self.pairs.len();
-        if self.spare_held == set && self.spare_pairs.len() == len && !set.is_empty() {
-            std::mem::swap(&mut self.pairs, &mut self.spare_pairs);
-            std::mem::swap(&mut self.held, &mut self.spare_held);
-            std::mem::swap(&mut self.updates, &mut self.spare_updates);
+        if self.exact_sums && self.spare_held == set && self.spare_pairs.len() == len && !set.is_empty() {
+            self.trade_with_spare();
             return true;
         }
         let parts = self.exact_sums
@@ -1225,6 +1223,13 @@ impl Depth2 {
         }
         self.minus_held(set);
         true
+    }
+
+    /// The spare triangle and its set become the held ones, and the held ones the spare.
+    fn trade_with_spare(&mut self) {
+        std::mem::swap(&mut self.pairs, &mut self.spare_pairs);
+        std::mem::swap(&mut self.held, &mut self.spare_held);
+        std::mem::swap(&mut self.updates, &mut self.spare_updates);
     }
 
     /// Writes into `complement` the union's groups outside `set` and returns true when
@@ -1244,9 +1249,7 @@ impl Depth2 {
 
     /// The triangle of `set` as the union's less the held one, which becomes the spare.
     fn minus_held(&mut self, set: &[u64]) {
-        std::mem::swap(&mut self.pairs, &mut self.spare_pairs);
-        std::mem::swap(&mut self.held, &mut self.spare_held);
-        std::mem::swap(&mut self.updates, &mut self.spare_updates);
+        self.trade_with_spare();
         self.pairs.clear();
         self.pairs.extend(self.union_pairs.iter().zip(&self.spare_pairs).map(|(u, a)| u - a));
         self.held.clear();
@@ -1297,9 +1300,7 @@ impl Depth2 {
         let mean_pairs = self.mean_group_pairs;
         let by_bits = self.bits.as_mut().is_some_and(|bits| bits.cheaper(set, n, list_work, mean_pairs));
         if self.bits.is_some() && (by_bits || self.bit_sums == BitSums::Always) && self.bit_sums != BitSums::Never {
-            std::mem::swap(&mut self.pairs, &mut self.spare_pairs);
-            std::mem::swap(&mut self.held, &mut self.spare_held);
-            std::mem::swap(&mut self.updates, &mut self.spare_updates);
+            self.trade_with_spare();
             self.pairs.resize(len, 0.0);
             // Nothing is held until the sums are whole (a stop may interrupt them).
             self.held.clear();
@@ -1315,9 +1316,7 @@ impl Depth2 {
         }
         // Update the closer triangle; when neither is close, overwrite the older one.
         let differ = if spare < mine || mine >= size {
-            std::mem::swap(&mut self.pairs, &mut self.spare_pairs);
-            std::mem::swap(&mut self.held, &mut self.spare_held);
-            std::mem::swap(&mut self.updates, &mut self.spare_updates);
+            self.trade_with_spare();
             if self.pairs.len() != len {
                 self.pairs.clear();
                 self.pairs.resize(len, 0.0);
