@@ -26,6 +26,7 @@ from treeopt.extract import (
     BoxGaussianMixture,
     CopulaGaussianMixture,
     _best_split,
+    _cart_threshold,
     _split_decrease,
     _class_indices,
     _clearly_lower,
@@ -234,6 +235,38 @@ def test_sort_rows_is_an_exact_argsort(d, n, kind, seed):
 def test_class_indices_equal_uniques_inverse(labels):
     expected = np.unique(labels, return_inverse=True)[1].reshape(-1)
     np.testing.assert_array_equal(_class_indices(labels), expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    base=st.floats(-1e6, 1e6, allow_nan=False, width=32),
+    steps=st.lists(st.integers(0, 3), min_size=2, max_size=12),
+    jitter=st.lists(st.floats(-0.49, 0.49), min_size=12, max_size=12),
+    seed=st.integers(0, 2**16),
+)
+def test_cart_threshold_keeps_scikit_learns_partition(base, steps, jitter, seed):
+    # Rows a few float32 steps apart (each a float64 near its float32 value), so that
+    # scikit-learn's thresholds fall halfway between neighbouring float32 values, where
+    # a float32 comparison would round them up. The moved threshold must send every row
+    # to the side scikit-learn sends it (it compares float32 values with a float64
+    # threshold); a float32 comparison failed this and left a pooled tree with an
+    # empty node (NaN class totals).
+    grid = [np.float32(base)]
+    for _ in range(max(steps) + 1):
+        grid.append(np.nextafter(grid[-1], np.float32(np.inf)))
+    ulp = np.array([float(np.spacing(g)) for g in grid])
+    idx = np.cumsum(steps)
+    idx = idx - idx.min()
+    idx = np.minimum(idx, len(grid) - 1)
+    column = np.array([float(grid[i]) for i in idx]) + np.array(jitter[: len(idx)]) * ulp[idx]
+    labels = np.random.default_rng(seed).integers(0, 2, len(column))
+    cart = DecisionTreeClassifier(max_depth=1, random_state=0).fit(column[:, None], labels)
+    if cart.tree_.node_count < 3:
+        return
+    threshold = float(cart.tree_.threshold[0])
+    sklearn_left = cart.apply(column[:, None]) == cart.tree_.children_left[0]
+    moved = _cart_threshold(column, threshold)
+    np.testing.assert_array_equal(column <= moved, sklearn_left)
 
 
 def test_component_reweighting_matches_a_numerical_integral():
