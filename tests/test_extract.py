@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from scipy import integrate, stats
 from sklearn.base import clone
@@ -238,6 +238,7 @@ def test_class_indices_equal_uniques_inverse(labels):
 
 
 @settings(max_examples=200, deadline=None)
+@example(base=1.192379528447418e-07, steps=[0, 1, 1], jitter=[0.0] * 12, seed=1)
 @given(
     base=st.floats(-1e6, 1e6, allow_nan=False, width=32),
     steps=st.lists(st.integers(0, 3), min_size=2, max_size=12),

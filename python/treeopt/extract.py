@@ -1074,10 +1074,11 @@ def _cart_threshold(column: NDArray[np.float64], threshold: float) -> float:
     threshold, so the threshold is replaced by the float64 midpoint between the largest
     value it sends left and the smallest it sends right (the same partition of the
     rows). The comparison is scikit-learn's, float32 values against a float64
-    threshold: numpy would compare a float32 array with a Python float in float32,
-    rounding a threshold halfway between two float32 values up to the larger one and
-    sending its rows to the other side."""
-    left = column.astype(np.float32) <= np.float64(threshold)
+    threshold: numpy compares a float32 array with a float scalar in float32 (numpy 2
+    for a Python float, numpy 1 for any float scalar), which rounds a threshold halfway
+    between two float32 values up to the larger one and sends its rows to the other
+    side; so the values are widened to float64 first."""
+    left = column.astype(np.float32).astype(np.float64) <= float(threshold)
     if left.all() or not left.any():
         return threshold
     return float(midpoints(np.array([column[left].max(), column[~left].min()]))[0])
