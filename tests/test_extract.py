@@ -252,13 +252,11 @@ def test_cart_threshold_keeps_scikit_learns_partition(base, steps, jitter, seed)
     # to the side scikit-learn sends it (it compares float32 values with a float64
     # threshold); a float32 comparison failed this and left a pooled tree with an
     # empty node (NaN class totals).
+    idx = np.cumsum(steps) - steps[0]  # each row 0-3 float32 steps above the last
     grid = [np.float32(base)]
-    for _ in range(max(steps) + 1):
+    for _ in range(int(idx[-1])):
         grid.append(np.nextafter(grid[-1], np.float32(np.inf)))
     ulp = np.array([float(np.spacing(g)) for g in grid])
-    idx = np.cumsum(steps)
-    idx = idx - idx.min()
-    idx = np.minimum(idx, len(grid) - 1)
     column = np.array([float(grid[i]) for i in idx]) + np.array(jitter[: len(idx)]) * ulp[idx]
     labels = np.random.default_rng(seed).integers(0, 2, len(column))
     cart = DecisionTreeClassifier(max_depth=1, random_state=0).fit(column[:, None], labels)
