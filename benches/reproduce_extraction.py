@@ -12,8 +12,9 @@ Protocol (paper, section 4), on the datasets available here (scikit-learn's):
   training set, extract our tree from the training inputs (``n_samples`` = n, default
   1000, ``max_leaves`` 16, the default ``train_weight="auto"``: CART on the training
   rows and a pool of ``n * max_leaves`` inputs drawn from a full-covariance mixture of the
-  columns' normal scores, the rows' share chosen on check inputs between neighbouring
-  rows and printed per split; the extractor's seed is the split's plus
+  columns' normal scores, kept only where check inputs between neighbouring rows and
+  held-out rows favour it over CART on the rows alone; the rows' share is printed per
+  split; the extractor's seed is the split's plus
   ``1000 * --stream``, CART keeps the split's)
   and train CART (scikit-learn's ``DecisionTree*``) on the
   black box's labels of the training set with the SAME number of leaves

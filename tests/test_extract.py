@@ -678,11 +678,12 @@ def test_auto_train_weight_where_the_mixture_misleads():
     # The inputs lie on a curve in 3-D; a mixture puts much of its mass off the curve,
     # where the black box answers a third class the data never shows. Trees that give
     # a diagonal mixture half the distribution agree less with the black box on fresh
-    # rows than "auto", whose pool (a quarter of it off the curve) weighs 20% against
-    # the 400 rows. That still costs "auto" up to 0.5% of fresh rows against CART on
-    # the rows alone on some seeds (0.9935 vs 0.9985 on seed 0: its 500 check inputs
-    # favour the rows alone by 3 disagreements, too few to leave the default): the
-    # known limit of the default, pinned here so that a change that widens it is seen.
+    # rows than "auto". Its pool (a quarter of it off the curve) weighs 20% against the
+    # 400 rows by default, which cost up to 0.5% of fresh rows against CART on the rows
+    # alone (0.9935 vs 0.9985 on seed 0) while "auto" kept the default unless the check
+    # inputs clearly favoured another share; it now keeps a pooled tree only where the
+    # check inputs and the held-out rows together favour it over the rows alone, and
+    # is never below CART here.
     def curve(n, seed):
         t = np.random.default_rng(seed).uniform(-1, 1, n)
         return np.column_stack([t, np.sin(3 * t), t**2 - 0.5 * t])
@@ -692,7 +693,7 @@ def test_auto_train_weight_where_the_mixture_misleads():
         return np.where(off > 0.1, 2, (np.sin(5 * X[:, 0]) > 0).astype(int))
 
     total = {0.5: 0.0, "auto": 0.0}
-    for seed in range(3):
+    for seed in range(6):
         X, X_test = curve(400, seed), curve(2000, 100 + seed)
         fidelity = {}
         for share in (0.5, "auto"):
@@ -702,7 +703,7 @@ def test_auto_train_weight_where_the_mixture_misleads():
             fidelity[share] = est.fidelity(X_test)["accuracy"]
             total[share] += fidelity[share]
         cart = DecisionTreeClassifier(max_leaf_nodes=5, random_state=seed).fit(X, blackbox(X))
-        assert fidelity["auto"] >= np.mean(cart.predict(X_test) == blackbox(X_test)) - 0.006
+        assert fidelity["auto"] >= np.mean(cart.predict(X_test) == blackbox(X_test))
     assert total[0.5] < total["auto"]
 
 
@@ -770,16 +771,19 @@ def test_auto_is_cart_on_the_weighted_rows_and_pool():
     # "auto" is scikit-learn's CART on the rows and the pool it queried, the rows
     # weighing the chosen share in total and the pool the rest: the same splits, node
     # for node, and the same predictions (thresholds moved to float64 midpoints of the
-    # same partitions), for a classifier and a regressor. The share is n / (n + 100)
-    # unless one of 1, 0.9, 0.75 and 0.5 gives a CART whose disagreement with the black
-    # box on the check inputs (queried after the pool) is below the default's by more
-    # than 2 standard errors of the paired differences (the lowest such).
+    # same partitions), for a classifier and a regressor. The pooled share (n / (n + 100),
+    # 0.9, 0.75 or 0.5) whose CART disagrees least with the black box on the check inputs
+    # (queried after the pool) is kept only if, on the check inputs and the rows together
+    # (each row predicted by the trees fitted without its fold of a 5-fold
+    # cross-validation, fold ``default_rng(seed).permutation(n) % 5``), it disagrees less
+    # than the rows alone by more than 1 standard error of the paired differences.
     X = gaussian_data(300, 4, seed=1)
     X_new = gaussian_data(2000, 4, seed=2)
     cases = [
         (ExtractedTreeClassifier, DecisionTreeClassifier, rule),
         (ExtractedTreeRegressor, DecisionTreeRegressor, lambda Z: steps(Z) + 0.3 * Z[:, 2]),
     ]
+    kept = set()
     for Extractor, Cart, fn in cases:
         log = CallLog(fn)
         est = Extractor(log, max_leaves=7, n_samples=150, random_state=5).fit(X)
@@ -788,21 +792,33 @@ def test_auto_is_cart_on_the_weighted_rows_and_pool():
         assert batch.shape[0] == n + m + m // 2
         data, check = batch[: n + m], batch[n + m :]
         default = n / (n + 100)
-        losses, trees, chosen, base = {}, {}, default, None
-        for share in (default, 1.0, 0.9, 0.75, 0.5):
-            weight = np.r_[np.full(n, share / n), np.full(m, (1 - share) / m)]
-            fit_on = slice(0, n) if share == 1.0 else slice(None)
+
+        def fit(share, rows):
+            weight = np.r_[np.full(len(rows), share / len(rows)), np.full(m, (1 - share) / m)]
+            fit_on = np.r_[rows, n + np.arange(m)] if share < 1 else rows
             cart = Cart(max_leaf_nodes=7, random_state=5)
-            cart.fit(data[fit_on], fn(data[fit_on]), sample_weight=weight[fit_on])
-            pred = cart.predict(check)
-            loss = (pred != fn(check)) * 1.0 if Cart is DecisionTreeClassifier else (pred - fn(check)) ** 2
-            losses[share], trees[share] = np.mean(loss), cart
-            base = loss if base is None else base
-            diff = loss - base
-            clear = diff.mean() < -2 * diff.std(ddof=1) / np.sqrt(diff.size)
-            if losses[share] < losses[chosen] and clear:
-                chosen = share
-        assert est.train_weight_losses_ == pytest.approx(losses, rel=1e-9, abs=0)
+            return cart.fit(data[fit_on], fn(data[fit_on]), sample_weight=weight[: len(fit_on)])
+
+        def loss(cart, Z):
+            pred = cart.predict(Z)
+            return (pred != fn(Z)) * 1.0 if Cart is DecisionTreeClassifier else (pred - fn(Z)) ** 2
+
+        losses, trees, check_loss = {}, {}, {}
+        for share in (default, 1.0, 0.9, 0.75, 0.5):
+            trees[share] = fit(share, np.arange(n))
+            check_loss[share] = loss(trees[share], check)
+            losses[share] = np.mean(check_loss[share])
+        best = min(losses, key=losses.get)
+        folds = np.random.default_rng(5).permutation(n) % 5
+        held = {best: np.empty(n), 1.0: np.empty(n)}
+        for fold in range(5):
+            out = folds == fold
+            for share in held:
+                held[share][out] = loss(fit(share, np.flatnonzero(~out)), X[out])
+        diff = np.r_[check_loss[best] - check_loss[1.0], held[best] - held[1.0]]
+        clear = diff.mean() < -1 * diff.std(ddof=1) / np.sqrt(diff.size)
+        chosen = best if best != 1.0 and clear else 1.0
+        kept.add(chosen < 1)
         assert est.train_weight_ == chosen
         cart = trees[chosen]
         assert _splits_by_path(est.tree_) == _splits_by_path(cart.tree_)
@@ -810,6 +826,7 @@ def test_auto_is_cart_on_the_weighted_rows_and_pool():
         # the pool is a sample of the distribution fitted to X, not X itself
         assert est.pool_distribution_.n_features == 4
         assert not np.isin(batch[len(X):, 0], X[:, 0]).any()
+    assert kept == {True}  # (the pool is kept here: the rule above is not only CART's)
 
 
 def test_auto_pool_comes_from_a_given_input_distribution():
@@ -1202,12 +1219,15 @@ def test_clearly_lower_is_a_paired_test():
     more = shared.copy()
     more[5000:5030] = 1
     assert _clearly_lower(shared, more) and not _clearly_lower(more, shared)
-    # the margin, 2 standard errors: 5 fewer errors in 10000 inputs (and none more) are
-    # 2.24 standard errors below, 3 fewer are 1.73
-    for fewer, clear in ((5, True), (3, False)):
+    # the margin, 1 standard error by default: 10 fewer errors and 5 more in 10000
+    # inputs are 5 / sqrt(15) = 1.29 standard errors below, with 7 more 3 / sqrt(17) = 0.73
+    for more_errors, clear in ((5, True), (7, False)):
         base = np.zeros(10000)
-        base[:fewer] = 1
-        assert _clearly_lower(np.zeros(10000), base) == clear
+        base[:10] = 1
+        loss = np.zeros(10000)
+        loss[100 : 100 + more_errors] = 1
+        assert _clearly_lower(loss, base) == clear
+        assert not _clearly_lower(loss, base, margin=2.0)
 
 
 def test_auto_leaves_a_misleading_pool_for_the_rows_alone():

@@ -22,9 +22,9 @@ scikit-learn estimator (a numeric ``train_weight``); the result is the shared
 pool of inputs from a :class:`CopulaGaussianMixture` (a full-covariance mixture of the
 columns' normal scores, which an axis-aligned mixture cannot condition on a box but
 models correlated columns far better) and fits CART to the training rows and the pool,
-labelled by the black box and weighted; another weight of the rows (of a few, the rows
-alone included) replaces the default where its tree agrees clearly better with the black
-box on fresh inputs drawn between neighbouring rows.
+labelled by the black box and weighted, where that tree agrees clearly better with the
+black box than CART on the rows alone, on inputs drawn between neighbouring rows and on
+rows held out of a cross-validation; otherwise the tree is CART's on the rows.
 :class:`ExtractedTreeClassifier` can hand the sampled data to
 :class:`treeopt.GOSDTClassifier` (``refine="gosdt"``) for a provably optimal sparse tree
 of the black box over the thresholds the extraction found.
@@ -130,25 +130,30 @@ def _log_ndtr_diff(alpha: ArrayLike, beta: ArrayLike) -> NDArray[np.float64]:
 #: approximates the data's distribution, the rows are exact draws of it.
 _AUTO_POOL_ROWS = 100.0
 
-#: The other rows' shares that ``train_weight="auto"`` tries (1: the rows alone, CART).
-#: One replaces the default only where its tree agrees clearly better with the black box
-#: on fresh inputs between the rows.
-_AUTO_SHARES = (1.0, 0.9, 0.75, 0.5)
+#: The rows' shares that ``train_weight="auto"`` tries besides 1 (the rows alone, CART).
+_AUTO_SHARES = (0.9, 0.75, 0.5)
 
-#: How many standard errors below the default share's a share's mean loss on the check
-#: inputs must be for ``train_weight="auto"`` to take it (a one-sided paired z-test at
-#: about 2.3%).
-_AUTO_MARGIN = 2.0
+#: How many standard errors below the rows alone's a pooled tree's mean loss must be,
+#: on the check inputs and the rows held out of their folds together, for
+#: ``train_weight="auto"`` to keep it instead of CART (a one-sided paired z-test at
+#: about 16%: the two signals must agree, or one must be clear).
+_AUTO_MARGIN = 1.0
+
+#: Folds of the rows' cross-validation with which ``train_weight="auto"`` confirms a
+#: pooled tree against the rows alone.
+_AUTO_FOLDS = 5
 
 
-def _clearly_lower(loss: NDArray[np.float64], base: NDArray[np.float64]) -> bool:
+def _clearly_lower(
+    loss: NDArray[np.float64], base: NDArray[np.float64], margin: float = _AUTO_MARGIN
+) -> bool:
     """Whether the losses ``loss`` are lower than ``base`` on the same inputs by more
-    than :data:`_AUTO_MARGIN` standard errors of their mean paired difference."""
+    than ``margin`` standard errors of their mean paired difference."""
     diff = loss - base
     if diff.size < 2:
         return bool(diff.sum() < 0)
     spread = float(diff.std(ddof=1))
-    return bool(diff.mean() < -_AUTO_MARGIN * spread / np.sqrt(diff.size))
+    return bool(diff.mean() < -margin * spread / np.sqrt(diff.size))
 
 _GMM_PURPOSE = "to fit a Gaussian mixture and sample from it"
 
@@ -1247,24 +1252,26 @@ _EXTRACT_PARAMS_DOC = """    blackbox : fitted estimator or callable
         random row and one of its 5 nearest rows (standardised columns), all labelled
         by the black box in one query with the rows. scikit-learn's CART
         (``max_leaf_nodes=max_leaves``, ``random_state`` as for the rows alone) is
-        fitted to the rows and the pool weighted by the rows' share: by default
-        ``n / (n + 100)`` for ``n`` rows (the pool counts as 100 rows, filling in where
-        the rows are few and fading as they grow), and also 1 (the rows alone), 0.9,
-        0.75 and 0.5. Another share replaces the default only if its tree disagrees
-        with the black box on the check inputs less than the default's by more than
-        2 standard errors of the paired differences (the best such share), so that
-        a noisy difference never moves the tree. The tree kept has its thresholds
-        moved to float64 midpoints as above; its share is ``train_weight_``, every
-        share's disagreement is in ``train_weight_losses_``. The rows alone, where
-        the black box was usually trained, show what it memorised there (a forest or
-        boosting repeats the training labels); the pool shows its answers between and
-        around the rows, but only approximates the data's distribution. Check inputs
-        between neighbouring rows are where fresh rows fall, yet not the rows
-        themselves, so they show where the pool misleads (the rows alone then win
-        clearly) or should weigh more. The sampling, the neighbour search and the
-        CART fits run on one BLAS / OpenMP thread (small arrays, where thread pools
-        cost more than they save); the black box is queried with the caller's thread
-        settings.
+        fitted to the rows alone (share 1) and to the rows and the pool weighted by the
+        rows' share: ``n / (n + 100)`` for ``n`` rows (the pool counts as 100 rows,
+        filling in where the rows are few and fading as they grow), 0.9, 0.75 and 0.5.
+        The pooled tree that disagrees least with the black box on the check inputs
+        replaces the rows alone only if its disagreement on the check inputs and on
+        the rows together, each row scored by the trees fitted without its fold of a
+        5-fold cross-validation, is lower than theirs by more than 1 standard error of
+        the paired differences, so that without evidence for the pool the tree is
+        CART's. The tree kept has its thresholds moved to float64 midpoints as above;
+        its share is ``train_weight_``, every share's disagreement on the check inputs
+        is in ``train_weight_losses_``. The two signals err in opposite ways: the
+        rows, where the black box was usually trained, are exact draws of the data but
+        show what it memorised there (a forest or boosting repeats the training
+        labels); check inputs between neighbouring rows show its answers where fresh
+        rows fall, but in many columns such a segment can leave the data. The pool
+        shows the black box's answers between and around the rows, where the rows
+        alone run out, but only approximates the data's distribution. The sampling,
+        the neighbour search and the CART fits run on one BLAS / OpenMP thread (small
+        arrays, where thread pools cost more than they save); the black box is queried
+        with the caller's thread settings.
 """
 
 
@@ -1929,10 +1936,11 @@ class _BaseExtractedTree(BaseEstimator):
         return X_valid, self._grow(X_valid, None, self.train_weight_, rng)
 
     def _grow_auto(self, X: NDArray[np.float64], rng: np.random.Generator) -> list[_Node]:
-        """``train_weight="auto"``: CART on the rows and one pool, the rows' share
-        ``n / (n + 100)`` unless one of :data:`_AUTO_SHARES` agrees clearly better with
-        the black box on check inputs between the rows (:func:`_clearly_lower`);
-        returns the nodes (root first).
+        """``train_weight="auto"``: CART on the rows alone unless CART on the rows and
+        one pool, weighted by the pooled share that agrees best with the black box on
+        check inputs between the rows, agrees clearly better than the rows alone on
+        those inputs and on the rows held out of a cross-validation together
+        (:meth:`_pool_confirmed`); returns the nodes (root first).
 
         Everything but the black-box query runs with one BLAS / OpenMP thread: the
         arrays are small (a few columns, tens of thousands of rows), where a thread
@@ -1942,7 +1950,7 @@ class _BaseExtractedTree(BaseEstimator):
         n = X.shape[0]
         default = n / (n + _AUTO_POOL_ROWS)
         # a single leaf or a single row: nothing to choose, the rows alone
-        shares = (default, *_AUTO_SHARES) if self.max_leaves >= 2 and n >= 2 else (1.0,)
+        shares = (default, 1.0, *_AUTO_SHARES) if self.max_leaves >= 2 and n >= 2 else (1.0,)
         m = self.n_samples * self.max_leaves if len(shares) > 1 else 0
         with threadpool_limits(limits=1):
             self.pool_distribution_ = self._pool_distribution(X, self._pool_seed)
@@ -1953,29 +1961,65 @@ class _BaseExtractedTree(BaseEstimator):
         target = _class_indices(out) if self._classification else out
         rows, in_pool, in_check = np.split(target, [n, n + m])
         losses: dict[float, float] = {}
+        check_losses: dict[float, NDArray[np.float64]] = {}
         carts: dict[float, Any] = {}
-        base: NDArray[np.float64] | None = None  # the default share's loss on every check input
-        share = shares[0]
         with threadpool_limits(limits=1):
             for candidate in shares:
                 if candidate in carts:
                     continue
                 carts[candidate] = cart = self._pool_cart(X, rows, pool, in_pool, candidate)
-                if not len(check):
-                    losses[candidate] = 0.0
-                    continue
-                loss = self._row_losses(cart.predict(check), in_check)
-                losses[candidate] = float(loss.mean())
-                if base is None:
-                    base = loss
-                elif losses[candidate] < losses[share] and _clearly_lower(loss, base):
-                    share = candidate
+                if len(check):
+                    check_losses[candidate] = self._row_losses(cart.predict(check), in_check)
+                losses[candidate] = float(check_losses[candidate].mean()) if len(check) else 0.0
+            # the pooled share that agrees best on the check inputs (the first of equals)
+            best = min(losses, key=losses.__getitem__)
+            share = 1.0
+            if best != 1.0 and self._pool_confirmed(
+                X, rows, pool, in_pool, best, check_losses[best], check_losses[1.0]
+            ):
+                share = best
             cart = carts[share]
             self.train_weight_ = share
             self.train_weight_losses_ = losses
             if share == 1.0:  # the rows alone: the pool has no part in the tree
                 pool = pool[:0]
             return self._grow_pool(X, out[:n], pool, out[n : n + pool.shape[0]], share, cart)
+
+    def _pool_confirmed(
+        self,
+        X: NDArray[np.float64],
+        rows: NDArray[Any],
+        pool: NDArray[np.float64],
+        pool_target: NDArray[Any],
+        share: float,
+        check_loss: NDArray[np.float64],
+        rows_check_loss: NDArray[np.float64],
+    ) -> bool:
+        """Whether the pooled tree of ``share`` agrees with the black box clearly better
+        than the rows alone (:func:`_clearly_lower`, :data:`_AUTO_MARGIN` standard
+        errors) on the check inputs (``check_loss`` against ``rows_check_loss``) and
+        the rows together, every row scored by the two trees fitted without its fold
+        of a :data:`_AUTO_FOLDS`-fold cross-validation (the pool stays whole; row ``i``
+        is in fold ``numpy.random.default_rng(seed).permutation(n)[i] % 5``, ``seed``
+        the CART seed).
+
+        The two signals err differently: the check inputs lie between neighbouring
+        rows, which in many columns can be off the data; a held-out row is an exact
+        draw of it, but the black box may have memorised its label. A pooled tree is
+        kept only where together they favour it."""
+        n = X.shape[0]
+        folds = np.random.default_rng(self._cart_seed).permutation(n) % min(_AUTO_FOLDS, n)
+        held_out = np.empty(n)
+        rows_held_out = np.empty(n)
+        for fold in np.unique(folds):
+            out, keep = folds == fold, folds != fold
+            pooled = self._pool_cart(X[keep], rows[keep], pool, pool_target, share)
+            alone = self._pool_cart(X[keep], rows[keep], pool, pool_target, 1.0)
+            held_out[out] = self._row_losses(pooled.predict(X[out]), rows[out])
+            rows_held_out[out] = self._row_losses(alone.predict(X[out]), rows[out])
+        return _clearly_lower(
+            np.concatenate([check_loss, held_out]), np.concatenate([rows_check_loss, rows_held_out])
+        )
 
     def _feature_names(self) -> list[str] | None:
         names = getattr(self, "feature_names_in_", None)
@@ -2103,9 +2147,9 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
     (Bastani, Kim and Bastani, "Interpreting Blackbox Models via Model Extraction",
     section 3). The default, ``train_weight="auto"``, instead draws one pool of inputs
     from a full-covariance mixture of the columns' normal scores and fits CART to the
-    training rows and the pool, labelled by the black box and weighted, another weight
-    taking over where the black box's answers on check inputs between neighbouring
-    rows clearly favour it (see ``train_weight``). ``y`` is ignored: the labels come from the black box.
+    training rows and the pool, labelled by the black box and weighted, where check
+    inputs between neighbouring rows and held-out rows show that it agrees clearly
+    better with the black box than CART on the rows alone (see ``train_weight``). ``y`` is ignored: the labels come from the black box.
 """
         + _parameters_section("GOSDTClassifier", labelled="labelled", gain="fidelity (as a probability under the input distribution)")
         + """    tree_ : treeopt.Tree
@@ -2124,9 +2168,9 @@ class ExtractedTreeClassifier(ClassifierMixin, _BaseExtractedTree):
         The share of the input distribution given to the training rows (``train_weight``,
         or the share chosen by ``train_weight="auto"``).
     train_weight_losses_ : dict of float to float
-        ``train_weight="auto"`` only: for every share it tried (the default first), its
-        tree's disagreement rate with the black box on the check inputs (mean squared
-        difference for the regressor).
+        ``train_weight="auto"`` only: for every share it tried (the default first, 1 the
+        rows alone), its tree's disagreement rate with the black box on the check
+        inputs (mean squared difference for the regressor).
     input_distribution_ : BoxGaussianMixture
         The fitted input distribution (can be sampled in any box); the active
         sampling of a numeric ``train_weight`` draws from it.
