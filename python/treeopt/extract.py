@@ -136,8 +136,8 @@ _AUTO_SHARES = (0.9, 0.75, 0.5)
 #: How many standard errors below the rows alone's a pooled tree's mean loss must be,
 #: on the check inputs and the rows held out of their folds together, for
 #: ``train_weight="auto"`` to keep it instead of CART (a one-sided paired z-test at
-#: about 16%: the two signals must agree, or one must be clear).
-_AUTO_MARGIN = 1.0
+#: about 2.3%: a noisy difference never moves the tree away from CART).
+_AUTO_MARGIN = 2.0
 
 #: Folds of the rows' cross-validation with which ``train_weight="auto"`` confirms a
 #: pooled tree against the rows alone.
@@ -1258,8 +1258,8 @@ _EXTRACT_PARAMS_DOC = """    blackbox : fitted estimator or callable
         The pooled tree that disagrees least with the black box on the check inputs
         replaces the rows alone only if its disagreement on the check inputs and on
         the rows together, each row scored by the trees fitted without its fold of a
-        5-fold cross-validation, is lower than theirs by more than 1 standard error of
-        the paired differences, so that without evidence for the pool the tree is
+        5-fold cross-validation, is lower than theirs by more than 2 standard errors
+        of the paired differences, so that without evidence for the pool the tree is
         CART's. The tree kept has its thresholds moved to float64 midpoints as above;
         its share is ``train_weight_``, every share's disagreement on the check inputs
         is in ``train_weight_losses_``. The two signals err in opposite ways: the
